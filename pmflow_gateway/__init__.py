@@ -1,0 +1,1 @@
+"""PMFlow external query gateway: a Kafka stream processor."""

@@ -1,0 +1,1 @@
+"""What each stage decides: pure cores that take one event and return the next."""

@@ -1,0 +1,80 @@
+"""Evidence stage: PlanCreated -> EvidenceCollected.
+
+The provider registry runs adapters in order, MCP first and the bounded live-search fallback
+after it, and stops at the first that returns usable evidence. Every attempt is recorded.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from urllib.parse import urlsplit, urlunsplit
+
+from pmflow_gateway.handlers.ports import Clock, EvidenceAdapter
+from pmflow_gateway.schemas import (
+    AdapterAttempt,
+    AnswerContract,
+    EvidenceCollected,
+    ExternalEvidence,
+    ExternalEvidenceBundle,
+    PlanCreated,
+    stage_event_id,
+)
+
+MIN_ATTEMPT_S = 0.05
+
+
+def canonical_url(url: str) -> str:
+    """Scheme and host lower-cased, fragment and trailing slash dropped: one page, one key."""
+    parts = urlsplit(url.strip())
+    path = parts.path.rstrip("/") or "/"
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
+
+
+def usable(items: Sequence[ExternalEvidence]) -> list[ExternalEvidence]:
+    """Only http(s) evidence counts, one item per canonical URL, in the adapter's order."""
+    seen: set[str] = set()
+    kept: list[ExternalEvidence] = []
+    for item in items:
+        scheme = urlsplit(item.target_url).scheme.lower()
+        key = canonical_url(item.target_url)
+        if scheme in ("http", "https") and key not in seen:
+            seen.add(key)
+            kept.append(item)
+    return kept
+
+
+async def collect_evidence(
+    event: PlanCreated, *, adapters: Sequence[EvidenceAdapter], clock: Clock
+) -> EvidenceCollected:
+    """Evidence for the plan, from the first adapter (in order) that returns something usable."""
+    started = time.perf_counter()
+    attempts: list[AdapterAttempt] = []
+    items: list[ExternalEvidence] = []
+    if event.plan.answer_contract is not AnswerContract.clarify:
+        for adapter in adapters:
+            left_s = (event.context.deadline_at - clock.now()).total_seconds()
+            if left_s < MIN_ATTEMPT_S:
+                attempts.append(AdapterAttempt(adapter=adapter.name, outcome="skipped",
+                                               error="question deadline reached"))
+                continue
+            result = await adapter.collect(event.plan, timeout_s=left_s)
+            attempts.extend(result.attempts)
+            items = usable(result.items)[: event.plan.result_limit]
+            if items:
+                break
+    timings = {**event.context.stage_timings_ms,
+               "evidence": round((time.perf_counter() - started) * 1000, 3)}
+    return EvidenceCollected(
+        event_id=stage_event_id(event.question_id, "evidence"),
+        question_id=event.question_id,
+        tenant_id=event.tenant_id,
+        occurred_at=clock.now(),
+        context=event.context.model_copy(update={"stage_timings_ms": timings}),
+        plan=event.plan,
+        planner=event.planner,
+        bundle=ExternalEvidenceBundle(
+            execution_id=stage_event_id(event.question_id, "execution"), items=items
+        ),
+        attempts=attempts,
+    )

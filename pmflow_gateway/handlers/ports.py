@@ -1,0 +1,92 @@
+"""The outside systems the stage cores talk to, as small Protocols.
+
+Each has one real implementation under `pmflow_gateway.adapters` and, for unit tests, an
+in-memory fake under `tests/fakes.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from pmflow_gateway.schemas import (
+    AdapterAttempt,
+    AnswerReady,
+    ExternalEvidence,
+    ExternalQueryPlan,
+    FeedbackGiven,
+)
+
+
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """The current time, timezone-aware (UTC)."""
+        ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class AdapterResult:
+    """What one adapter returned: its evidence and one attempt record per call it made."""
+
+    items: list[ExternalEvidence] = field(default_factory=list)
+    attempts: list[AdapterAttempt] = field(default_factory=list)
+
+
+class EvidenceAdapter(Protocol):
+    """A way to get external evidence for a plan: an MCP server, the live-search fallback."""
+
+    name: str
+
+    async def collect(self, plan: ExternalQueryPlan, *, timeout_s: float) -> AdapterResult:
+        """Evidence for the plan within `timeout_s`. Failures are attempts, not exceptions."""
+        ...
+
+
+class ChatModel(Protocol):
+    """An OpenAI-compatible chat model that answers with JSON matching a schema."""
+
+    model: str
+
+    async def complete_json(
+        self,
+        messages: Sequence[dict[str, str]],
+        *,
+        schema: dict[str, Any],
+        schema_name: str,
+        timeout_s: float,
+    ) -> str:
+        """The raw text of the model's reply (the caller validates it)."""
+        ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimilarQuestion:
+    question: str
+    query_kind: str
+    hit_count: int
+    outcomes: dict[str, int]
+    feedback_outcome: str | None
+    good_domains: list[str]
+    similarity: float
+
+
+class MemoryStore(Protocol):
+    """QA records and route memories, always scoped by tenant."""
+
+    async def record_answer(self, event: AnswerReady) -> bool:
+        """Persist the answer once; False when this event was already applied."""
+        ...
+
+    async def apply_feedback(self, event: FeedbackGiven) -> bool:
+        """Write feedback back; raises `UnknownQuestion` when the tenant has no such question."""
+        ...
+
+    async def similar(self, tenant_id: str, question: str, *, limit: int = 5) -> list[SimilarQuestion]:
+        """The tenant's most similar past questions, best first."""
+        ...
+
+
+class UnknownQuestion(LookupError):
+    """Feedback for a question this tenant never asked (or another tenant's)."""

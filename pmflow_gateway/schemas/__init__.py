@@ -1,0 +1,37 @@
+"""What travels: events, contracts and topic names."""
+
+from pmflow_gateway.schemas.contracts import (
+    AdapterAttempt,
+    AnswerContract,
+    AnswerStatus,
+    Citation,
+    ExternalEvidence,
+    ExternalEvidenceBundle,
+    ExternalQueryPlan,
+    PlannerInfo,
+    QueryKind,
+    SourceUsed,
+    Verdict,
+)
+from pmflow_gateway.schemas.events import (
+    AnswerReady,
+    DeadLettered,
+    EvidenceCollected,
+    FeedbackGiven,
+    PlanCreated,
+    QuestionContext,
+    ReplyRendered,
+    RouteDecided,
+    RoutingSnapshot,
+    UpstreamSource,
+    stage_event_id,
+)
+from pmflow_gateway.schemas.topics import Topics
+
+__all__ = [
+    "AdapterAttempt", "AnswerContract", "AnswerReady", "AnswerStatus", "Citation",
+    "DeadLettered", "EvidenceCollected", "ExternalEvidence", "ExternalEvidenceBundle",
+    "ExternalQueryPlan", "FeedbackGiven", "PlanCreated", "PlannerInfo", "QueryKind",
+    "QuestionContext", "ReplyRendered", "RouteDecided", "RoutingSnapshot", "SourceUsed",
+    "Topics", "UpstreamSource", "Verdict", "stage_event_id",
+]

@@ -1,0 +1,37 @@
+"""Configuration, read once from `PMFLOW_*` environment variables (documented in the README)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PMFLOW_", extra="ignore")
+
+    kafka_bootstrap: str = Field(default="127.0.0.1:9092", description="Kafka bootstrap servers.")
+    topic_prefix: str = Field(default="pmflow.", description="Prefix of every topic name.")
+    database_url: str | None = Field(
+        default=None,
+        description="SQLAlchemy async URL (postgresql+asyncpg://...). Unset: SQLite file "
+        "under PMFLOW_DATA_DIR.",
+    )
+    data_dir: Path = Field(default=Path(".pmflow"), description="Where embedded state lives.")
+    mcp_config: Path | None = Field(
+        default=None,
+        description="TOML file listing MCP servers. Unset: our own MCP server over stdio.",
+    )
+    deadline_ms: int = Field(default=20_000, ge=100, description="Default budget per question.")
+    max_message_bytes: int = Field(default=1_048_576, description="Larger inputs dead-letter.")
+    result_limit: int = Field(default=3, ge=1, le=10, description="Default evidence count.")
+    in_flight: int = Field(default=256, ge=1, description="In-flight messages per slow stage.")
+    fetch_allow_hosts: list[str] = Field(
+        default_factory=list,
+        description="Hosts the SSRF guard lets through despite a private address (tests only).",
+    )
+    llm_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint.")
+    llm_model: str = Field(default="gpt-4o-mini", description="Model name sent to it.")
+    llm_api_key: str | None = Field(default=None, description="Bearer token for it.")
+    llm_timeout_s: float = Field(default=8.0, gt=0, description="Per model call.")
