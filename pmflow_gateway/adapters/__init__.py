@@ -1,0 +1,1 @@
+"""I/O implementations of the ports: MCP client, live search, model client, store."""

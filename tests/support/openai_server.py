@@ -1,0 +1,66 @@
+"""A local OpenAI-compatible endpoint for tests: real HTTP, scripted replies.
+
+Each request pops the next scripted reply: a string (returned as the message content), or
+`("sleep", seconds)` to hang, or `("status", code)` to fail. Every request body is kept so a
+test can assert what the model was shown.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Reply = str | tuple[str, float]
+
+
+class ScriptedOpenAI:
+    def __init__(self) -> None:
+        self.replies: deque[Reply] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def __enter__(self) -> ScriptedOpenAI:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                return
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append(body)
+                reply: Reply = outer.replies.popleft() if outer.replies else "{}"
+                if isinstance(reply, tuple) and reply[0] == "sleep":
+                    time.sleep(reply[1])
+                    reply = "{}"
+                if isinstance(reply, tuple) and reply[0] == "status":
+                    self.send_response(int(reply[1]))
+                    self.end_headers()
+                    return
+                payload = json.dumps({"choices": [{"message": {"role": "assistant",
+                                                               "content": reply}}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        return Handler
