@@ -43,3 +43,38 @@ def evidence(url: str, snippet: str, *, fresh: float = 0.9, source_type: str = "
         source_type=source_type, source_label=label, title=title, target_url=url,
         snippet=snippet, retrieved_at=datetime(2026, 12, 2, 8, 0, tzinfo=UTC),
         freshness_score=fresh, authority_score=0.5)
+
+
+@dataclass
+class InMemoryStore:
+    """The MemoryStore port as two dicts; idempotent by event id like the real one."""
+
+    answers: dict[tuple[str, str], object] = field(default_factory=dict)
+    applied: set[str] = field(default_factory=set)
+    feedback: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    async def record_answer(self, event: object) -> bool:
+        event_id = event.event_id  # type: ignore[attr-defined]
+        if event_id in self.applied:
+            return False
+        self.applied.add(event_id)
+        self.answers[(event.tenant_id, event.question_id)] = event  # type: ignore[attr-defined]
+        return True
+
+    async def apply_feedback(self, event: object) -> bool:
+        from pmflow_gateway.handlers.ports import UnknownQuestion
+
+        key = (event.tenant_id, event.question_id)  # type: ignore[attr-defined]
+        if key not in self.answers:
+            raise UnknownQuestion(f"no question {key[1]} for tenant {key[0]}")
+        if event.event_id in self.applied:  # type: ignore[attr-defined]
+            return False
+        self.applied.add(event.event_id)  # type: ignore[attr-defined]
+        self.feedback[key] = event.outcome  # type: ignore[attr-defined]
+        return True
+
+    async def similar(self, tenant_id: str, question: str, *, limit: int = 5) -> list[object]:
+        return []
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,244 @@
+"""`pmflow-gateway`: run the workers, ask a question, print a plan, manage topics and memory."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+
+from pmflow_gateway.schemas import RouteDecided, Topics
+from pmflow_gateway.settings import Settings
+
+
+def route_for(question: str, *, tenant: str, locale: str, question_id: str | None = None,
+              route_mode: str = "external") -> RouteDecided:
+    """A RouteDecided as PMFlow would publish it for a question asked on the command line."""
+    return RouteDecided.model_validate({
+        "event_id": str(uuid.uuid4()),
+        "question_id": question_id or f"cli-{uuid.uuid4().hex[:12]}",
+        "tenant_id": tenant,
+        "occurred_at": datetime.now(UTC).isoformat(),
+        "question": question,
+        "locale": locale,
+        "route_mode": route_mode,
+        "effective_source_policy": "external_only",
+        "decision_origin": "cli",
+        "reply_contract": "external_realtime",
+    })
+
+
+def _print_json(obj: object) -> None:
+    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+# -- commands ---------------------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
+    import logging
+
+    from pmflow_gateway.streams.app import Processor
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    processor = Processor(settings, stages=args.stage or (), grace_s=args.grace)
+    print(f"pmflow-gateway: stages {', '.join(processor.stage_names)} on "
+          f"{settings.kafka_bootstrap}", file=sys.stderr)
+    asyncio.run(processor.app.run())
+    return 0
+
+
+async def _ask_embedded(route: RouteDecided, settings: Settings, as_json: bool) -> int:
+    from pmflow_gateway.bootstrap import build_gateway
+    from pmflow_gateway.embedded import ask_in_process
+
+    def progress(stage: str, event: object) -> None:
+        if not as_json:
+            print(f"· {stage_line(stage, event)}", file=sys.stderr)
+
+    gateway = await build_gateway(settings)
+    try:
+        outcome = await ask_in_process(route, gateway, progress=progress)
+    finally:
+        await gateway.aclose()
+    if outcome.reply is None or outcome.answer is None:
+        print("skipped: route_mode=internal is answered by PMFlow itself", file=sys.stderr)
+        return 1
+    if as_json:
+        _print_json({"answer_ready": outcome.answer.model_dump(mode="json"),
+                     "reply_rendered": outcome.reply.model_dump(mode="json")})
+    else:
+        print(outcome.reply.text)
+    return 0
+
+
+def stage_line(stage: str, event: object) -> str:
+    """One human line per stage, for the live progress of `ask`."""
+    from pmflow_gateway.schemas import AnswerReady, EvidenceCollected, PlanCreated, ReplyRendered
+
+    if isinstance(event, PlanCreated):
+        return (f"plan: {event.plan.query_kind} / {event.plan.answer_contract} "
+                f"by {event.planner.mode} planner, queries {event.plan.search_queries}")
+    if isinstance(event, EvidenceCollected):
+        tries = ", ".join(f"{a.adapter}{'/' + a.server if a.server else ''} {a.outcome} "
+                          f"{a.latency_ms:.0f}ms" for a in event.attempts) or "none"
+        return f"evidence: {len(event.bundle.items)} item(s); attempts: {tries}"
+    if isinstance(event, AnswerReady):
+        return (f"answer: {event.status} (kept {event.verdict.kept}, dropped "
+                f"{event.verdict.dropped}, composer {event.composer})")
+    if isinstance(event, ReplyRendered):
+        return f"reply: {len(event.sources)} source(s)"
+    return stage
+
+
+async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as_json: bool,
+                     timeout_s: float) -> int:
+    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+
+    from pmflow_gateway.schemas import ReplyRendered
+    from pmflow_gateway.streams.codec import encode
+
+    topics = Topics(prefix=settings.topic_prefix)
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
+    await consumer.start()
+    await producer.start()
+    try:
+        partitions = consumer.partitions_for_topic(topics.reply_rendered) or set()
+        if not partitions:
+            await consumer._client.force_metadata_update()  # the topic may be brand new
+            partitions = consumer.partitions_for_topic(topics.reply_rendered) or {0}
+        tps = [TopicPartition(topics.reply_rendered, p) for p in partitions]
+        consumer.assign(tps)
+        await consumer.seek_to_end(*tps)
+        for tp in tps:  # pin the positions before publishing, so the reply cannot be missed
+            await consumer.position(tp)
+        await producer.send_and_wait(topics.route_decided, encode(route),
+                                     key=route.question_id.encode(),
+                                     headers=[("event_type", b"RouteDecided")])
+        print(f"published {route.question_id} to {topics.route_decided}; waiting for the reply",
+              file=sys.stderr)
+        async with asyncio.timeout(timeout_s):
+            async for record in consumer:
+                if record.key != route.question_id.encode() or record.value is None:
+                    continue
+                reply = ReplyRendered.model_validate_json(record.value)
+                if as_json:
+                    _print_json(reply.model_dump(mode="json"))
+                else:
+                    print(reply.text)
+                return 0
+    except TimeoutError:
+        print(f"error: no reply for {route.question_id} within {timeout_s:.0f}s; are the "
+              f"workers running (pmflow-gateway run)?", file=sys.stderr)
+        return 2
+    finally:
+        await producer.stop()
+        await consumer.stop()
+    return 2
+
+
+def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    route = route_for(args.question, tenant=args.tenant, locale=args.locale)
+    if args.kafka:
+        return asyncio.run(_ask_kafka(route, args.kafka, settings, args.json, args.timeout))
+    return asyncio.run(_ask_embedded(route, settings, args.json))
+
+
+def cmd_plan(args: argparse.Namespace, settings: Settings) -> int:
+    from pmflow_gateway.bootstrap import build_planner
+    from pmflow_gateway.handlers.plan import PlanDefaults, finish_plan
+
+    if bool(args.question) == bool(args.batch):
+        print("error: give a QUESTION or --batch FILE (not both)", file=sys.stderr)
+        return 2
+    if args.batch:
+        path = Path(args.batch)
+        if not path.is_file():
+            print(f"error: no such file: {path}", file=sys.stderr)
+            return 2
+        questions = [q.strip() for q in path.read_text(encoding="utf-8").splitlines() if q.strip()]
+    else:
+        questions = [args.question]
+    defaults = PlanDefaults(deadline_ms=settings.deadline_ms, result_limit=settings.result_limit)
+
+    async def plan_all() -> None:
+        planner, close = build_planner(settings)
+        try:
+            for question in questions:
+                route = route_for(question, tenant=args.tenant, locale=args.locale)
+                plan, info = await planner.plan(route)
+                plan = finish_plan(plan, route, defaults)
+                line = plan.model_dump(mode="json")
+                if args.batch:
+                    sys.stdout.write(orjson.dumps(line).decode() + "\n")
+                else:
+                    _print_json({**line, "planner": info.model_dump(mode="json")})
+        finally:
+            await close()
+
+    asyncio.run(plan_all())
+    return 0
+
+
+def cmd_topics(args: argparse.Namespace, settings: Settings) -> int:
+    from pmflow_gateway.streams.app import ensure_topics
+
+    created = asyncio.run(ensure_topics(settings.kafka_bootstrap,
+                                        Topics(prefix=settings.topic_prefix),
+                                        partitions=args.partitions))
+    for name in Topics(prefix=settings.topic_prefix).all():
+        print(f"{'created' if name in created else 'exists '} {name}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pmflow-gateway", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run the stage workers (all stages by default)")
+    run.add_argument("--stage", action="append", help="a stage to run; repeat for several")
+    run.add_argument("--grace", type=float, default=10.0, help="seconds to drain on SIGTERM")
+    run.set_defaults(func=cmd_run)
+
+    ask = sub.add_parser("ask", help="answer one question and print the reply")
+    ask.add_argument("question")
+    ask.add_argument("--tenant", default="local")
+    ask.add_argument("--locale", default="zh-CN")
+    ask.add_argument("--json", action="store_true", help="print the AnswerReady and ReplyRendered")
+    ask.add_argument("--kafka", metavar="BOOTSTRAP",
+                     help="publish to running workers instead of answering in process")
+    ask.add_argument("--timeout", type=float, default=60.0, help="seconds to wait (--kafka)")
+    ask.set_defaults(func=cmd_ask)
+
+    plan = sub.add_parser("plan", help="print the ExternalQueryPlan of a question")
+    plan.add_argument("question", nargs="?")
+    plan.add_argument("--batch", metavar="FILE", help="one question per line -> one JSON per line")
+    plan.add_argument("--tenant", default="local")
+    plan.add_argument("--locale", default="zh-CN")
+    plan.set_defaults(func=cmd_plan)
+
+    topics = sub.add_parser("topics", help="create the topics with their partition counts")
+    topics.add_argument("action", choices=["create"])
+    topics.add_argument("--partitions", type=int, default=3)
+    topics.set_defaults(func=cmd_topics)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = Settings()
+    except Exception as exc:  # a bad PMFLOW_* variable: say which, don't trace back
+        print(f"error: bad configuration: {exc}", file=sys.stderr)
+        return 2
+    return int(args.func(args, settings))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""How the stages are wired to Kafka: topics, codec, runners, the FastStream app."""

@@ -1,0 +1,122 @@
+"""The FastStream app: one batch subscriber per stage, each its own consumer group."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from faststream import FastStream
+from faststream.kafka import KafkaBroker, KafkaMessage
+from faststream.middlewares import AckPolicy
+
+from pmflow_gateway.bootstrap import Gateway, build_gateway
+from pmflow_gateway.schemas import Topics
+from pmflow_gateway.settings import Settings
+from pmflow_gateway.streams.publisher import EventPublisher
+from pmflow_gateway.streams.runner import RunnerConfig, StageRunner
+from pmflow_gateway.streams.stages import STAGES
+
+log = logging.getLogger(__name__)
+
+
+async def ensure_topics(bootstrap: str, topics: Topics, *, partitions: int = 3) -> list[str]:
+    """Create the topics that are missing; returns the names it created."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        missing = [t for t in topics.all() if t not in existing]
+        if missing:
+            await admin.create_topics([NewTopic(t, partitions, 1) for t in missing])
+        return missing
+    finally:
+        await admin.close()
+
+
+class Processor:
+    """The workers of the chosen stages in one process, on one FastStream broker."""
+
+    def __init__(self, settings: Settings, *, stages: Sequence[str] = (),
+                 gateway: Gateway | None = None, grace_s: float = 10.0) -> None:
+        unknown = set(stages) - set(STAGES)
+        if unknown:
+            raise ValueError(f"unknown stage(s): {', '.join(sorted(unknown))}; "
+                             f"choose from {', '.join(STAGES)}")
+        self.settings = settings
+        self.topics = Topics(prefix=settings.topic_prefix)
+        self.gateway = gateway
+        self.grace_s = grace_s
+        self.stage_names = list(stages) or list(STAGES)
+        self.broker = KafkaBroker(settings.kafka_bootstrap, logger=None,
+                                  description="PMFlow external query gateway")
+        self.publisher = EventPublisher(settings.kafka_bootstrap)
+        self.runners: list[StageRunner] = []
+        self._subscribers = []
+        config = RunnerConfig(max_in_flight=settings.in_flight,
+                              max_message_bytes=settings.max_message_bytes)
+        for name in self.stage_names:
+            self._add_runner(name, config)
+        self.app = FastStream(self.broker)
+        self.app.on_startup(self._startup)
+        self.app.after_startup(self._start_committing)
+        self.app.on_shutdown(self._drain)
+        self.app.after_shutdown(self._close)
+
+    def _add_runner(self, name: str, config: RunnerConfig) -> None:
+        runner = StageRunner(STAGES[name], gateway=self.gateway,
+                             publisher=self.publisher, topics=self.topics, config=config)
+        subscriber = self.broker.subscriber(
+            runner.topic,
+            group_id=runner.group_id,
+            batch=True,
+            max_records=500,
+            batch_timeout_ms=50,
+            auto_offset_reset="earliest",
+            ack_policy=AckPolicy.MANUAL,  # the runner commits the finished prefix itself
+            listener=runner.rebalance_listener(),
+            title=f"{name}:{runner.topic}",
+            description=runner.stage.description,
+        )
+
+        async def on_batch(message: KafkaMessage) -> None:
+            await runner.on_batch(message.raw_message)  # type: ignore[arg-type]
+
+        on_batch.__name__ = f"on_{name}_batch"
+        subscriber(on_batch)
+        self.runners.append(runner)
+        self._subscribers.append(subscriber)
+
+    async def _startup(self) -> None:
+        created = await ensure_topics(self.settings.kafka_bootstrap, self.topics)
+        if created:
+            log.info("created topics: %s", ", ".join(created))
+        if self.gateway is None:
+            self.gateway = await build_gateway(self.settings)
+        for runner in self.runners:
+            runner.gateway = self.gateway
+        await self.publisher.start()
+
+    async def _start_committing(self) -> None:
+        for runner, subscriber in zip(self.runners, self._subscribers, strict=True):
+            runner.start_committing(subscriber.consumer)
+
+    async def _drain(self) -> None:
+        for runner in self.runners:
+            await runner.drain(self.grace_s)
+
+    async def _close(self) -> None:
+        await self.publisher.stop()
+        if self.gateway is not None:
+            await self.gateway.aclose()
+
+    async def start(self) -> None:
+        """Start without FastStream's signal handling (tests and the in-process CLI)."""
+        await self._startup()
+        await self.broker.start()
+        await self._start_committing()
+
+    async def stop(self) -> None:
+        await self._drain()
+        await self.broker.stop()
+        await self._close()

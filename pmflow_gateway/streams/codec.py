@@ -1,0 +1,54 @@
+"""Bytes on the wire <-> events. A record that cannot become its event is poison."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import orjson
+from pydantic import BaseModel, ValidationError
+
+from pmflow_gateway.schemas.events import SCHEMA_VERSION
+
+E = TypeVar("E", bound=BaseModel)
+
+
+class Poison(ValueError):
+    """A record no retry can fix; `reason` says why, for the dead-letter topic."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def encode(event: BaseModel) -> bytes:
+    # pydantic's own serializer (Rust) writes the JSON directly: no intermediate dict.
+    return event.__pydantic_serializer__.to_json(event)
+
+
+def decode(model: type[E], value: bytes | None, *, max_bytes: int) -> E:
+    """The event in `value`, or `Poison` with a one-line reason."""
+    if value is None:
+        raise Poison("empty record (tombstone)")
+    if len(value) > max_bytes:
+        raise Poison(f"oversize: {len(value)} bytes > {max_bytes}")
+    try:
+        return model.model_validate_json(value)
+    except ValidationError as exc:
+        raise Poison(_why(exc, value)) from None
+
+
+def _why(exc: ValidationError, value: bytes) -> str:
+    errors = exc.errors(include_url=False, include_input=False)
+    if errors and errors[0]["type"] == "json_invalid":
+        return f"undecodable: not JSON ({errors[0]['msg']})"
+    try:
+        doc = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        doc = None
+    if isinstance(doc, dict) and "schema_version" in doc and doc["schema_version"] != SCHEMA_VERSION:
+        return f"unknown schema_version {doc['schema_version']!r} (expected {SCHEMA_VERSION})"
+    if isinstance(doc, dict) and not doc.get("tenant_id"):
+        return "missing tenant_id"
+    parts = [f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in errors[:3]]
+    more = f" (+{len(errors) - 3} more)" if len(errors) > 3 else ""
+    return "schema violation: " + "; ".join(parts) + more

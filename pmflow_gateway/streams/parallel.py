@@ -1,0 +1,150 @@
+"""Many messages in flight per partition, at-least-once kept.
+
+FastStream processes one message at a time per partition when it commits after each one.
+Here a batch subscriber hands each record to `OrderedExecutor`, which runs it as a task:
+
+- records with the same key (one question) run one after another, in offset order;
+- records with different keys run concurrently, up to `max_in_flight` at once (the batch
+  handler waits for a free slot, so fetching stops while the executor is full);
+- the offset committed for a partition is the end of its contiguous prefix of finished
+  records, so a crash re-delivers every record that had not finished, never skips one
+  (the model of Confluent's Parallel Consumer).
+
+A partition that is revoked abandons its in-flight work without committing past it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable
+
+from aiokafka import ConsumerRecord, TopicPartition
+
+log = logging.getLogger(__name__)
+
+Process = Callable[[ConsumerRecord], Awaitable[None]]
+
+
+class PartitionProgress:
+    """Offsets of one partition in arrival order, and how far they are finished without a gap."""
+
+    __slots__ = ("_done", "_order", "committed", "finished_upto")
+
+    def __init__(self) -> None:
+        self._order: deque[int] = deque()
+        self._done: set[int] = set()
+        self.finished_upto: int | None = None  # one past the finished prefix
+        self.committed: int | None = None  # the last offset the broker accepted
+
+    def started(self, offset: int) -> None:
+        self._order.append(offset)
+
+    def finished(self, offset: int) -> None:
+        self._done.add(offset)
+
+    def commit_point(self) -> int | None:
+        """The offset to commit now (one past the finished prefix), or None if unchanged."""
+        while self._order and self._order[0] in self._done:
+            offset = self._order.popleft()
+            self._done.discard(offset)
+            self.finished_upto = offset + 1
+        if self.finished_upto is None or self.finished_upto == self.committed:
+            return None
+        return self.finished_upto
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._order)
+
+
+class OrderedExecutor:
+    """Runs records concurrently across keys, in order within a key; tracks commit points."""
+
+    def __init__(self, process: Process, *, max_in_flight: int) -> None:
+        self._process = process
+        self._slots = asyncio.Semaphore(max_in_flight)
+        self._progress: dict[TopicPartition, PartitionProgress] = {}
+        self._tails: dict[tuple[TopicPartition, bytes | None], asyncio.Task[None]] = {}
+        self._tasks: dict[TopicPartition, set[asyncio.Task[None]]] = {}
+        self.closing = False
+
+    @property
+    def in_flight(self) -> int:
+        return sum(p.in_flight for p in self._progress.values())
+
+    async def submit(self, record: ConsumerRecord) -> bool:
+        """Start processing `record` once a slot is free; False when closing (not taken)."""
+        await self._slots.acquire()
+        if self.closing:
+            self._slots.release()
+            return False
+        tp = TopicPartition(record.topic, record.partition)
+        progress = self._progress.setdefault(tp, PartitionProgress())
+        progress.started(record.offset)
+        chain_key = (tp, record.key)
+        before = self._tails.get(chain_key)
+        task = asyncio.create_task(self._run(record, tp, progress, before))
+        self._tails[chain_key] = task
+        self._tasks.setdefault(tp, set()).add(task)
+        task.add_done_callback(lambda t: self._forget(tp, chain_key, t))
+        return True
+
+    async def _run(self, record: ConsumerRecord, tp: TopicPartition,
+                   progress: PartitionProgress, before: asyncio.Task[None] | None) -> None:
+        try:
+            if before is not None:
+                # Same key: wait for the earlier record, whatever became of it.
+                with contextlib.suppress(BaseException):
+                    await asyncio.shield(before)
+            await self._process(record)
+            progress.finished(record.offset)
+        finally:
+            self._slots.release()
+
+    def _forget(self, tp: TopicPartition, chain_key: tuple[TopicPartition, bytes | None],
+                task: asyncio.Task[None]) -> None:
+        if self._tails.get(chain_key) is task:
+            del self._tails[chain_key]
+        self._tasks.get(tp, set()).discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("record processing failed; offset stays uncommitted",
+                      exc_info=task.exception())
+
+    def commit_points(self) -> dict[TopicPartition, int]:
+        """Offsets that may be committed now; the caller commits them and calls `committed`."""
+        points = {}
+        for tp, progress in self._progress.items():
+            point = progress.commit_point()
+            if point is not None:
+                points[tp] = point
+        return points
+
+    def committed(self, points: dict[TopicPartition, int]) -> None:
+        for tp, offset in points.items():
+            if tp in self._progress:
+                self._progress[tp].committed = offset
+
+    def revoke(self, partitions: Iterable[TopicPartition]) -> int:
+        """Abandon the in-flight work of lost partitions; returns how many tasks were cancelled."""
+        cancelled = 0
+        for tp in partitions:
+            for task in list(self._tasks.pop(tp, ())):
+                cancelled += task.cancel()
+            self._progress.pop(tp, None)
+            for chain_key in [k for k in self._tails if k[0] == tp]:
+                del self._tails[chain_key]
+        return cancelled
+
+    async def drain(self, timeout_s: float) -> bool:
+        """Stop taking records and wait for those in flight; True when all finished in time."""
+        self.closing = True
+        tasks = [t for ts in self._tasks.values() for t in ts]
+        if not tasks:
+            return True
+        _, pending = await asyncio.wait(tasks, timeout=timeout_s)
+        for task in pending:
+            task.cancel()
+        return not pending

@@ -1,0 +1,53 @@
+"""Publishing events: key = question_id, idempotent producer, acks=all, delivery awaited."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+
+from aiokafka import AIOKafkaProducer
+from aiokafka.errors import KafkaError
+from pydantic import BaseModel
+
+from pmflow_gateway.streams.codec import encode
+
+log = logging.getLogger(__name__)
+Headers = Sequence[tuple[str, bytes]]
+
+
+class EventPublisher:
+    def __init__(self, bootstrap: str, *, linger_ms: int = 5) -> None:
+        self._producer = AIOKafkaProducer(
+            bootstrap_servers=bootstrap,
+            enable_idempotence=True,  # implies acks=all: a retried send is not written twice
+            acks="all",
+            linger_ms=linger_ms,
+            max_request_size=2 * 1024 * 1024,
+        )
+
+    async def start(self) -> None:
+        await self._producer.start()
+
+    async def stop(self) -> None:
+        await self._producer.stop()
+
+    async def send(self, topic: str, key: str | None, event: BaseModel, *,
+                   headers: Headers = ()) -> None:
+        """Write one event and wait until the broker has it; retries while the broker is away.
+
+        Never gives up: the input offset is committed only after this returns, and losing the
+        output is not an option, so a broker outage stalls the stage instead.
+        """
+        value = encode(event)
+        all_headers = [("event_type", type(event).__name__.encode()), *headers]
+        delay = 0.2
+        while True:
+            try:
+                await self._producer.send_and_wait(
+                    topic, value, key=key.encode() if key else None, headers=all_headers)
+                return
+            except KafkaError as exc:
+                log.warning("publish to %s failed (%r); retrying in %.1fs", topic, exc, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)

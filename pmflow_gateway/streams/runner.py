@@ -1,0 +1,177 @@
+"""One stage on Kafka: decode, call the core, publish, dead-letter, retry, commit.
+
+The batch handler is FastStream's; the in-flight work and the commits are `OrderedExecutor`'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import logging
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, ConsumerRecord, TopicPartition
+
+from pmflow_gateway.bootstrap import Gateway
+from pmflow_gateway.schemas import DeadLettered, Topics
+from pmflow_gateway.schemas.events import Envelope
+from pmflow_gateway.streams.codec import Poison, decode
+from pmflow_gateway.streams.parallel import OrderedExecutor
+from pmflow_gateway.streams.publisher import EventPublisher
+from pmflow_gateway.streams.stages import Stage, give_up_answer
+
+log = logging.getLogger(__name__)
+PASSED_ON_HEADERS = ("traceparent", "tracestate")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunnerConfig:
+    max_in_flight: int = 256
+    max_message_bytes: int = 1_048_576
+    retries: int = 3
+    backoff_s: float = 0.2
+    commit_interval_s: float = 0.1
+
+
+class StageRunner:
+    def __init__(self, stage: Stage, *, gateway: Gateway | None, publisher: EventPublisher,
+                 topics: Topics, config: RunnerConfig) -> None:
+        self.stage = stage
+        self.topic = stage.source(topics)
+        self.group_id = f"{topics.prefix}gateway-{stage.name}"
+        self.gateway = gateway  # bound at start-up, when the gateway has been built
+        self._publisher = publisher
+        self._topics = topics
+        self._config = config
+        self._sink = stage.sink(topics) if stage.sink else None
+        self.executor = OrderedExecutor(self.process, max_in_flight=config.max_in_flight)
+        self.consumer: AIOKafkaConsumer | None = None  # set once FastStream has started it
+        self._commit_task: asyncio.Task[None] | None = None
+        self.counts = {"processed": 0, "skipped": 0, "dead_lettered": 0, "failed": 0}
+
+    def _bound(self) -> Gateway:
+        assert self.gateway is not None, "runner used before start-up bound its gateway"
+        return self.gateway
+
+    async def on_batch(self, records: Iterable[ConsumerRecord]) -> None:
+        for record in records:
+            await self.executor.submit(record)
+
+    async def process(self, record: ConsumerRecord) -> None:
+        headers = {k: v for k, v in (record.headers or ())}
+        try:
+            event = decode(self.stage.model, record.value, max_bytes=self._config.max_message_bytes)
+        except Poison as poison:
+            await self._dead_letter(record, poison.reason, None)
+            return
+        passed_on = [(k, headers[k]) for k in PASSED_ON_HEADERS if k in headers]
+        delay = self._config.backoff_s
+        for attempt in range(self._config.retries + 1):
+            try:
+                output = await self.stage.handle(self._bound(), event)
+                break
+            except self.stage.refusals as exc:
+                await self._dead_letter(record, f"refused: {exc}", event)
+                return
+            except Exception as exc:
+                if attempt == self._config.retries:
+                    await self._give_up(record, event, f"{type(exc).__name__}: {exc}", passed_on)
+                    return
+                log.warning("stage %s failed on %s (attempt %d): %r", self.stage.name,
+                            event.question_id, attempt + 1, exc)
+                await asyncio.sleep(delay)
+                delay *= 2
+        if output is None:
+            self.counts["skipped"] += 1
+        elif self._sink is not None:
+            await self._publisher.send(self._sink, output.question_id,  # type: ignore[attr-defined]
+                                       output, headers=passed_on)
+        self.counts["processed"] += 1
+
+    async def _give_up(self, record: ConsumerRecord, event: Envelope, reason: str,
+                       passed_on: list[tuple[str, bytes]]) -> None:
+        self.counts["failed"] += 1
+        await self._dead_letter(record, f"gave up after {self._config.retries + 1} tries: {reason}",
+                                event)
+        if self.stage.gives_up_with_answer:
+            answer = give_up_answer(self._bound(), event, reason)
+            await self._publisher.send(self._topics.answer_ready, answer.question_id, answer,
+                                       headers=passed_on)
+
+    async def _dead_letter(self, record: ConsumerRecord, reason: str, event: Envelope | None) -> None:
+        self.counts["dead_lettered"] += 1
+        value = record.value or b""
+        try:
+            original = value.decode("utf-8")
+        except UnicodeDecodeError:
+            original = "base64:" + base64.b64encode(value).decode()
+        letter = DeadLettered(
+            event_id=str(uuid.uuid5(uuid.NAMESPACE_URL,
+                                    f"{record.topic}/{record.partition}/{record.offset}")),
+            question_id=event.question_id if event else _key(record),
+            tenant_id=event.tenant_id if event else None,
+            occurred_at=self._bound().clock.now(),
+            stage=self.stage.name,
+            reason=reason,
+            origin_topic=record.topic,
+            origin_partition=record.partition,
+            origin_offset=record.offset,
+            original_headers={k: v.decode("utf-8", "replace") for k, v in (record.headers or ())},
+            original_value=original[:65536],
+        )
+        log.warning("dead-lettered %s/%d/%d: %s", record.topic, record.partition, record.offset,
+                    reason)
+        await self._publisher.send(self._topics.dead_letter, letter.question_id, letter)
+
+    # -- commits ------------------------------------------------------------------------
+
+    def start_committing(self, consumer: AIOKafkaConsumer) -> None:
+        self.consumer = consumer
+        self._commit_task = asyncio.create_task(self._commit_loop())
+
+    async def _commit_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self._config.commit_interval_s)
+            await self.commit()
+
+    async def commit(self) -> None:
+        points = self.executor.commit_points()
+        if not points or self.consumer is None:
+            return
+        try:
+            await self.consumer.commit(points)
+            self.executor.committed(points)
+        except Exception as exc:  # a rebalance in progress: the next round commits again
+            log.warning("commit of %s failed: %r", self.stage.name, exc)
+
+    async def drain(self, grace_s: float) -> None:
+        """Finish what is in flight (within the grace), commit it, stop committing."""
+        await self.executor.drain(grace_s)
+        if self._commit_task is not None:
+            self._commit_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._commit_task
+        await self.commit()
+
+    def rebalance_listener(self) -> ConsumerRebalanceListener:
+        runner = self
+
+        class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+            async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+                await runner.commit()
+                dropped = runner.executor.revoke(revoked)
+                if dropped:
+                    log.info("%s: abandoned %d in-flight records of revoked partitions",
+                             runner.stage.name, dropped)
+
+            async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
+                return None
+
+        return Listener()
+
+
+def _key(record: ConsumerRecord) -> str | None:
+    return record.key.decode("utf-8", "replace") if record.key else None
