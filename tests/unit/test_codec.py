@@ -1,0 +1,59 @@
+"""Decoding: the documented RouteDecided is accepted as is; poison gets a clear reason."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from pmflow_gateway.schemas import RouteDecided
+from pmflow_gateway.streams.codec import Poison, decode, encode
+
+PMFLOW_EXAMPLE = {
+    "event_id": "5b0c2f4e-0d7e-4a36-9d1e-8f3f3a8f2c11", "question_id": "q-20261202-0001",
+    "tenant_id": "acme", "occurred_at": "2026-12-02T08:00:00+00:00", "schema_version": 1,
+    "question": "帮我看看未来 5 天的广州天气如何", "locale": "zh-CN", "thread_id": "t-42",
+    "route_mode": "external", "effective_source_policy": "external_only",
+    "decision_origin": "probe", "reply_contract": "external_realtime",
+    "query_profile": {"needs_private_context": False, "needs_freshness": True,
+                      "referenced_objects": ["weather"]},
+    "probe_snapshot": {},
+    "sources": [{"source_type": "feishu", "source_label": "Feishu history",
+                 "title": "群聊记录", "target_url": None, "snippet": "上周广州下雨"}],
+}
+MAX = 1_048_576
+
+
+def test_the_documented_route_decided_is_accepted_and_round_trips() -> None:
+    event = decode(RouteDecided, orjson.dumps(PMFLOW_EXAMPLE), max_bytes=MAX)
+    assert event.sources[0].source_label == "Feishu history"
+    assert decode(RouteDecided, encode(event), max_bytes=MAX) == event
+
+
+def test_fields_added_later_are_accepted() -> None:
+    doc = {**PMFLOW_EXAMPLE, "new_field": {"x": 1}}
+    assert decode(RouteDecided, orjson.dumps(doc), max_bytes=MAX).question_id == "q-20261202-0001"
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        (b"{not json", "undecodable"),
+        (orjson.dumps({**PMFLOW_EXAMPLE, "tenant_id": ""}), "missing tenant_id"),
+        (orjson.dumps({k: v for k, v in PMFLOW_EXAMPLE.items() if k != "tenant_id"}),
+         "missing tenant_id"),
+        (orjson.dumps({**PMFLOW_EXAMPLE, "schema_version": 2}), "unknown schema_version 2"),
+        (orjson.dumps({**PMFLOW_EXAMPLE, "route_mode": "sideways"}), "schema violation: route_mode"),
+        (orjson.dumps({**PMFLOW_EXAMPLE, "occurred_at": "2026-12-02T08:00:00"}),
+         "schema violation: occurred_at"),
+        (None, "tombstone"),
+    ],
+)
+def test_poison_has_a_reason(value: bytes | None, reason: str) -> None:
+    with pytest.raises(Poison) as caught:
+        decode(RouteDecided, value, max_bytes=MAX)
+    assert reason in caught.value.reason
+
+
+def test_oversize_is_poison_before_parsing() -> None:
+    with pytest.raises(Poison, match="oversize"):
+        decode(RouteDecided, b" " * (MAX + 1), max_bytes=MAX)

@@ -1,0 +1,71 @@
+"""One question through every stage core in process, with fakes for the outside world."""
+
+from __future__ import annotations
+
+import pytest
+
+from pmflow_gateway.bootstrap import Gateway
+from pmflow_gateway.embedded import ask_in_process
+from pmflow_gateway.handlers.planner_rules import RulesPlanner
+from pmflow_gateway.schemas import AnswerStatus, RouteDecided
+from tests.fakes import FakeAdapter, FixedClock, InMemoryStore, evidence
+from tests.unit.test_codec import PMFLOW_EXAMPLE
+
+WEATHER = evidence("https://www.weather.com.cn/guangzhou/5d", "广州未来5天以多云为主，气温18至25度。")
+
+
+def gateway(*adapters: FakeAdapter) -> Gateway:
+    return Gateway(clock=FixedClock(), planner=RulesPlanner(), adapters=list(adapters),
+                   store=InMemoryStore())
+
+
+async def test_answered_reply_lists_only_external_sources_of_this_execution() -> None:
+    g = gateway(FakeAdapter("mcp", items=[WEATHER]))
+    outcome = await ask_in_process(RouteDecided.model_validate(PMFLOW_EXAMPLE), g)
+    assert outcome.answer is not None and outcome.reply is not None
+    assert outcome.answer.status is AnswerStatus.answered
+    assert outcome.reply.text.startswith("外部实时查询：")
+    assert "来源摘要：" in outcome.reply.text
+    assert [s.url for s in outcome.reply.sources] == [WEATHER.target_url]
+    assert "Feishu" not in outcome.reply.text and "上周广州下雨" not in outcome.reply.text
+    assert outcome.answer.execution_id == outcome.evidence.bundle.execution_id  # type: ignore[union-attr]
+
+
+async def test_seed_bug_empty_external_result_never_falls_back_to_upstream_sources() -> None:
+    g = gateway(FakeAdapter("mcp", outcome="error"), FakeAdapter("live_search"))
+    outcome = await ask_in_process(RouteDecided.model_validate(PMFLOW_EXAMPLE), g)
+    assert outcome.answer is not None and outcome.reply is not None
+    assert outcome.answer.status is AnswerStatus.freshness_guard
+    assert outcome.reply.sources == [] and outcome.answer.sources_used == []
+    assert "Feishu" not in outcome.reply.text and "来源摘要" not in outcome.reply.text
+    assert outcome.answer.verdict.dropped >= 1  # the upstream Feishu source, dropped
+    assert [a.adapter for a in outcome.answer.attempts] == ["mcp", "live_search"]
+
+
+async def test_fallback_runs_only_when_mcp_has_nothing() -> None:
+    mcp, fallback = FakeAdapter("mcp", items=[WEATHER]), FakeAdapter("live_search", items=[WEATHER])
+    await ask_in_process(RouteDecided.model_validate(PMFLOW_EXAMPLE), gateway(mcp, fallback))
+    assert len(mcp.calls) == 1 and fallback.calls == []
+
+
+async def test_internal_route_is_skipped() -> None:
+    route = RouteDecided.model_validate({**PMFLOW_EXAMPLE, "route_mode": "internal"})
+    outcome = await ask_in_process(route, gateway(FakeAdapter("mcp", items=[WEATHER])))
+    assert outcome.reply is None
+
+
+@pytest.mark.parametrize("route_mode", ["external", "uncertain"])
+async def test_external_and_uncertain_are_answered(route_mode: str) -> None:
+    route = RouteDecided.model_validate({**PMFLOW_EXAMPLE, "route_mode": route_mode})
+    outcome = await ask_in_process(route, gateway(FakeAdapter("mcp", items=[WEATHER])))
+    assert outcome.answer is not None and outcome.answer.status is AnswerStatus.answered
+
+
+async def test_redelivered_answer_is_stored_once_with_the_same_event_ids() -> None:
+    g = gateway(FakeAdapter("mcp", items=[WEATHER]))
+    route = RouteDecided.model_validate(PMFLOW_EXAMPLE)
+    first = await ask_in_process(route, g)
+    second = await ask_in_process(route, g)
+    assert first.answer.event_id == second.answer.event_id  # type: ignore[union-attr]
+    assert first.reply.event_id == second.reply.event_id  # type: ignore[union-attr]
+    assert len(g.store.answers) == 1  # type: ignore[attr-defined]

@@ -1,0 +1,27 @@
+"""The committed JSON Schemas match the models; the contracts hold their seed-000 shape."""
+
+from __future__ import annotations
+
+from pmflow_gateway.schemas import ExternalEvidence, ExternalQueryPlan
+from pmflow_gateway.schemas.export import SCHEMA_DIR, rendered
+
+
+def test_committed_json_schemas_match_the_models() -> None:
+    expected = rendered()
+    on_disk = {p.name: p.read_bytes() for p in SCHEMA_DIR.glob("*.json")}
+    drifted = sorted(n for n in expected if on_disk.get(n) != expected[n])
+    assert not drifted, f"run `python -m pmflow_gateway.schemas.export`: {drifted} drifted"
+    assert set(on_disk) == set(expected)
+
+
+def test_plan_has_the_13_fields_of_seed_000() -> None:
+    assert list(ExternalQueryPlan.model_fields) == [
+        "plan_version", "query_kind", "answer_contract", "freshness_required", "topic",
+        "subject_entities", "location_hint", "time_range_hint", "preferred_domains",
+        "search_queries", "result_limit", "requires_multi_source", "clarify_on_ambiguity"]
+
+
+def test_evidence_has_the_10_fields_of_seed_000() -> None:
+    assert list(ExternalEvidence.model_fields) == [
+        "source_type", "source_label", "title", "target_url", "snippet", "retrieved_at",
+        "freshness_score", "authority_score", "grounded_fields", "raw_metadata"]
