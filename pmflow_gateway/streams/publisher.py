@@ -11,6 +11,7 @@ from aiokafka.errors import KafkaError
 from pydantic import BaseModel
 
 from pmflow_gateway.streams.codec import encode
+from pmflow_gateway.tracing import publishing
 
 log = logging.getLogger(__name__)
 Headers = Sequence[tuple[str, bytes]]
@@ -40,14 +41,15 @@ class EventPublisher:
         output is not an option, so a broker outage stalls the stage instead.
         """
         value = encode(event)
-        all_headers = [("event_type", type(event).__name__.encode()), *headers]
         delay = 0.2
-        while True:
-            try:
-                await self._producer.send_and_wait(
-                    topic, value, key=key.encode() if key else None, headers=all_headers)
-                return
-            except KafkaError as exc:
-                log.warning("publish to %s failed (%r); retrying in %.1fs", topic, exc, delay)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 5.0)
+        with publishing(topic, key) as trace_headers:
+            all_headers = [("event_type", type(event).__name__.encode()), *trace_headers, *headers]
+            while True:
+                try:
+                    await self._producer.send_and_wait(
+                        topic, value, key=key.encode() if key else None, headers=all_headers)
+                    return
+                except KafkaError as exc:
+                    log.warning("publish to %s failed (%r); retrying in %.1fs", topic, exc, delay)
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 5.0)

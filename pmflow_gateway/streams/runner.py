@@ -14,17 +14,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, ConsumerRecord, TopicPartition
+from opentelemetry.trace import Span
 
 from pmflow_gateway.bootstrap import Gateway
 from pmflow_gateway.schemas import DeadLettered, Topics
+from pmflow_gateway.schemas.contracts import Frozen
 from pmflow_gateway.schemas.events import Envelope
 from pmflow_gateway.streams.codec import Poison, decode
 from pmflow_gateway.streams.parallel import OrderedExecutor
 from pmflow_gateway.streams.publisher import EventPublisher
-from pmflow_gateway.streams.stages import Stage, give_up_answer
+from pmflow_gateway.streams.stages import Stage, annotate, give_up_answer
+from pmflow_gateway.tracing import consuming, mark_error
 
 log = logging.getLogger(__name__)
-PASSED_ON_HEADERS = ("traceparent", "tracestate")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,45 +63,57 @@ class StageRunner:
             await self.executor.submit(record)
 
     async def process(self, record: ConsumerRecord) -> None:
-        headers = {k: v for k, v in (record.headers or ())}
-        try:
-            event = decode(self.stage.model, record.value, max_bytes=self._config.max_message_bytes)
-        except Poison as poison:
-            await self._dead_letter(record, poison.reason, None)
-            return
-        passed_on = [(k, headers[k]) for k in PASSED_ON_HEADERS if k in headers]
+        with consuming(topic=record.topic, partition=record.partition, offset=record.offset,
+                       key=record.key, group=self.group_id, headers=record.headers or (),
+                       stage=self.stage.name) as span:
+            try:
+                event = decode(self.stage.model, record.value,
+                               max_bytes=self._config.max_message_bytes)
+            except Poison as poison:
+                mark_error(span, poison.reason)
+                await self._dead_letter(record, poison.reason, None)
+                return
+            span.set_attributes({"pmflow.question_id": event.question_id,
+                                 "pmflow.tenant_id": event.tenant_id})
+            output = await self._handle(record, event, span)
+            if output is not None:
+                annotate(span, output)
+                if self._sink is not None:
+                    await self._publisher.send(self._sink, event.question_id, output)
+
+    async def _handle(self, record: ConsumerRecord, event: Envelope, span: Span) -> Frozen | None:
+        """The core's output; on a refusal or after the last retry, None (the runner has
+        dead-lettered the input and, where the stage says so, answered `failed`)."""
         delay = self._config.backoff_s
         for attempt in range(self._config.retries + 1):
             try:
                 output = await self.stage.handle(self._bound(), event)
-                break
             except self.stage.refusals as exc:
+                mark_error(span, f"refused: {exc}")
                 await self._dead_letter(record, f"refused: {exc}", event)
-                return
+                return None
             except Exception as exc:
                 if attempt == self._config.retries:
-                    await self._give_up(record, event, f"{type(exc).__name__}: {exc}", passed_on)
-                    return
+                    mark_error(span, repr(exc))
+                    await self._give_up(record, event, f"{type(exc).__name__}: {exc}")
+                    return None
+                span.add_event("retry", {"attempt": attempt + 1, "error": repr(exc)[:200]})
                 log.warning("stage %s failed on %s (attempt %d): %r", self.stage.name,
                             event.question_id, attempt + 1, exc)
                 await asyncio.sleep(delay)
                 delay *= 2
-        if output is None:
-            self.counts["skipped"] += 1
-        elif self._sink is not None:
-            await self._publisher.send(self._sink, output.question_id,  # type: ignore[attr-defined]
-                                       output, headers=passed_on)
-        self.counts["processed"] += 1
+            else:
+                self.counts["processed" if output is not None else "skipped"] += 1
+                return output
+        return None
 
-    async def _give_up(self, record: ConsumerRecord, event: Envelope, reason: str,
-                       passed_on: list[tuple[str, bytes]]) -> None:
+    async def _give_up(self, record: ConsumerRecord, event: Envelope, reason: str) -> None:
         self.counts["failed"] += 1
         await self._dead_letter(record, f"gave up after {self._config.retries + 1} tries: {reason}",
                                 event)
         if self.stage.gives_up_with_answer:
             answer = give_up_answer(self._bound(), event, reason)
-            await self._publisher.send(self._topics.answer_ready, answer.question_id, answer,
-                                       headers=passed_on)
+            await self._publisher.send(self._topics.answer_ready, answer.question_id, answer)
 
     async def _dead_letter(self, record: ConsumerRecord, reason: str, event: Envelope | None) -> None:
         self.counts["dead_lettered"] += 1

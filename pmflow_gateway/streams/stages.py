@@ -9,6 +9,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from opentelemetry.trace import Span
+
 from pmflow_gateway.bootstrap import Gateway
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.evidence import collect_evidence
@@ -22,6 +24,7 @@ from pmflow_gateway.schemas import (
     EvidenceCollected,
     FeedbackGiven,
     PlanCreated,
+    ReplyRendered,
     RouteDecided,
     Topics,
 )
@@ -96,3 +99,35 @@ STAGES: dict[str, Stage] = {
 def give_up_answer(g: Gateway, event: Envelope, reason: str) -> AnswerReady:
     assert isinstance(event, RouteDecided | PlanCreated | EvidenceCollected)
     return failed_answer(event, reason, clock=g.clock)
+
+
+def annotate(span: Span, output: Frozen) -> None:
+    """What a reader of the trace needs to know about a stage's result, on its span."""
+    if isinstance(output, PlanCreated):
+        span.set_attributes({"pmflow.planner.mode": output.planner.mode,
+                             "pmflow.plan.query_kind": str(output.plan.query_kind),
+                             "pmflow.plan.answer_contract": str(output.plan.answer_contract),
+                             "pmflow.plan.queries": len(output.plan.search_queries)})
+        if output.planner.reason:
+            span.add_event("planner.fallback", {"reason": output.planner.reason[:500]})
+    elif isinstance(output, EvidenceCollected):
+        span.set_attributes({"pmflow.evidence.count": len(output.bundle.items),
+                             "pmflow.evidence.attempts": len(output.attempts),
+                             "pmflow.execution_id": output.bundle.execution_id})
+        for a in output.attempts:
+            span.add_event("adapter.attempt", {
+                "adapter": a.adapter, "server": a.server or "", "tool": a.tool or "",
+                "outcome": a.outcome, "latency_ms": a.latency_ms,
+                "evidence_count": a.evidence_count, "error": (a.error or "")[:300]})
+    elif isinstance(output, AnswerReady):
+        v = output.verdict
+        span.set_attributes({"pmflow.status": str(output.status),
+                             "pmflow.composer": output.composer})
+        span.add_event("verifier.verdict", {
+            "passed": v.passed, "kept": v.kept, "dropped": v.dropped,
+            "freshness_ok": v.freshness_ok, "multi_source_ok": v.multi_source_ok,
+            "violations": "; ".join(v.violations)[:500],
+            "dropped_reasons": "; ".join(v.dropped_reasons)[:500]})
+    elif isinstance(output, ReplyRendered):
+        span.set_attributes({"pmflow.status": str(output.status),
+                             "pmflow.reply.sources": len(output.sources)})

@@ -1,0 +1,108 @@
+"""One trace per question, as a chain: each stage's processing span is the child of the span
+that published its input. Context crosses Kafka in the `traceparent`/`tracestate` headers.
+
+Configured by the standard `OTEL_*` variables. Without `OTEL_EXPORTER_OTLP_ENDPOINT` (or
+`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) no SDK is installed and the API's no-op tracer costs
+next to nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from opentelemetry import propagate, trace
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+
+SERVICE_NAME = "pmflow-gateway"
+tracer = trace.get_tracer("pmflow_gateway")
+_configured = False
+
+
+def configure_tracing(service_name: str = SERVICE_NAME) -> bool:
+    """Install the SDK with an OTLP/HTTP exporter when the environment asks for one."""
+    global _configured
+    endpoint = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or os.environ.get(
+        "OTEL_EXPORTER_OTLP_ENDPOINT")
+    if _configured or not endpoint or os.environ.get("OTEL_SDK_DISABLED", "").lower() == "true":
+        return _configured
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    name = os.environ.get("OTEL_SERVICE_NAME", service_name)
+    provider = TracerProvider(resource=Resource.create({"service.name": name}))
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    trace.set_tracer_provider(provider)
+    HTTPXClientInstrumentor().instrument()
+    _configured = True
+    return True
+
+
+def shutdown_tracing() -> None:
+    provider = trace.get_tracer_provider()
+    shutdown = getattr(provider, "shutdown", None)
+    if callable(shutdown):
+        shutdown()
+
+
+Headers = Sequence[tuple[str, bytes]]
+
+
+def _carrier(headers: Headers) -> dict[str, str]:
+    return {k: v.decode("latin-1") for k, v in headers if k in ("traceparent", "tracestate")}
+
+
+@contextmanager
+def consuming(*, topic: str, partition: int, offset: int, key: bytes | None, group: str,
+              headers: Headers, stage: str) -> Iterator[Span]:
+    """The span of one stage processing one record, child of the record's publisher."""
+    parent = propagate.extract(_carrier(headers))
+    attributes: dict[str, Any] = {
+        "messaging.system": "kafka",
+        "messaging.operation.type": "process",
+        "messaging.operation.name": "process",
+        "messaging.destination.name": topic,
+        "messaging.destination.partition.id": str(partition),
+        "messaging.kafka.offset": offset,
+        "messaging.consumer.group.name": group,
+        "pmflow.stage": stage,
+    }
+    if key:
+        attributes["messaging.kafka.message.key"] = key.decode("utf-8", "replace")
+    with tracer.start_as_current_span(f"process {topic}", context=parent, kind=SpanKind.CONSUMER,
+                                      attributes=attributes) as span:
+        yield span
+
+
+@contextmanager
+def publishing(topic: str, key: str | None) -> Iterator[list[tuple[str, bytes]]]:
+    """A producer span; yields the trace headers to put on the record."""
+    attributes: dict[str, Any] = {
+        "messaging.system": "kafka",
+        "messaging.operation.type": "send",
+        "messaging.operation.name": "send",
+        "messaging.destination.name": topic,
+    }
+    if key:
+        attributes["messaging.kafka.message.key"] = key
+    with tracer.start_as_current_span(f"send {topic}", kind=SpanKind.PRODUCER,
+                                      attributes=attributes):
+        carrier: dict[str, str] = {}
+        propagate.inject(carrier)
+        yield [(k, v.encode("latin-1")) for k, v in carrier.items()]
+
+
+@contextmanager
+def span(name: str, **attributes: Any) -> Iterator[Span]:
+    with tracer.start_as_current_span(name, attributes=attributes) as s:
+        yield s
+
+
+def mark_error(target: Span, message: str) -> None:
+    target.set_status(Status(StatusCode.ERROR, message))
+

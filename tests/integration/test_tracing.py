@@ -1,0 +1,102 @@
+"""One trace per question, read as a chain, on the real broker (and in the real Jaeger)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator
+
+import httpx
+import orjson
+import pytest
+from opentelemetry.sdk.trace import ReadableSpan
+
+from pmflow_gateway.bootstrap import Gateway, SystemClock
+from pmflow_gateway.handlers.planner_rules import RulesPlanner
+from pmflow_gateway.schemas import Topics
+from pmflow_gateway.settings import Settings
+from pmflow_gateway.streams.app import Processor
+from tests.fakes import FakeAdapter, InMemoryStore, evidence
+from tests.support.kafka import collect, produce
+from tests.support.traces import session_exporter
+from tests.unit.test_codec import PMFLOW_EXAMPLE
+
+pytestmark = pytest.mark.kafka
+WEATHER = evidence("https://www.weather.com.cn/guangzhou/5d", "广州未来5天以多云为主，气温18至25度。")
+CHAIN = ["route-decided", "plan-created", "evidence-collected", "answer-ready"]
+
+
+@pytest.fixture
+async def traced(kafka_bootstrap: str, topics: Topics) -> AsyncIterator[Processor]:
+    session_exporter()
+    gateway = Gateway(clock=SystemClock(), planner=RulesPlanner(),
+                      adapters=[FakeAdapter("mcp", items=[WEATHER])], store=InMemoryStore())
+    proc = Processor(Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix),
+                     gateway=gateway, grace_s=5)
+    await proc.start()
+    yield proc
+    await proc.stop()
+
+
+async def _ask(proc: Processor, bootstrap: str, question_id: str, trace_id: str) -> None:
+    parent = f"00-{trace_id}-{'ab' * 8}-01"  # as PMFlow's producer span would send it
+    value = orjson.dumps({**PMFLOW_EXAMPLE, "question_id": question_id})
+    await produce(bootstrap, proc.topics.route_decided, [(question_id.encode(), value)],
+                  headers=[("traceparent", parent.encode())])
+    await collect(bootstrap, [proc.topics.reply_rendered], until=lambda rs: len(rs) >= 1)
+    await asyncio.sleep(0.3)  # the memory writer may finish after the reply
+
+
+def _spans_of(trace_id: str) -> list[ReadableSpan]:
+    exporter, _ = session_exporter()
+    return [s for s in exporter.get_finished_spans()
+            if s.context is not None and format(s.context.trace_id, "032x") == trace_id]
+
+
+async def test_stages_form_a_chain_that_continues_pmflows_trace(
+        traced: Processor, kafka_bootstrap: str) -> None:
+    trace_id = uuid.uuid4().hex
+    await _ask(traced, kafka_bootstrap, "q-trace-1", trace_id)
+    spans = _spans_of(trace_id)
+    by_id = {s.context.span_id: s for s in spans}  # type: ignore[union-attr]
+    process = {s.name.split("query.")[1].removesuffix(".v1"): s for s in spans
+               if s.name.startswith("process ")}
+    assert set(CHAIN) <= set(process), sorted(process)
+    root = process["route-decided"]
+    assert root.parent is not None and root.parent.span_id == int("ab" * 8, 16)
+    # every later stage's processing span descends from the previous stage's (via its send)
+    for before, after in zip(CHAIN, CHAIN[1:], strict=False):
+        send = by_id[process[after].parent.span_id]  # type: ignore[union-attr]
+        assert send.name == f"send {traced.topics.prefix}query.{after}.v1"
+        assert send.parent.span_id == process[before].context.span_id  # type: ignore[union-attr]
+    # a span is named after the topic it reads: the evidence stage reads plan-created
+    assert "adapter.attempt" in {e.name for e in process["plan-created"].events}
+    answer_span = process["evidence-collected"]
+    verdicts = [e for e in answer_span.events if e.name == "verifier.verdict"]
+    assert verdicts and verdicts[0].attributes["kept"] == 1  # type: ignore[index]
+    assert answer_span.attributes["pmflow.status"] == "answered"  # type: ignore[index]
+
+
+@pytest.mark.jaeger
+async def test_jaeger_returns_one_trace_with_every_stage(
+        traced: Processor, kafka_bootstrap: str, jaeger_url: str) -> None:
+    if not os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+        pytest.skip("jaeger test: set OTEL_EXPORTER_OTLP_ENDPOINT")
+    trace_id = uuid.uuid4().hex
+    await _ask(traced, kafka_bootstrap, "q-trace-jaeger", trace_id)
+    _, provider = session_exporter()
+    provider.force_flush()
+    async with httpx.AsyncClient(base_url=jaeger_url) as client:
+        for _ in range(50):
+            response = await client.get(f"/api/traces/{trace_id}")
+            if response.status_code == 200 and response.json().get("data"):
+                break
+            await asyncio.sleep(0.2)
+        data = response.json()["data"]
+    assert len(data) == 1
+    names = {span["operationName"] for span in data[0]["spans"]}
+    for topic in CHAIN + ["reply-rendered"]:
+        assert f"send {traced.topics.prefix}query.{topic}.v1" in names or topic == "route-decided"
+    for topic in CHAIN:
+        assert f"process {traced.topics.prefix}query.{topic}.v1" in names

@@ -1,0 +1,29 @@
+"""One tracer provider for the whole test session (OpenTelemetry allows one per process):
+spans go to memory, and to Jaeger over OTLP/HTTP when the stack is up."""
+
+from __future__ import annotations
+
+import os
+
+from opentelemetry import trace
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+_exporter: InMemorySpanExporter | None = None
+_provider: TracerProvider | None = None
+
+
+def session_exporter() -> tuple[InMemorySpanExporter, TracerProvider]:
+    global _exporter, _provider
+    if _exporter is None or _provider is None:
+        _exporter = InMemorySpanExporter()
+        _provider = TracerProvider(resource=Resource.create({"service.name": "pmflow-gateway"}))
+        _provider.add_span_processor(SimpleSpanProcessor(_exporter))
+        if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+            _provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(), schedule_delay_millis=200))
+        trace.set_tracer_provider(_provider)
+    return _exporter, _provider
