@@ -41,15 +41,19 @@ def _print_json(obj: object) -> None:
 
 
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
-    import logging
-
     from pmflow_gateway.streams.app import Processor
+    from pmflow_gateway.streams.health import configure_logging
+    from pmflow_gateway.tracing import configure_tracing, shutdown_tracing
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    configure_logging()
+    configure_tracing()
     processor = Processor(settings, stages=args.stage or (), grace_s=args.grace)
     print(f"pmflow-gateway: stages {', '.join(processor.stage_names)} on "
           f"{settings.kafka_bootstrap}", file=sys.stderr)
-    asyncio.run(processor.app.run())
+    try:
+        asyncio.run(processor.app.run())
+    finally:
+        shutdown_tracing()
     return 0
 
 

@@ -31,6 +31,9 @@ class Settings(BaseSettings):
         default_factory=list,
         description="Hosts the SSRF guard lets through despite a private address (tests only).",
     )
+    http_port: int | None = Field(
+        default=9464, description="Port of /metrics, /healthz, /readyz (0: any free port; "
+        "unset with an empty value: no server).")
     llm_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint.")
     llm_model: str = Field(default="gpt-4o-mini", description="Model name sent to it.")
     llm_api_key: str | None = Field(default=None, description="Bearer token for it.")

@@ -13,6 +13,7 @@ from faststream.middlewares import AckPolicy
 from pmflow_gateway.bootstrap import Gateway, build_gateway
 from pmflow_gateway.schemas import Topics
 from pmflow_gateway.settings import Settings
+from pmflow_gateway.streams.health import CONSUMER_LAG, IN_FLIGHT, HealthServer
 from pmflow_gateway.streams.publisher import EventPublisher
 from pmflow_gateway.streams.runner import RunnerConfig, StageRunner
 from pmflow_gateway.streams.stages import STAGES
@@ -52,6 +53,7 @@ class Processor:
                                   description="PMFlow external query gateway")
         self.publisher = EventPublisher(settings.kafka_bootstrap)
         self.runners: list[StageRunner] = []
+        self.health: HealthServer | None = None
         self._subscribers = []
         config = RunnerConfig(max_in_flight=settings.in_flight,
                               max_message_bytes=settings.max_message_bytes)
@@ -100,8 +102,34 @@ class Processor:
     async def _start_committing(self) -> None:
         for runner, subscriber in zip(self.runners, self._subscribers, strict=True):
             runner.start_committing(subscriber.consumer)
+        if self.settings.http_port is not None:
+            health = HealthServer(port=self.settings.http_port, ready=self.ready,
+                                  refresh=self.refresh_metrics)
+            try:
+                await health.start()
+                self.health = health
+            except OSError as exc:  # a taken port must not stop the workers
+                log.warning("no /metrics server on port %s: %s", self.settings.http_port, exc)
+
+    def ready(self) -> bool:
+        return all(r.consumer is not None for r in self.runners) and not any(
+            r.executor.closing for r in self.runners)
+
+    def refresh_metrics(self) -> None:
+        for runner in self.runners:
+            IN_FLIGHT.labels(runner.stage.name).set(runner.executor.in_flight)
+            if runner.consumer is None:
+                continue
+            lag = 0
+            for tp in runner.consumer.assignment():
+                high = runner.consumer.highwater(tp)
+                done = runner.executor.committed_offsets().get(tp, 0)
+                lag += max((high or 0) - done, 0)
+            CONSUMER_LAG.labels(runner.stage.name).set(lag)
 
     async def _drain(self) -> None:
+        if self.health is not None:
+            await self.health.stop()
         for runner in self.runners:
             await runner.drain(self.grace_s)
 

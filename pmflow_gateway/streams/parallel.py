@@ -127,6 +127,9 @@ class OrderedExecutor:
             if tp in self._progress:
                 self._progress[tp].committed = offset
 
+    def committed_offsets(self) -> dict[TopicPartition, int]:
+        return {tp: p.committed for tp, p in self._progress.items() if p.committed is not None}
+
     def revoke(self, partitions: Iterable[TopicPartition]) -> int:
         """Abandon the in-flight work of lost partitions; returns how many tasks were cancelled."""
         cancelled = 0

@@ -21,6 +21,7 @@ from pmflow_gateway.schemas import DeadLettered, Topics
 from pmflow_gateway.schemas.contracts import Frozen
 from pmflow_gateway.schemas.events import Envelope
 from pmflow_gateway.streams.codec import Poison, decode
+from pmflow_gateway.streams.health import DEAD_LETTERS, STAGE_SECONDS, question_id_var, record_outcome
 from pmflow_gateway.streams.parallel import OrderedExecutor
 from pmflow_gateway.streams.publisher import EventPublisher
 from pmflow_gateway.streams.stages import Stage, annotate, give_up_answer
@@ -63,7 +64,7 @@ class StageRunner:
             await self.executor.submit(record)
 
     async def process(self, record: ConsumerRecord) -> None:
-        with consuming(topic=record.topic, partition=record.partition, offset=record.offset,
+        with STAGE_SECONDS.labels(self.stage.name).time(), consuming(topic=record.topic, partition=record.partition, offset=record.offset,
                        key=record.key, group=self.group_id, headers=record.headers or (),
                        stage=self.stage.name) as span:
             try:
@@ -75,9 +76,11 @@ class StageRunner:
                 return
             span.set_attributes({"pmflow.question_id": event.question_id,
                                  "pmflow.tenant_id": event.tenant_id})
+            question_id_var.set(event.question_id)
             output = await self._handle(record, event, span)
             if output is not None:
                 annotate(span, output)
+                record_outcome(output)
                 if self._sink is not None:
                     await self._publisher.send(self._sink, event.question_id, output)
 
@@ -117,6 +120,7 @@ class StageRunner:
 
     async def _dead_letter(self, record: ConsumerRecord, reason: str, event: Envelope | None) -> None:
         self.counts["dead_lettered"] += 1
+        DEAD_LETTERS.labels(self.stage.name).inc()
         value = record.value or b""
         try:
             original = value.decode("utf-8")

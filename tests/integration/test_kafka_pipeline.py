@@ -26,7 +26,7 @@ WEATHER = evidence("https://www.weather.com.cn/guangzhou/5d", "广州未来5天�
 async def processor(kafka_bootstrap: str, topics: Topics) -> AsyncIterator[Processor]:
     gateway = Gateway(clock=SystemClock(), planner=RulesPlanner(),
                       adapters=[FakeAdapter("mcp", items=[WEATHER])], store=InMemoryStore())
-    settings = Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix)
+    settings = Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix, http_port=0)
     proc = Processor(settings, gateway=gateway, grace_s=5)
     await proc.start()
     yield proc
@@ -80,3 +80,21 @@ async def test_internal_decisions_are_skipped_and_counted(
     assert [r.key for r in records] == [b"q-ext"]
     plan_runner = next(r for r in processor.runners if r.stage.name == "plan")
     assert plan_runner.counts["skipped"] == 1
+
+
+async def test_metrics_health_and_readiness_are_served(processor: Processor,
+                                                       kafka_bootstrap: str) -> None:
+    import httpx
+
+    topics = processor.topics
+    await produce(kafka_bootstrap, topics.route_decided,
+                  [(b"q-metrics", orjson.dumps({**PMFLOW_EXAMPLE, "question_id": "q-metrics"}))])
+    await collect(kafka_bootstrap, [topics.reply_rendered], until=lambda rs: len(rs) >= 1)
+    assert processor.health is not None
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{processor.health.port}") as client:
+        assert (await client.get("/healthz")).status_code == 200
+        assert (await client.get("/readyz")).status_code == 200
+        metrics = (await client.get("/metrics")).text
+    assert 'pmflow_questions_total{status="answered"}' in metrics
+    assert 'pmflow_stage_seconds_count{stage="plan"}' in metrics
+    assert 'pmflow_consumer_lag{stage="render"}' in metrics

@@ -32,7 +32,7 @@ async def traced(kafka_bootstrap: str, topics: Topics) -> AsyncIterator[Processo
     session_exporter()
     gateway = Gateway(clock=SystemClock(), planner=RulesPlanner(),
                       adapters=[FakeAdapter("mcp", items=[WEATHER])], store=InMemoryStore())
-    proc = Processor(Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix),
+    proc = Processor(Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix, http_port=0),
                      gateway=gateway, grace_s=5)
     await proc.start()
     yield proc
