@@ -24,7 +24,8 @@ _SPACE_NEAR_CJK = re.compile(rf"(?<=[{_CJK}]) | (?=[{_CJK}])")
 def question_key(question: str) -> str:
     """The memory key of a question: NFKC, case-folded, punctuation and symbols dropped,
     whitespace folded to single spaces (none next to CJK), at most `MAX_KEY_CHARS` long."""
-    text = unicodedata.normalize("NFKC", question).casefold()
+    # Normalised again after case folding, which can leave decomposed sequences ("ß̦").
+    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", question).casefold())
     kept = [
         " " if ch.isspace() or unicodedata.category(ch)[0] in "PSZC" else ch for ch in text
     ]
