@@ -76,8 +76,10 @@ class DomainHintPolicy:
     `preferred_domains` (which only raises those domains' authority score; it never filters).
     """
 
-    min_similarity: float = 0.5
-    """Only questions at least this alike (bigram Jaccard of the keys) lend their domains."""
+    min_similarity: float = 0.4
+    """Only questions at least this alike (bigram Jaccard of the keys) lend their domains.
+    0.4 keeps rephrasings ("未来5天广州的天气如何" vs "帮我看看未来5天的广州天气如何": 0.41)
+    and drops the same question about another city (…深圳天气如何: 0.33)."""
     max_hints: int = 3
     """At most this many domains are suggested."""
     candidates: int = 5

@@ -229,9 +229,9 @@ async def test_domain_hints_come_only_from_well_rated_answers(store: SqlMemorySt
         urls=("https://bad-weather.example/sz",)))
     await store.apply_feedback(feedback_given("stale", question_id="q-bad"))
 
-    hints = await preferred_domain_hints(store, "acme", "未来 5 天广州天气如何")
+    hints = await preferred_domain_hints(store, "acme", "未来5天广州的天气如何？")
     assert hints == ["weather.com.cn", "tianqi.example"]
-    assert await preferred_domain_hints(store, "globex", "未来 5 天广州天气如何") == []
+    assert await preferred_domain_hints(store, "globex", "未来5天广州的天气如何？") == []
 
 
 async def test_open_store_defaults_to_sqlite_under_the_data_dir(tmp_path: Path) -> None:
