@@ -106,6 +106,20 @@ async def test_concurrent_questions_with_one_key_are_each_counted(store: SqlMemo
     assert (memory["hit_count"], memory["outcome_counts"]) == (3, {"answered": 3})
 
 
+async def test_racing_answers_to_one_question_leave_the_newest(store: SqlMemoryStore) -> None:
+    older = answer_ready(event_id="answer-a", status=AnswerStatus.freshness_guard)
+    newer = answer_ready(event_id="answer-b", minutes=1)
+    results = await asyncio.gather(store.record_answer(older), store.record_answer(newer))
+
+    assert results[1] is True
+    assert await count_rows(store, qa_records) == 1
+    record = await store.qa_record("acme", "q-1")
+    assert record is not None and record["answer_event_id"] == "answer-b"
+    memory = await store.route_memory("acme", record["question"])
+    assert memory is not None
+    assert (memory["hit_count"], memory["outcome_counts"]) == (1, {"answered": 1})
+
+
 async def test_a_newer_answer_to_the_same_question_moves_its_outcome(store: SqlMemoryStore) -> None:
     assert await store.record_answer(answer_ready(status=AnswerStatus.freshness_guard))
     assert await store.record_answer(answer_ready(event_id="answer-retry", minutes=1))
