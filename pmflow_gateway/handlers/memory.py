@@ -1,12 +1,26 @@
 """Memory writer: AnswerReady and FeedbackGiven -> the QA record and route memories.
 
-The store does the idempotent writes; this module decides what is written.
+The store does the idempotent, tenant-scoped writes; this module decides what counts as a
+good answer, which domains grounded it, and which domains the planner may prefer for a new
+question because they grounded well-rated answers to similar ones.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
 from pmflow_gateway.handlers.ports import MemoryStore
-from pmflow_gateway.schemas import AnswerReady, FeedbackGiven
+from pmflow_gateway.schemas import AnswerReady, AnswerStatus, FeedbackGiven
+
+# Feedback that says the answer (or the route that led to it) should not be repeated.
+NEGATIVE_FEEDBACK = frozenset({"unhelpful", "wrong_route", "stale", "incorrect"})
+
+# A memory keeps at most this many good domains, most frequent first.
+MAX_GOOD_DOMAINS = 10
 
 
 async def remember_answer(event: AnswerReady, *, store: MemoryStore) -> bool:
@@ -17,3 +31,76 @@ async def remember_answer(event: AnswerReady, *, store: MemoryStore) -> bool:
 async def remember_feedback(event: FeedbackGiven, *, store: MemoryStore) -> bool:
     """Write the user's feedback back onto the QA record and the route memory."""
     return await store.apply_feedback(event)
+
+
+def source_domain(url: str) -> str | None:
+    """The host a source came from, in the form `scoring.authority_score` matches
+    preferred domains against (lower case, no `www.`)."""
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return None
+    if not host:
+        return None
+    return host.removeprefix("www.")
+
+
+def is_good_answer(status: str, feedback_outcome: str | None) -> bool:
+    """Answered, and nobody has said it was wrong: the seed's "well-rated" sample."""
+    return status == AnswerStatus.answered and feedback_outcome not in NEGATIVE_FEEDBACK
+
+
+def rank_good_domains(records: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Domains that grounded good answers, most answers first (first seen breaks ties).
+
+    Each record is a QA record row: `status`, `feedback_outcome` and `sources_used`
+    (dumped `SourceUsed` dicts). A domain counts once per answer, however often it is cited.
+    """
+    counts: Counter[str] = Counter()
+    for record in records:
+        if not is_good_answer(record["status"], record["feedback_outcome"]):
+            continue
+        # dict, not set: the order sources were cited in must break ties reproducibly.
+        urls = [str(source.get("url", "")) for source in record["sources_used"]]
+        domains = dict.fromkeys(source_domain(url) for url in urls)
+        counts.update(domain for domain in domains if domain)
+    return [domain for domain, _ in counts.most_common(MAX_GOOD_DOMAINS)]
+
+
+@dataclass(frozen=True, kw_only=True)
+class DomainHintPolicy:
+    """How the planner's preferred-domain hints are drawn from the route memories.
+
+    Switched on by the proposed setting `PMFLOW_MEMORY_DOMAIN_HINTS` (default off): the plan
+    stage then calls `preferred_domain_hints` and appends the result to the plan's
+    `preferred_domains` (which only raises those domains' authority score; it never filters).
+    """
+
+    min_similarity: float = 0.4
+    """Only questions at least this alike (bigram Jaccard of the keys) lend their domains.
+    0.4 keeps rephrasings ("未来5天广州的天气如何" vs "帮我看看未来5天的广州天气如何": 0.41)
+    and drops the same question about another city (…深圳天气如何: 0.33)."""
+    max_hints: int = 3
+    """At most this many domains are suggested."""
+    candidates: int = 5
+    """How many similar questions are consulted."""
+
+
+async def preferred_domain_hints(
+    store: MemoryStore, tenant_id: str, question: str, policy: DomainHintPolicy | None = None
+) -> list[str]:
+    """Domains that grounded well-rated answers to this tenant's similar past questions,
+    best first. A memory whose latest feedback is negative lends nothing."""
+    policy = policy or DomainHintPolicy()
+    weights: dict[str, float] = {}
+    first_seen: dict[str, int] = {}
+    for similar in await store.similar(tenant_id, question, limit=policy.candidates):
+        if similar.similarity < policy.min_similarity:
+            continue
+        if similar.feedback_outcome in NEGATIVE_FEEDBACK:
+            continue
+        for domain in similar.good_domains:
+            weights[domain] = weights.get(domain, 0.0) + similar.similarity
+            first_seen.setdefault(domain, len(first_seen))
+    ranked = sorted(weights, key=lambda domain: (-weights[domain], first_seen[domain]))
+    return ranked[: policy.max_hints]
