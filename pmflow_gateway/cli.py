@@ -45,13 +45,20 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     from pmflow_gateway.streams.health import configure_logging
     from pmflow_gateway.tracing import configure_tracing, shutdown_tracing
 
+    async def run() -> None:
+        # aiokafka clients must be created inside the running loop
+        processor = Processor(settings, stages=args.stage or (), grace_s=args.grace)
+        print(f"pmflow-gateway: stages {', '.join(processor.stage_names)} on "
+              f"{settings.kafka_bootstrap}", file=sys.stderr)
+        await processor.app.run()
+
     configure_logging()
     configure_tracing()
-    processor = Processor(settings, stages=args.stage or (), grace_s=args.grace)
-    print(f"pmflow-gateway: stages {', '.join(processor.stage_names)} on "
-          f"{settings.kafka_bootstrap}", file=sys.stderr)
     try:
-        asyncio.run(processor.app.run())
+        asyncio.run(run())
+    except ValueError as exc:  # an unknown --stage
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     finally:
         shutdown_tracing()
     return 0

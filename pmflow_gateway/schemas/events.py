@@ -24,7 +24,7 @@ from pmflow_gateway.schemas.contracts import (
     Verdict,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Literal[1] = 1
 _EVENT_NAMESPACE = uuid.UUID("6f1c6d2e-3a8b-4c1e-9a55-2b1f0c7d9e10")
 
 

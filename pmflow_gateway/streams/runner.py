@@ -91,10 +91,6 @@ class StageRunner:
         for attempt in range(self._config.retries + 1):
             try:
                 output = await self.stage.handle(self._bound(), event)
-            except self.stage.refusals as exc:
-                mark_error(span, f"refused: {exc}")
-                await self._dead_letter(record, f"refused: {exc}", event)
-                return None
             except Exception as exc:
                 if attempt == self._config.retries:
                     mark_error(span, repr(exc))

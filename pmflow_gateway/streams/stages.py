@@ -17,7 +17,6 @@ from pmflow_gateway.handlers.evidence import collect_evidence
 from pmflow_gateway.handlers.failure import failed_answer
 from pmflow_gateway.handlers.memory import remember_answer, remember_feedback
 from pmflow_gateway.handlers.plan import plan_question
-from pmflow_gateway.handlers.ports import UnknownQuestion
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.schemas import (
     AnswerReady,
@@ -42,8 +41,6 @@ class Stage:
     model: type[Envelope]
     handle: Handle
     sink: Callable[[Topics], str] | None = None
-    # Inputs no retry can fix (raised by the core) go to the dead-letter topic at once.
-    refusals: tuple[type[Exception], ...] = ()
     # When the stage gives up on a question, the user still gets a `failed` answer.
     gives_up_with_answer: bool = False
 
@@ -89,9 +86,10 @@ STAGES: dict[str, Stage] = {
               sink=lambda t: t.reply_rendered),
         Stage(name="memory", description="Answer -> QA record and route memory.",
               source=lambda t: t.answer_ready, model=AnswerReady, handle=_remember),
+        # Feedback for an unknown question is retried like any failure before it is
+        # dead-lettered: it may simply have overtaken the answer it is about.
         Stage(name="feedback", description="Feedback -> QA record and route memory.",
-              source=lambda t: t.feedback, model=FeedbackGiven, handle=_feedback,
-              refusals=(UnknownQuestion,)),
+              source=lambda t: t.feedback, model=FeedbackGiven, handle=_feedback),
     ]
 }
 

@@ -1,0 +1,212 @@
+"""Nothing lost, nothing doubled: worker processes killed, a broker restarted, a group rebalanced.
+
+Each run prints its numbers (questions, kills, rows, duplicates, lost, dead letters).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import uuid
+from collections import defaultdict
+from pathlib import Path
+
+import orjson
+import pytest
+from aiokafka import AIOKafkaConsumer, ConsumerRecord
+from aiokafka.admin import AIOKafkaAdminClient
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from pmflow_gateway.schemas import ReplyRendered, Topics
+from tests.support.broker import PrivateBroker
+from tests.support.kafka import produce
+from tests.support.workers import Worker
+from tests.unit.test_codec import PMFLOW_EXAMPLE
+
+pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
+QUESTIONS = ["帮我看看未来 5 天的广州天气如何", "What's the weather in London tomorrow?",
+             "英伟达最新财报怎么样", "latest news about OpenAI", "今天上证指数收盘多少"]
+
+
+def routes(tenant: str, n: int) -> list[tuple[bytes, bytes]]:
+    return [(f"{tenant}-{i}".encode(), orjson.dumps({
+        **PMFLOW_EXAMPLE, "event_id": str(uuid.uuid4()), "question_id": f"{tenant}-{i}",
+        "tenant_id": tenant, "question": QUESTIONS[i % len(QUESTIONS)]})) for i in range(n)]
+
+
+class Replies:
+    """Reads the reply topic in the background; keeps every record per question."""
+
+    def __init__(self, bootstrap: str, topic: str) -> None:
+        self.by_question: dict[bytes, list[ConsumerRecord]] = defaultdict(list)
+        self._consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap,
+                                          auto_offset_reset="earliest", enable_auto_commit=False,
+                                          request_timeout_ms=10_000, retry_backoff_ms=500)
+        self._task: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> Replies:
+        await self._consumer.start()
+        self._task = asyncio.create_task(self._run())
+        return self
+
+    async def _run(self) -> None:
+        while True:
+            for records in (await self._consumer.getmany(timeout_ms=200)).values():
+                for r in records:
+                    self.by_question[r.key].append(r)
+
+    async def wait_for(self, keys: set[bytes], timeout_s: float,
+                       worker: Worker | None = None) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while not keys <= set(self.by_question) and loop.time() < deadline:
+            assert worker is None or worker.alive, f"worker died: {worker.log.read_text()[-3000:]}"
+            await asyncio.sleep(0.25)
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+        await asyncio.gather(self._task, return_exceptions=True)
+        await self._consumer.stop()
+
+    def duplicates_share_event_id(self) -> bool:
+        return all(len({ReplyRendered.model_validate_json(r.value).event_id for r in rs}) == 1
+                   for rs in self.by_question.values())
+
+    @property
+    def duplicates(self) -> int:
+        return sum(len(rs) - 1 for rs in self.by_question.values())
+
+
+async def qa_rows(database_url: str, tenant: str, *, expect: int,
+                  timeout_s: float = 60) -> tuple[int, int]:
+    """QA rows of the tenant (all, distinct questions), once the memory writer (which runs
+    beside the renderer, so may still be busy when the last reply is out) has written `expect`."""
+    engine = create_async_engine(database_url)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    try:
+        while True:
+            async with engine.connect() as conn:
+                row = (await conn.execute(text(
+                    "select count(*), count(distinct question_id) from qa_records "
+                    "where tenant_id = :t"), {"t": tenant})).one()
+            if int(row[0]) >= expect or loop.time() > deadline:
+                return int(row[0]), int(row[1])
+            await asyncio.sleep(0.5)
+    finally:
+        await engine.dispose()
+
+
+def worker_env(bootstrap: str, topics: Topics, postgres_url: str) -> dict[str, str]:
+    return {"PMFLOW_KAFKA_BOOTSTRAP": bootstrap, "PMFLOW_TOPIC_PREFIX": topics.prefix,
+            "PMFLOW_DATABASE_URL": postgres_url, "OTEL_EXPORTER_OTLP_ENDPOINT": ""}
+
+
+def report(name: str, **numbers: object) -> None:
+    print(f"\nchaos {name}: " + ", ".join(f"{k}={v}" for k, v in numbers.items()))
+
+
+async def test_workers_killed_three_times_lose_and_double_nothing(
+        kafka_bootstrap: str, postgres_url: str, topics: Topics, tmp_path: Path) -> None:
+    tenant, n = f"kill{uuid.uuid4().hex[:6]}", 2000
+    env = worker_env(kafka_bootstrap, topics, postgres_url)
+    worker = Worker(env, log=tmp_path / "worker.log").start()
+    kills = 0
+    async with Replies(kafka_bootstrap, topics.reply_rendered) as replies:
+        await produce(kafka_bootstrap, topics.route_decided, routes(tenant, n))
+        rng = random.Random(7)
+        while kills < 3:
+            await asyncio.sleep(rng.uniform(2.0, 4.0))
+            worker.kill()
+            kills += 1
+            worker = Worker(env, log=tmp_path / "worker.log").start()
+        await replies.wait_for({f"{tenant}-{i}".encode() for i in range(n)}, timeout_s=240,
+                               worker=worker)
+        rows, distinct = await qa_rows(postgres_url, tenant, expect=n)
+        worker.terminate()
+        lost = n - len(replies.by_question)
+        report("kill", questions=n, kills=kills, replies=len(replies.by_question),
+               duplicates=replies.duplicates, rows=rows, lost=lost)
+        assert lost == 0, (tmp_path / "worker.log").read_text()[-3000:]
+        assert replies.duplicates_share_event_id()
+        assert rows == distinct == n
+
+
+async def test_two_workers_one_killed_the_other_takes_over(
+        kafka_bootstrap: str, postgres_url: str, topics: Topics, tmp_path: Path) -> None:
+    tenant, n = f"pair{uuid.uuid4().hex[:6]}", 600
+    env = worker_env(kafka_bootstrap, topics, postgres_url)
+    first = Worker(env, log=tmp_path / "first.log").start()
+    second = Worker(env, log=tmp_path / "second.log").start()
+    async with Replies(kafka_bootstrap, topics.reply_rendered) as replies:
+        await asyncio.sleep(4)  # both join the groups
+        await produce(kafka_bootstrap, topics.route_decided, routes(tenant, n))
+        await asyncio.sleep(1.0)
+        first.kill()
+        await replies.wait_for({f"{tenant}-{i}".encode() for i in range(n)}, timeout_s=180,
+                               worker=second)
+        rows, distinct = await qa_rows(postgres_url, tenant, expect=n)
+        second.terminate()
+        lost = n - len(replies.by_question)
+        report("rebalance", questions=n, kills=1, replies=len(replies.by_question),
+               duplicates=replies.duplicates, rows=rows, lost=lost)
+        assert lost == 0, (tmp_path / "second.log").read_text()[-3000:]
+        assert replies.duplicates_share_event_id()
+        assert rows == distinct == n
+
+
+async def test_sigterm_drains_commits_and_exits(
+        kafka_bootstrap: str, postgres_url: str, topics: Topics, tmp_path: Path) -> None:
+    tenant, n = f"term{uuid.uuid4().hex[:6]}", 300
+    env = worker_env(kafka_bootstrap, topics, postgres_url)
+    worker = Worker(env, log=tmp_path / "worker.log", grace_s=15).start()
+    async with Replies(kafka_bootstrap, topics.reply_rendered) as replies:
+        await produce(kafka_bootstrap, topics.route_decided, routes(tenant, n))
+        await replies.wait_for({f"{tenant}-{i}".encode() for i in range(n)}, timeout_s=120,
+                               worker=worker)
+        assert worker.terminate(timeout_s=30) == 0, (tmp_path / "worker.log").read_text()[-3000:]
+    admin = AIOKafkaAdminClient(bootstrap_servers=kafka_bootstrap)
+    await admin.start()
+    try:
+        committed = await admin.list_consumer_group_offsets(f"{topics.prefix}gateway-plan")
+    finally:
+        await admin.close()
+    consumer = AIOKafkaConsumer(bootstrap_servers=kafka_bootstrap)
+    await consumer.start()
+    try:
+        ends = await consumer.end_offsets(list(committed))
+    finally:
+        await consumer.stop()
+    assert {tp: meta.offset for tp, meta in committed.items()} == ends
+    assert len(replies.by_question) == n
+
+
+async def test_broker_restart_mid_run_loses_nothing(
+        postgres_url: str, topics: Topics, tmp_path: Path) -> None:
+    broker = PrivateBroker(tmp_path / "kafka")
+    broker.start()
+    tenant, n = f"brk{uuid.uuid4().hex[:6]}", 400
+    worker = Worker(worker_env(broker.bootstrap, topics, postgres_url),
+                    log=tmp_path / "worker.log").start()
+    try:
+        await produce(broker.bootstrap, topics.route_decided, routes(tenant, n))
+        await asyncio.sleep(3)
+        broker.stop()
+        await asyncio.sleep(5)
+        broker.start()
+        async with Replies(broker.bootstrap, topics.reply_rendered) as replies:
+            await replies.wait_for({f"{tenant}-{i}".encode() for i in range(n)}, timeout_s=180,
+                                   worker=worker)
+            rows, distinct = await qa_rows(postgres_url, tenant, expect=n)
+            lost = n - len(replies.by_question)
+            report("broker-restart", questions=n, restarts=1, replies=len(replies.by_question),
+                   duplicates=replies.duplicates, rows=rows, lost=lost)
+            assert lost == 0, (tmp_path / "worker.log").read_text()[-3000:]
+            assert replies.duplicates_share_event_id()
+            assert rows == distinct == n
+    finally:
+        if worker.alive:
+            worker.kill()
+        broker.stop()
