@@ -180,7 +180,9 @@ def draft_plan(
     """The plan, and what is missing when the question cannot be searched as it stands."""
     text = " ".join(question.split())
     # Character by character, so every offset found in `lower` is the same offset in `text`.
-    lower = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    lower = text.lower()
+    if len(lower) != len(text):  # a few letters ("İ") grow when lowered
+        lower = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
     zh = bool(_CJK.search(text)) or (not re.search(r"[a-z]", lower) and locale.startswith("zh"))
     spans = _find_names(text, lower, zh=zh)
     places = [s.text for s in spans if s.is_place]
@@ -324,7 +326,11 @@ def _has_residue(text: str, lower: str, spans: Sequence[_Span],
     cuts = [(s.start, s.end) for s in spans if s.start >= 0]
     if time_match:
         cuts.append(time_match.span())
-    rest = "".join(" " if any(a <= i < b for a, b in cuts) else ch for i, ch in enumerate(lower))
+    pieces, at = [], 0
+    for start, end in sorted(cuts):
+        pieces.append(lower[at:max(start, at)])
+        at = max(at, end)
+    rest = " ".join([*pieces, lower[at:]])
     for _, pattern in _KIND_WORDS:
         rest = pattern.sub(" ", rest)
     rest = _ZH_NOISE.sub(" ", rest)
