@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]  # no types-jsonschema in the test extras
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
