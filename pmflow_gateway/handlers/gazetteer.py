@@ -115,3 +115,22 @@ COUNTRIES: tuple[tuple[str, str], ...] = (
     ("阿联酋", "UAE"), ("土耳其", "Turkey"), ("埃及", "Egypt"), ("南非", "South Africa"),
     ("乌克兰", "Ukraine"), ("台湾", "Taiwan"),
 )
+
+# English words that are never a name, even capitalised at the start of a question.
+_STOP_WORDS_TEXT = (
+    "what what's whats who who's when where why how is are was were be been the a an any about "
+    "of for in on at to from and or me my i you your it its this that there please tell show "
+    "give find search check look up do does did can could will would should latest new now "
+    "today tomorrow tonight like get going more again continue ok so then just also some top "
+    "best compare vs which between difference with has have had weather forecast news "
+    "headlines day after before else other"
+)
+ENGLISH_STOP_WORDS: tuple[str, ...] = tuple(_STOP_WORDS_TEXT.split())
+
+# Roles and acronyms that look like names in Chinese text ("腾讯的 CEO") but are not.
+NOT_NAMES: tuple[str, ...] = ("ceo", "cfo", "cto", "ai", "api", "ipo", "llm", "aqi", "gdp", "etf",
+                              "faq", "ok")
+
+# Lower-case words that still belong to the name before them ("GPT-4o mini").
+NAME_VARIANT_WORDS: tuple[str, ...] = ("mini", "pro", "max", "plus", "turbo", "flash", "lite",
+                                       "ultra", "nano", "sonnet", "opus", "haiku")

@@ -17,9 +17,12 @@ from pmflow_gateway.handlers.gazetteer import (
     COMPANIES,
     COUNTRIES,
     DEFAULT_PREFERRED_DOMAINS,
+    ENGLISH_STOP_WORDS,
     MARKET_NAMES,
     MODEL_VENDOR_DOMAINS,
     MODELS,
+    NAME_VARIANT_WORDS,
+    NOT_NAMES,
 )
 from pmflow_gateway.schemas import (
     AnswerContract,
@@ -54,15 +57,18 @@ def _names(names: Sequence[str]) -> re.Pattern[str]:
 _KIND_WORDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
     (QueryKind.weather, re.compile(
         r"天气|气温|温度|下雨|降雨|有雨|下雪|降雪|暴雨|台风|雾霾|空气质量|带伞|冷不冷|热不热|更热|更冷"
-        r"|多少度|几度|预报|晴天|阴天|多云|大风|刮风|湿度|紫外线|" + _latin(
+        r"|多少度|几度|预报|晴天|阴天|多云|大风|刮风|湿度|紫外线|降温|升温|凉快|暖和|冷吗|很冷|多冷|热吗"
+        r"|很热|多热|有雾|大雾|雷阵雨|雷雨|冰雹|" + _latin(
             r"weather|forecast|temperature|rain(?:ing|y)?|snow(?:ing)?|hot|cold|humid(?:ity)?"
-            r"|sunny|cloudy|windy|storms?|umbrella|air quality|aqi|uv index"))),
+            r"|sunny|cloudy|windy|storms?|fog(?:gy)?|freezing|chilly|heat ?wave|umbrella"
+            r"|air quality|aqi|uv index"))),
     (QueryKind.market, re.compile(
         r"股价|股票|股市|汇率|金价|油价|大盘|收盘|开盘|市值|行情|涨跌|"
         + _latin(r"stocks?|share price|exchange rate|market cap|forex|crypto|ticker"))),
     (QueryKind.news, re.compile(
-        r"新闻|消息|头条|动态|快讯|热点|报道|资讯|发生了什么|大事|发布会|"
-        + _latin(r"news|headlines?|happened|happening|going on|updates?|breaking"))),
+        r"新闻|消息|头条|动态|快讯|热点|报道|资讯|新鲜事|发生了什么|大事|发布会|宣布|"
+        + _latin(r"news|headlines?|happened|happening|going on|updates?|breaking|latest on"
+                 r"|announce[sd]?|announcements?"))),
     (QueryKind.company, re.compile(
         r"公司|财报|营收|利润|融资|估值|裁员|董事长|创始人|总裁|总部|销量|收购|"
         + _latin(r"ceo|cfo|founders?|headquarter(?:s|ed)?|earnings|revenue|profits?|funding"
@@ -96,12 +102,12 @@ _DAYS_AHEAD = re.compile(r"(?:未来|next)\s*(\d+)\s*(?:天|日|days)")
 
 _COMPARE = re.compile(r"对比|比较|区别|差异|差别|" + _latin(
     r"vs\.?|versus|compare[sd]?|comparison|difference between|better than"))
-_WHICH = re.compile(r"哪个|哪家|哪一个|谁更|" + _latin(r"which"))
+_WHICH = re.compile(r"哪个|哪家|哪一个|谁更|谁的|" + _latin(r"which"))
 _BOTH = re.compile(r"和|与|跟|还是|" + _latin(r"and|or"))
 _DIRECT = re.compile(
     r"是谁|谁是|是多少|多少|几度|几点|什么时候|何时|哪天|哪一天|哪年|几号|在哪|哪里|是哪|是什么|什么价格"
     r"|多久|多长时间|^(?:who|when|where)(?:'s)?(?![a-z])|" + _latin(
-        r"how (?:much|many|long|old|far)|what time|release date|launch date"
+        r"how (?:much|many|long|old|far|tall|big|high|deep)|what time|release date|launch date"
         r"|what(?:'s| is| was)(?: the)?(?: current)? (?:price|temperature|ceo|founder|population"
         r"|context window|exchange rate|market cap|capital)"))
 _PRICE = re.compile(r"股价|价格|汇率|收盘价|开盘价|市值|金价|油价|" + _latin(
@@ -114,20 +120,12 @@ _TREND = re.compile(r"走势|趋势|表现|涨|跌|怎么样|如何|行情|" + _
 _ZH_NOISE = re.compile(
     r"帮我|帮忙|请问|请|麻烦|查一下|查查|查询|搜一下|搜索|看看|看一下|一下|告诉我|我想知道|想知道|有没有"
     r"|有什么|有哪些|什么|怎么样了|怎么样|如何|怎么|会不会|是不是|是谁|是多少|多少|是什么|是哪个|哪个"
-    r"|哪些|最新|最近|现在|目前|当前|那个|这个|情况|进展|继续|然后|还有|说说|讲讲|详细|怎么弄|再|新|吗|呢"
-    r"|吧|啊|了|的|和|与"
+    r"|哪些|最新|最近|现在|目前|当前|那个|这个|情况|进展|继续|然后|还有|说说|讲讲|详细|怎么弄|别的|其他"
+    r"|他们|她们|他|她|它|说的|对不对|对吗|真的吗|再|新|吗|呢|吧|啊|了|的|和|与"
     r"|跟|还是|对比|比较")
-_EN_STOP_WORDS = (
-    "what what's whats who who's when where why how is are was were be been the a an any about "
-    "of for in on at to from and or me my i you your it its this that there please tell show "
-    "give find search check look up do does did can could will would should latest new now "
-    "today tomorrow tonight like get going more again continue ok so then just also some top "
-    "best compare vs which between difference with has have had weather forecast news "
-    "headlines day after before else other"
-)
-_EN_STOP = frozenset(_EN_STOP_WORDS.split())
-_NOT_NAME_WORDS = "ceo cfo cto ai api ipo llm aqi gdp etf faq ok"  # roles and acronyms
-_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
+_EN_STOP = frozenset(ENGLISH_STOP_WORDS)
+_NOT_NAMES = frozenset(NOT_NAMES)
+_VARIANT_WORDS = frozenset(NAME_VARIANT_WORDS)
 _FILLERS = re.compile(
     r"^(?:帮我|请问|请|麻烦)?(?:查一下|查查|看看|看一下|搜一下|告诉我)?|[？?！!。.\s]+$"
     r"|^(?:please |can you (?:tell me|check) )", re.IGNORECASE)
@@ -291,7 +289,8 @@ def _capitalised_phrases(text: str) -> list[_Span]:
         is_name = word.lower() not in _EN_STOP and word.lower() not in _NOT_NAMES
         starts_name = is_name and any(c.isupper() for c in word)
         adjacent = bool(run) and text[run[-1].end():token.start()] == " "
-        if adjacent and is_name and (starts_name or word[0].isdigit()):
+        continues = starts_name or word[0].isdigit() or word.lower() in _VARIANT_WORDS
+        if adjacent and is_name and continues:
             run.append(token)
             continue
         close_run()
