@@ -61,6 +61,7 @@ _KIND_WORDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
         r"|很热|多热|有雾|大雾|雷阵雨|雷雨|冰雹|" + _latin(
             r"weather|forecast|temperature|rain(?:ing|y)?|snow(?:ing)?|hot|cold|humid(?:ity)?"
             r"|sunny|cloudy|windy|storms?|fog(?:gy)?|freezing|chilly|heat ?wave|umbrella"
+            r"|warm(?:er)?|hotter|colder|cooler"
             r"|air quality|aqi|uv index"))),
     (QueryKind.market, re.compile(
         r"股价|股票|股市|汇率|金价|油价|大盘|收盘|开盘|市值|行情|涨跌|"
@@ -83,6 +84,7 @@ _NAME_KINDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
     (QueryKind.market, _names(MARKET_NAMES)),
 )
 _WEAK_MARKET = re.compile(r"价格|" + _latin(r"price|quote"))
+_TICKER = re.compile(r"\$?[A-Z]{1,5}|\d{6}")
 _PLACES = _names([name for pair in CITIES for name in pair])
 _COUNTRIES = _names([name for pair in COUNTRIES for name in pair])
 _STOCK_CODE = re.compile(r"(?<!\d)\d{6}(?!\d)")
@@ -119,7 +121,7 @@ _TREND = re.compile(r"走势|趋势|表现|涨|跌|怎么样|如何|行情|" + _
 # names and the time words is the thing to search for.
 _ZH_NOISE = re.compile(
     r"帮我|帮忙|请问|请|麻烦|查一下|查查|查询|搜一下|搜索|看看|看一下|一下|告诉我|我想知道|想知道|有没有"
-    r"|有什么|有哪些|什么|怎么样了|怎么样|如何|怎么|会不会|是不是|是谁|是多少|多少|是什么|是哪个|哪个"
+    r"|有什么|有哪些|什么时候|是什么|什么|怎么样了|怎么样|如何|怎么|会不会|是不是|是谁|是多少|多少|是什么|是哪个|哪个"
     r"|哪些|最新|最近|现在|目前|当前|那个|这个|情况|进展|继续|然后|还有|说说|讲讲|详细|怎么弄|别的|其他"
     r"|他们|她们|他|她|它|说的|对不对|对吗|真的吗|再|新|吗|呢|吧|啊|了|的|和|与"
     r"|跟|还是|对比|比较")
@@ -127,7 +129,8 @@ _EN_STOP = frozenset(ENGLISH_STOP_WORDS)
 _NOT_NAMES = frozenset(NOT_NAMES)
 _VARIANT_WORDS = frozenset(NAME_VARIANT_WORDS)
 _FILLERS = re.compile(
-    r"^(?:帮我|请问|请|麻烦)?(?:查一下|查查|看看|看一下|搜一下|告诉我)?|[？?！!。.\s]+$"
+    r"^(?:帮我|请问|请|麻烦|我想知道|想知道|我想问)?(?:查一下|查查|看看|看一下|搜一下|告诉我)?"
+    r"|[？?！!。.\s]+$"
     r"|^(?:please |can you (?:tell me|check) )", re.IGNORECASE)
 _ZH_SUFFIX_NAME = re.compile(
     r"[\u4e00-\u9fff]{2,4}(?:汽车|科技|集团|银行|证券|控股|股份|电器|电子)")
@@ -200,8 +203,7 @@ def draft_plan(
     elif _COMPARE.search(lower) or (_WHICH.search(lower) and _BOTH.search(lower)
                                     and len(entities) >= 2):
         contract = AnswerContract.compare_with_sources
-    elif _DIRECT.search(lower) or (kind is QueryKind.market and _PRICE.search(lower)
-                                   and not _TREND.search(lower)):
+    elif _DIRECT.search(lower) or (_PRICE.search(lower) and not _TREND.search(lower)):
         contract = AnswerContract.direct_fact
     else:
         contract = AnswerContract.summary_with_sources
@@ -307,7 +309,8 @@ def _kind(lower: str, spans: Sequence[_Span], *, has_subject: bool) -> QueryKind
     for kind in (QueryKind.model, QueryKind.company, QueryKind.market):
         if any(s.kind is kind for s in spans):
             return kind
-    if _WEAK_MARKET.search(lower) and spans:
+    # "the price of AAPL": a bare price question about a ticker-shaped name.
+    if _WEAK_MARKET.search(lower) and any(_TICKER.fullmatch(s.text) for s in spans):
         return QueryKind.market
     return QueryKind.generic_web if has_subject else QueryKind.unknown
 

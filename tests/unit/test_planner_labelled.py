@@ -1,8 +1,11 @@
 """Per-field accuracy of the rules planner on questions written the way users ask them.
 
-The labelled set (tests/data/planner_labelled.jsonl) was written before the rules; its last
-32 questions were a held-out set, scored once before the rules saw them (see the report in
-the planner's commit history). Names compare case-insensitively and in any order.
+The first 108 questions of tests/data/planner_labelled.jsonl were written before the rules.
+Two more sets of 32 were then written blind and scored once before the rules were adjusted
+to them, and folded in afterwards. Their first-pass accuracy, the honest estimate for new
+questions, was: query_kind 81% / 75%, answer_contract 88% / 88%, freshness 97% / 100%,
+location 100% / 100%, time range 100% / 100%, entities 91% / 97%, multi-source 100% / 97%.
+Names compare case-insensitively and in any order.
 """
 
 from __future__ import annotations
