@@ -180,7 +180,7 @@ def draft_plan(
 ) -> tuple[ExternalQueryPlan, str | None]:
     """The plan, and what is missing when the question cannot be searched as it stands."""
     text = " ".join(question.split())
-    # Character by character, so every offset found in `lower` is the same offset in `text`.
+    # Names are matched in `lower` and reported from `text`: the offsets must agree.
     lower = text.lower()
     if len(lower) != len(text):  # a few letters ("İ") grow when lowered
         lower = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
@@ -190,7 +190,7 @@ def draft_plan(
     entities = _dedupe(s.text for s in spans)
     time_match = _TIME.search(lower)
     time_hint = _normalise(text[time_match.start():time_match.end()]) if time_match else None
-    has_subject = bool(entities) or _has_residue(text, lower, spans, time_match, zh=zh)
+    has_subject = bool(entities) or _has_residue(lower, spans, time_match)
     kind = _kind(lower, spans, has_subject=has_subject)
 
     missing: str | None = None
@@ -216,7 +216,7 @@ def draft_plan(
         queries = _weather_queries(places if compare else [location], time_hint, zh=zh)
     else:
         topic = core
-        queries = [] if missing else _queries(core, lower, entities, kind, compare=compare, zh=zh)
+        queries = [] if missing else _queries(core, entities, kind, compare=compare, zh=zh)
     plan = ExternalQueryPlan(
         query_kind=kind,
         answer_contract=contract,
@@ -260,14 +260,13 @@ def _find_names(text: str, lower: str, *, zh: bool) -> list[_Span]:
     else:
         found += _capitalised_phrases(text)
     kept: list[_Span] = []
+    # Sorted by start, longest first: a span can only overlap the last one kept.
     for span in sorted(found, key=lambda s: (s.start, -(s.end - s.start))):
-        overlapping = [i for i, k in enumerate(kept) if span.start < k.end and k.start < span.end]
-        if not overlapping:
+        if not kept or span.start >= kept[-1].end:
             kept.append(span)
-        # "GPT-5" is a longer name than the known "GPT", and still a model.
-        for i in overlapping:
-            if kept[i].kind is None and span.kind is not None:
-                kept[i] = replace(kept[i], kind=span.kind)
+        elif kept[-1].kind is None and span.kind is not None:
+            # "GPT-5" is a longer name than the known "GPT", and still a model.
+            kept[-1] = replace(kept[-1], kind=span.kind)
     if zh and not kept:
         lead = _ZH_LEAD_NAME.search(_FILLERS.sub("", text))
         if lead and not (set(lead.group(1)) & _NAME_STOP_CHARS) and not _is_noise(lead.group(1)):
@@ -322,8 +321,7 @@ def _is_noise(chunk: str) -> bool:
     return len(stripped) < 2
 
 
-def _has_residue(text: str, lower: str, spans: Sequence[_Span],
-                 time_match: re.Match[str] | None, *, zh: bool) -> bool:
+def _has_residue(lower: str, spans: Sequence[_Span], time_match: re.Match[str] | None) -> bool:
     """Whether anything searchable is left once names, time words and filler are removed."""
     cuts = [(s.start, s.end) for s in spans if s.start >= 0]
     if time_match:
@@ -358,7 +356,7 @@ def _weather_queries(places: Sequence[str], time_hint: str | None, *, zh: bool) 
     return [first, second]
 
 
-def _queries(core: str, lower: str, entities: Sequence[str], kind: QueryKind,
+def _queries(core: str, entities: Sequence[str], kind: QueryKind,
              *, compare: bool, zh: bool) -> list[str]:
     """The question as asked, its keywords, and one phrasing that names the subject directly."""
     if zh:
