@@ -7,6 +7,7 @@ only plans: it never answers and never sees fetched pages.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from datetime import timedelta
@@ -26,6 +27,7 @@ from pmflow_gateway.schemas import (
 MAX_QUERIES = 3
 MAX_QUERY_CHARS = 200
 MAX_ENTITY_CHARS = 100
+_HOST = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}")
 
 
 class Planner(Protocol):
@@ -64,7 +66,7 @@ def finish_plan(
         update={
             "search_queries": queries[: max(defaults.max_queries, 1)],
             "subject_entities": _unique(plan.subject_entities, max_chars=MAX_ENTITY_CHARS),
-            "preferred_domains": _unique(plan.preferred_domains, max_chars=MAX_ENTITY_CHARS),
+            "preferred_domains": _domains(plan.preferred_domains),
             "result_limit": min(max(plan.result_limit or defaults.result_limit, 1), 10),
             "freshness_required": plan.freshness_required or route.query_profile.needs_freshness,
             "topic": " ".join(plan.topic.split())[: defaults.max_query_chars]
@@ -86,6 +88,20 @@ def _unique(items: list[str], *, max_chars: int) -> list[str]:
             seen.add(item.casefold())
             kept.append(item)
     return kept
+
+
+def _domains(proposed: list[str]) -> list[str]:
+    """Bare host names only: a URL is cut to its host, anything else that is not one is dropped.
+
+    Preferred domains raise evidence authority, so a model's odd entry must not slip through.
+    """
+    hosts: list[str] = []
+    for entry in proposed:
+        host = entry.strip().lower()
+        host = host.split("://", 1)[-1].split("/", 1)[0].removeprefix("www.")
+        if _HOST.fullmatch(host) and host not in hosts:
+            hosts.append(host)
+    return hosts
 
 
 def _blank_to_none(hint: str | None) -> str | None:

@@ -154,3 +154,11 @@ async def test_plan_question_uses_the_planner_and_skips_internal_routes() -> Non
     assert not is_for_us(route("内部问题", route_mode="internal"))
     assert await plan_question(route("内部问题", route_mode="internal"), planner=RulesPlanner(),
                                clock=clock, defaults=PlanDefaults()) is None
+
+
+def test_finish_plan_keeps_only_bare_preferred_domains() -> None:
+    proposed = ExternalQueryPlan(preferred_domains=[
+        "https://www.NMC.cn/forecast", "nmc.cn", "weather.com.cn", "javascript:alert(1)",
+        "localhost", "evil example.com", ""])
+    plan = finish_plan(proposed, route("q"), PlanDefaults())
+    assert plan.preferred_domains == ["nmc.cn", "weather.com.cn"]
