@@ -77,7 +77,8 @@ MODELS: tuple[str, ...] = (
 # Currencies, commodities, crypto and indices: asking about one of them is a market question.
 MARKET_NAMES: tuple[str, ...] = (
     "美元", "人民币", "欧元", "日元", "英镑", "港币", "港元", "韩元", "比特币", "以太坊",
-    "黄金", "白银", "原油", "上证指数", "深证成指", "创业板指", "恒生指数", "纳斯达克",
+    "黄金", "白银", "原油", "金价", "油价", "A股", "美股", "港股", "大盘", "上证指数", "深证成指",
+    "创业板指", "恒生指数", "纳斯达克",
     "道琼斯", "标普500", "日经225", "bitcoin", "ethereum", "gold", "silver", "crude oil",
     "Nasdaq", "Dow Jones", "S&P 500", "Nikkei", "Hang Seng", "FTSE",
 )

@@ -47,7 +47,7 @@ def _latin(words: str) -> str:
 def _names(names: Sequence[str]) -> re.Pattern[str]:
     """One pattern for names: Chinese as substrings, Latin on word edges, longest first."""
     ordered = sorted(set(names), key=len, reverse=True)
-    zh = [re.escape(n) for n in ordered if _CJK.search(n)]
+    zh = [re.escape(n.lower()) for n in ordered if _CJK.search(n)]
     latin = [re.escape(n.lower()) for n in ordered if not _CJK.search(n)]
     parts = [*zh, _latin("|".join(latin))] if latin else zh
     return re.compile("|".join(parts))
@@ -67,12 +67,13 @@ _KIND_WORDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
         r"股价|股票|股市|汇率|金价|油价|大盘|收盘|开盘|市值|行情|涨跌|"
         + _latin(r"stocks?|share price|exchange rate|market cap|forex|crypto|ticker"))),
     (QueryKind.news, re.compile(
-        r"新闻|消息|头条|动态|快讯|热点|报道|资讯|新鲜事|发生了什么|大事|发布会|宣布|"
+        r"新闻|消息|头条|要闻|动态|快讯|热点|报道|资讯|新鲜事|发生了什么|大事|发布会|宣布|"
         + _latin(r"news|headlines?|happened|happening|going on|updates?|breaking|latest on"
                  r"|announce[sd]?|announcements?"))),
     (QueryKind.company, re.compile(
         r"公司|财报|营收|利润|融资|估值|裁员|董事长|创始人|总裁|总部|销量|收购|"
-        + _latin(r"ceo|cfo|founders?|headquarter(?:s|ed)?|earnings|revenue|profits?|funding"
+        + _latin(r"ceo|cfo|founders?|owns?|owners?|owned|headquarter(?:s|ed)?|earnings|revenue"
+                 r"|profits?|funding"
                  r"|valuation|layoffs?|ipo|acquisitions?|acquire[sd]?"))),
     (QueryKind.model, re.compile(
         r"大模型|模型|上下文|" + _latin(r"models?|llms?|context window|tokens?"))),
@@ -108,8 +109,10 @@ _WHICH = re.compile(r"哪个|哪家|哪一个|谁更|谁的|" + _latin(r"which")
 _BOTH = re.compile(r"和|与|跟|还是|" + _latin(r"and|or"))
 _DIRECT = re.compile(
     r"是谁|谁是|是多少|多少|几度|几点|什么时候|何时|哪天|哪一天|哪年|几号|在哪|哪里|是哪|是什么|什么价格"
-    r"|多久|多长时间|^(?:who|when|where)(?:'s)?(?![a-z])|" + _latin(
+    r"|多久|多长时间|叫什么|叫啥|开放时间|营业时间|几点开门|^(?:who|when|where)(?:'s)?(?![a-z])|"
+    + _latin(
         r"how (?:much|many|long|old|far|tall|big|high|deep)|what time|release date|launch date"
+        r"|opening hours"
         r"|what(?:'s| is| was)(?: the)?(?: current)? (?:price|temperature|ceo|founder|population"
         r"|context window|exchange rate|market cap|capital)"))
 _PRICE = re.compile(r"股价|价格|汇率|收盘价|开盘价|市值|金价|油价|" + _latin(
@@ -123,7 +126,8 @@ _ZH_NOISE = re.compile(
     r"帮我|帮忙|请问|请|麻烦|查一下|查查|查询|搜一下|搜索|看看|看一下|一下|告诉我|我想知道|想知道|有没有"
     r"|有什么|有哪些|什么时候|是什么|什么|怎么样了|怎么样|如何|怎么|会不会|是不是|是谁|是多少|多少|是什么|是哪个|哪个"
     r"|哪些|最新|最近|现在|目前|当前|那个|这个|情况|进展|继续|然后|还有|说说|讲讲|详细|怎么弄|别的|其他"
-    r"|他们|她们|他|她|它|说的|对不对|对吗|真的吗|再|新|吗|呢|吧|啊|了|的|和|与"
+    r"|他们|她们|他|她|它|说的|对不对|对吗|真的吗|外面|这里|这边|本地|当地|好的|谢谢|嗯|哦|再|新|吗|呢|吧|啊"
+    r"|了|的|和|与"
     r"|跟|还是|对比|比较")
 _EN_STOP = frozenset(ENGLISH_STOP_WORDS)
 _NOT_NAMES = frozenset(NOT_NAMES)
@@ -136,7 +140,8 @@ _ZH_SUFFIX_NAME = re.compile(
     r"[\u4e00-\u9fff]{2,4}(?:汽车|科技|集团|银行|证券|控股|股份|电器|电子)")
 _ZH_LEAD_NAME = re.compile(
     r"^([\u4e00-\u9fff]{2,6}?)"
-    r"(?=的|最近|最新|今天|现在|股价|财报|总部|融资|今年|本周|裁员|销量|市值|发布)")
+    r"(?=的|最近|最新|今天|今晚|明天|后天|未来|这周|本周|下周|周末|现在|天气|股价|财报|总部|融资|今年"
+    r"|裁员|销量|市值|发布)")
 _NAME_STOP_CHARS = set("的是和与跟在了吗呢有什么哪这那该本家个我你他它们请帮查看")
 _LATIN_IN_ZH = re.compile(
     r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9.+&'\-]*(?: [A-Za-z0-9][A-Za-z0-9.+\-]*)*")
@@ -193,6 +198,8 @@ def draft_plan(
     has_subject = bool(entities) or _has_residue(lower, spans, time_match)
     kind = _kind(lower, spans, has_subject=has_subject)
 
+    if kind is QueryKind.weather and not places and entities:
+        places = entities[:1]  # a place the gazetteer does not know is still the place asked
     missing: str | None = None
     if kind is QueryKind.weather and not places:
         missing = "weather question without a place"
@@ -268,9 +275,12 @@ def _find_names(text: str, lower: str, *, zh: bool) -> list[_Span]:
             # "GPT-5" is a longer name than the known "GPT", and still a model.
             kept[-1] = replace(kept[-1], kind=span.kind)
     if zh and not kept:
+        # A name no list knows, at the head of the question: "芜湖明天天气", "泡泡玛特最近股价".
         lead = _ZH_LEAD_NAME.search(_FILLERS.sub("", text))
-        if lead and not (set(lead.group(1)) & _NAME_STOP_CHARS) and not _is_noise(lead.group(1)):
-            kept.append(_Span(-1, -1, lead.group(1)))
+        name = lead.group(1) if lead else ""
+        if name and not (set(name) & _NAME_STOP_CHARS) and not _is_noise(name):
+            start = text.find(name)
+            kept.append(_Span(start, start + len(name), name))
     return kept
 
 
@@ -315,6 +325,8 @@ def _kind(lower: str, spans: Sequence[_Span], *, has_subject: bool) -> QueryKind
 
 
 def _is_noise(chunk: str) -> bool:
+    if _TIME.search(chunk) or _FRESH.search(chunk):
+        return True
     stripped = _ZH_NOISE.sub("", chunk)
     for _, pattern in _KIND_WORDS:
         stripped = pattern.sub("", stripped)
