@@ -7,6 +7,7 @@ only plans: it never answers and never sees fetched pages.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from datetime import timedelta
@@ -25,6 +26,8 @@ from pmflow_gateway.schemas import (
 
 MAX_QUERIES = 3
 MAX_QUERY_CHARS = 200
+MAX_ENTITY_CHARS = 100
+_HOST = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}")
 
 
 class Planner(Protocol):
@@ -37,6 +40,8 @@ class Planner(Protocol):
 class PlanDefaults:
     deadline_ms: int = 20_000
     result_limit: int = 3
+    max_queries: int = MAX_QUERIES
+    max_query_chars: int = MAX_QUERY_CHARS
 
 
 def is_for_us(route: RouteDecided) -> bool:
@@ -44,30 +49,64 @@ def is_for_us(route: RouteDecided) -> bool:
     return route.route_mode != "internal"
 
 
-def finish_plan(plan: ExternalQueryPlan, route: RouteDecided, defaults: PlanDefaults) -> ExternalQueryPlan:
-    """The gateway step: whatever a planner proposed, leave with a plan that can be executed."""
-    queries: list[str] = []
-    for query in plan.search_queries:
-        query = " ".join(query.split())
-        if query and len(query) <= MAX_QUERY_CHARS and query not in queries:
-            queries.append(query)
-    if not queries and plan.answer_contract is not AnswerContract.clarify:
-        fallback = " ".join(route.question.split())[:MAX_QUERY_CHARS]
+def finish_plan(
+    plan: ExternalQueryPlan, route: RouteDecided, defaults: PlanDefaults
+) -> ExternalQueryPlan:
+    """The gateway step: whatever a planner proposed, leave with a plan that can be executed.
+
+    `model_copy(update=...)` does not validate, so every bound is enforced here by hand.
+    """
+    clarify = plan.answer_contract is AnswerContract.clarify
+    # An oversize query is dropped, not cut: half a query searches for something else.
+    queries = _unique(plan.search_queries, max_chars=defaults.max_query_chars)
+    if not queries and not clarify:
+        fallback = " ".join(route.question.split())[: defaults.max_query_chars]
         queries = [fallback] if fallback else []
-    entities: list[str] = []
-    for entity in plan.subject_entities:
-        entity = entity.strip()
-        if entity and entity not in entities:
-            entities.append(entity)
     return plan.model_copy(
         update={
-            "search_queries": queries[:MAX_QUERIES],
-            "subject_entities": entities,
+            "search_queries": queries[: max(defaults.max_queries, 1)],
+            "subject_entities": _unique(plan.subject_entities, max_chars=MAX_ENTITY_CHARS),
+            "preferred_domains": _domains(plan.preferred_domains),
             "result_limit": min(max(plan.result_limit or defaults.result_limit, 1), 10),
             "freshness_required": plan.freshness_required or route.query_profile.needs_freshness,
-            "topic": plan.topic.strip() or route.question.strip()[:MAX_QUERY_CHARS],
+            "topic": " ".join(plan.topic.split())[: defaults.max_query_chars]
+            or " ".join(route.question.split())[: defaults.max_query_chars],
+            "location_hint": _blank_to_none(plan.location_hint),
+            "time_range_hint": _blank_to_none(plan.time_range_hint),
+            "clarify_on_ambiguity": plan.clarify_on_ambiguity or clarify,
         }
     )
+
+
+def _unique(items: list[str], *, max_chars: int) -> list[str]:
+    """Whitespace collapsed; empty and oversize ones dropped; case-insensitive duplicates too."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    for item in items:
+        item = " ".join(item.split())
+        if item and len(item) <= max_chars and item.casefold() not in seen:
+            seen.add(item.casefold())
+            kept.append(item)
+    return kept
+
+
+def _domains(proposed: list[str]) -> list[str]:
+    """Bare host names only: a URL is cut to its host, anything else that is not one is dropped.
+
+    Preferred domains raise evidence authority, so a model's odd entry must not slip through.
+    """
+    hosts: list[str] = []
+    for entry in proposed:
+        host = entry.strip().lower()
+        host = host.split("://", 1)[-1].split("/", 1)[0].removeprefix("www.")
+        if _HOST.fullmatch(host) and host not in hosts:
+            hosts.append(host)
+    return hosts
+
+
+def _blank_to_none(hint: str | None) -> str | None:
+    hint = " ".join((hint or "").split())
+    return hint or None
 
 
 async def plan_question(

@@ -1,0 +1,164 @@
+"""The rules planner and the gateway step that finishes every plan."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+import jsonschema  # type: ignore[import-untyped]  # no types-jsonschema in the test extras
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pmflow_gateway.handlers.plan import PlanDefaults, finish_plan, is_for_us, plan_question
+from pmflow_gateway.handlers.planner_rules import RulesPlanner, draft_plan, plan_by_rules
+from pmflow_gateway.schemas import (
+    AnswerContract,
+    ExternalQueryPlan,
+    QueryKind,
+    RouteDecided,
+)
+from pmflow_gateway.schemas.events import QueryProfile
+from tests.fakes import FixedClock
+
+SCHEMA = jsonschema.Draft202012Validator(ExternalQueryPlan.model_json_schema())
+
+
+def route(question: str, **fields: object) -> RouteDecided:
+    values: dict[str, object] = {
+        "event_id": "e-1", "question_id": "q-1", "tenant_id": "acme",
+        "occurred_at": datetime(2026, 12, 2, 8, 0, tzinfo=UTC), "question": question,
+        "route_mode": "external", **fields}
+    return RouteDecided.model_validate(values)
+
+
+def test_the_seed_example_is_planned_exactly_as_the_contract_shows() -> None:
+    plan = plan_by_rules("帮我看看未来 5 天的广州天气如何")
+    assert plan.model_dump(mode="json", exclude={"preferred_domains"}) == {
+        "plan_version": "v1", "query_kind": "weather", "answer_contract": "summary_with_sources",
+        "freshness_required": True, "topic": "广州未来5天天气", "subject_entities": ["广州"],
+        "location_hint": "广州", "time_range_hint": "未来5天",
+        "search_queries": ["广州 未来5天天气", "广州 天气 5日预报"], "result_limit": 3,
+        "requires_multi_source": False, "clarify_on_ambiguity": False}
+    assert plan.preferred_domains == ["weather.com.cn", "nmc.cn"]
+
+
+async def test_a_question_without_a_subject_is_planned_as_clarify_with_the_reason() -> None:
+    plan, info = await RulesPlanner().plan(route("最新消息呢"))
+    assert plan.answer_contract is AnswerContract.clarify
+    assert plan.clarify_on_ambiguity and plan.search_queries == []
+    assert info.mode == "rules" and info.reason and "subject" in info.reason
+
+
+async def test_weather_without_a_place_asks_for_the_place() -> None:
+    plan, info = await RulesPlanner().plan(route("明天会下雨吗"))
+    assert plan.answer_contract is AnswerContract.clarify
+    assert info.reason == "weather question without a place"
+
+
+def test_freshness_can_come_from_the_route_profile_alone() -> None:
+    assert not plan_by_rules("腾讯的 CEO 是谁").freshness_required
+    assert plan_by_rules("腾讯的 CEO 是谁", needs_freshness=True).freshness_required
+
+
+def test_a_comparison_asks_for_several_sources_and_phrases_the_comparison() -> None:
+    plan = plan_by_rules("Claude Opus vs GPT-5 for coding", locale="en-US")
+    assert plan.answer_contract is AnswerContract.compare_with_sources
+    assert plan.requires_multi_source and plan.result_limit == 5
+    assert "Claude Opus vs GPT-5" in plan.search_queries
+    assert plan.preferred_domains == ["anthropic.com", "openai.com"]
+
+
+def test_names_keep_the_users_spelling() -> None:
+    assert plan_by_rules("weather in singapore today").subject_entities == ["singapore"]
+    assert plan_by_rules("is nvidia stock up today").subject_entities == ["nvidia"]
+
+
+def test_an_unknown_chinese_company_is_found_by_its_shape() -> None:
+    assert plan_by_rules("泡泡玛特最近股价").subject_entities == ["泡泡玛特"]
+    assert plan_by_rules("这家理想汽车怎么样").subject_entities == ["理想汽车"]
+
+
+def test_preferred_domains_are_configurable() -> None:
+    domains = {(QueryKind.weather, "zh"): ("example.cn",)}
+    plan, _ = draft_plan("北京明天天气", domains=domains)
+    assert plan.preferred_domains == ["example.cn"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_any_text_gets_a_plan_that_validates_against_the_schema(question: str) -> None:
+    plan, _ = draft_plan(question)
+    SCHEMA.validate(plan.model_dump(mode="json"))
+    finished = finish_plan(plan, route("x"), PlanDefaults())
+    SCHEMA.validate(finished.model_dump(mode="json"))
+    ExternalQueryPlan.model_validate(finished.model_dump())
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.text(min_size=1000, max_size=4000))
+def test_long_text_is_planned_too(question: str) -> None:
+    ExternalQueryPlan.model_validate(plan_by_rules(question).model_dump())
+
+
+def test_planning_is_fast() -> None:
+    questions = ["帮我看看未来 5 天的广州天气如何", "Claude Opus vs GPT-5 for coding",
+                 "今天美元兑人民币汇率是多少", "What's Nvidia's market cap right now?",
+                 "最新消息呢", "x" * 4000, "天气" * 2000]
+    started = time.perf_counter()
+    for _ in range(50):
+        for question in questions:
+            plan_by_rules(question)
+    per_plan_ms = (time.perf_counter() - started) * 1000 / (50 * len(questions))
+    # Generous: a plan costs well under a millisecond; this only catches a pathological regex.
+    assert per_plan_ms < 20, per_plan_ms
+
+
+def test_finish_plan_clamps_drops_caps_and_normalises() -> None:
+    proposed = ExternalQueryPlan(
+        search_queries=["", "  广州   天气 ", "广州 天气", "x" * 300, "a", "b", "c"],
+        subject_entities=[" 广州", "广州", "", "GPT-4o", "gpt-4o"],
+        location_hint="  ", time_range_hint=" 明天 ", topic="  ")
+    proposed = proposed.model_copy(update={"result_limit": 50})
+    plan = finish_plan(proposed, route("广州天气"), PlanDefaults())
+    assert plan.search_queries == ["广州 天气", "a", "b"]
+    assert plan.subject_entities == ["广州", "GPT-4o"]
+    assert plan.result_limit == 10
+    assert plan.location_hint is None and plan.time_range_hint == "明天"
+    assert plan.topic == "广州天气"
+    low = finish_plan(proposed.model_copy(update={"result_limit": -3}), route("q"), PlanDefaults())
+    assert low.result_limit == 1
+
+
+def test_finish_plan_gives_a_searchable_plan_a_query_but_leaves_clarify_empty() -> None:
+    empty = ExternalQueryPlan(search_queries=[])
+    assert finish_plan(empty, route("广州 天气"), PlanDefaults()).search_queries == ["广州 天气"]
+    clarify = ExternalQueryPlan(answer_contract=AnswerContract.clarify)
+    finished = finish_plan(clarify, route("最新消息呢"), PlanDefaults())
+    assert finished.search_queries == [] and finished.clarify_on_ambiguity
+
+
+def test_finish_plan_respects_the_configured_caps() -> None:
+    proposed = ExternalQueryPlan(search_queries=["one query", "two", "three q", "four"])
+    plan = finish_plan(proposed, route("q"), PlanDefaults(max_queries=2, max_query_chars=8))
+    assert plan.search_queries == ["two", "three q"]
+
+
+async def test_plan_question_uses_the_planner_and_skips_internal_routes() -> None:
+    clock = FixedClock()
+    created = await plan_question(
+        route("帮我看看未来 5 天的广州天气如何",
+              query_profile=QueryProfile(needs_freshness=True)),
+        planner=RulesPlanner(), clock=clock, defaults=PlanDefaults())
+    assert created is not None
+    assert created.plan.location_hint == "广州" and created.planner.mode == "rules"
+    assert not is_for_us(route("内部问题", route_mode="internal"))
+    assert await plan_question(route("内部问题", route_mode="internal"), planner=RulesPlanner(),
+                               clock=clock, defaults=PlanDefaults()) is None
+
+
+def test_finish_plan_keeps_only_bare_preferred_domains() -> None:
+    proposed = ExternalQueryPlan(preferred_domains=[
+        "https://www.NMC.cn/forecast", "nmc.cn", "weather.com.cn", "javascript:alert(1)",
+        "localhost", "evil example.com", ""])
+    plan = finish_plan(proposed, route("q"), PlanDefaults())
+    assert plan.preferred_domains == ["nmc.cn", "weather.com.cn"]
