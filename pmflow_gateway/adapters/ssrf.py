@@ -10,6 +10,7 @@ Redirects are followed by hand and each hop is checked again; bytes, hops and ti
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import re
 import socket
@@ -272,8 +273,6 @@ class SafeFetcher:
         self.max_redirects = max_redirects
         self.timeout_s = timeout_s
         self._resolver = resolver
-        # Loading the CA bundle costs milliseconds; every fetch shares one context.
-        self._ssl_context = httpx.create_ssl_context()
 
     async def fetch(self, url: str, *, timeout_s: float | None = None) -> FetchedPage:
         """The page at `url` after checked redirects; raises `FetchError` subclasses."""
@@ -320,7 +319,7 @@ class SafeFetcher:
 
     async def _fetch_following_redirects(self, url: str, deadline: float) -> FetchedPage:
         backend = PinnedNetworkBackend()
-        transport = PinnedTransport(backend, self._ssl_context)
+        transport = PinnedTransport(backend, shared_ssl_context())
         # trust_env=False: an environment proxy would connect on our behalf, unchecked.
         async with httpx.AsyncClient(transport=transport, trust_env=False,
                                      follow_redirects=False) as client:
@@ -359,6 +358,12 @@ class SafeFetcher:
             url=url, final_url=str(response.url), status=response.status_code,
             content_type=content_type, text=decode_body(bytes(body), response.charset_encoding),
             headers=dict(response.headers), truncated=truncated)
+
+
+@functools.cache
+def shared_ssl_context() -> ssl.SSLContext:
+    """One verifying TLS context for every fetch: loading the CA bundle costs tens of ms."""
+    return httpx.create_ssl_context()
 
 
 def _parse_url(url: str) -> httpx.URL:
