@@ -40,6 +40,12 @@ VISIBLE_DATE = re.compile(
     rf"|\b(?P<d4>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mon4>{_MONTH})\.?,?\s+(?P<y4>(?:19|20)\d{{2}})\b",
     re.IGNORECASE,
 )
+# Days named without a year: enough to say a passage speaks about particular days.
+DAY_MENTION = re.compile(
+    r"\d{1,2}\s*月\s*\d{1,2}\s*[日号]|(?:周|星期|礼拜)[一二三四五六日天]|今天|明天|后天"
+    r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\btoday\b|\btomorrow\b",
+    re.IGNORECASE,
+)
 
 
 def published_at(page_html: str, visible_text: str, now: datetime) -> datetime | None:
@@ -69,6 +75,9 @@ def first_visible_date(text: str, now: datetime) -> datetime | None:
 
 
 def mentions_a_date(text: str) -> bool:
+    """Whether the text names a day: a full date, 12月3日, a weekday, today or tomorrow."""
+    if DAY_MENTION.search(text):
+        return True
     return any(_date_from_match(m) is not None for m in VISIBLE_DATE.finditer(text))
 
 
