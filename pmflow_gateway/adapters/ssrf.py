@@ -267,12 +267,14 @@ class SafeFetcher:
 
     def __init__(self, *, allow_hosts: Iterable[str] = (), max_bytes: int = 2_000_000,
                  max_redirects: int = 5, timeout_s: float = 8.0,
-                 resolver: Resolver = system_resolver) -> None:
+                 resolver: Resolver = system_resolver,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
         self.allow_hosts = frozenset(h.strip().lower().rstrip(".") for h in allow_hosts if h)
         self.max_bytes = max_bytes
         self.max_redirects = max_redirects
         self.timeout_s = timeout_s
         self._resolver = resolver
+        self._ssl_context = ssl_context  # None: the system's CA bundle (tests pass their own)
 
     async def fetch(self, url: str, *, timeout_s: float | None = None) -> FetchedPage:
         """The page at `url` after checked redirects; raises `FetchError` subclasses."""
@@ -319,7 +321,7 @@ class SafeFetcher:
 
     async def _fetch_following_redirects(self, url: str, deadline: float) -> FetchedPage:
         backend = PinnedNetworkBackend()
-        transport = PinnedTransport(backend, shared_ssl_context())
+        transport = PinnedTransport(backend, self._ssl_context or shared_ssl_context())
         # trust_env=False: an environment proxy would connect on our behalf, unchecked.
         async with httpx.AsyncClient(transport=transport, trust_env=False,
                                      follow_redirects=False) as client:

@@ -182,8 +182,11 @@ async def test_live_search_caps_total_time_and_keeps_what_arrived(site: LocalSit
 
 
 async def test_live_search_respects_the_callers_shorter_budget(site: LocalSite) -> None:
-    site.routes["/search"] = (200, {"Content-Type": "application/json"},
-                              lambda: iter([time.sleep(2) or b"{}"]))
+    def hanging() -> Iterator[bytes]:
+        time.sleep(2)
+        yield b"{}"
+
+    site.routes["/search"] = (200, {"Content-Type": "application/json"}, hanging)
     started = time.monotonic()
     result = await adapter(site).collect(PLAN, timeout_s=0.3)
     assert time.monotonic() - started < 1.0

@@ -9,6 +9,7 @@ assert which paths were (never) fetched and which Host header arrived.
 
 from __future__ import annotations
 
+import ssl
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -26,10 +27,15 @@ class LoggedRequest:
 
 
 class LocalSite:
-    def __init__(self, routes: dict[str, Route] | None = None) -> None:
+    def __init__(self, routes: dict[str, Route] | None = None, *,
+                 tls: ssl.SSLContext | None = None) -> None:
+        """`tls`: a server-side context to serve https instead of http."""
         self.routes: dict[str, Route] = dict(routes or {})
         self.requests: list[LoggedRequest] = []
+        self.scheme = "https" if tls else "http"
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        if tls is not None:
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
         # A short poll keeps shutdown() (hence each test's teardown) fast.
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,),
                                         daemon=True)
@@ -39,7 +45,7 @@ class LocalSite:
         return int(self._server.server_address[1])
 
     def url(self, path: str = "/", host: str = "127.0.0.1") -> str:
-        return f"http://{host}:{self.port}{path}"
+        return f"{self.scheme}://{host}:{self.port}{path}"
 
     def paths_requested(self) -> list[str]:
         return [r.path for r in self.requests]

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import re
+import ssl
+import tempfile
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
-from pmflow_gateway.adapters.ssrf import FetchRefused, FetchTimedOut, SafeFetcher
+from pmflow_gateway.adapters.ssrf import FetchError, FetchRefused, FetchTimedOut, SafeFetcher
 from tests.support.web_site import LocalSite
 
 HTML = {"Content-Type": "text/html; charset=utf-8"}
@@ -119,3 +123,50 @@ async def test_ssrf_refused_redirect_to_a_name_resolving_to_metadata(site: Local
     refusal = "cloud metadata address 169.254.169.254 refused for host evil.example"
     with pytest.raises(FetchRefused, match=re.escape(refusal)):
         await fetcher.fetch(site.url("/jump", host="localhost"))
+
+
+def self_signed(name: str) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    """A server context with a certificate for `name`, and a client context trusting only it."""
+    crypto = pytest.importorskip("cryptography")
+    del crypto
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.now(UTC)
+    cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - timedelta(hours=1)).not_valid_after(now + timedelta(hours=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    pem = cert.public_bytes(serialization.Encoding.PEM)
+    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+    with tempfile.TemporaryDirectory() as folder:
+        cert_file, key_file = Path(folder, "cert.pem"), Path(folder, "key.pem")
+        cert_file.write_bytes(pem)
+        key_file.write_bytes(key_pem)
+        server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        server.load_cert_chain(cert_file, key_file)
+    client = ssl.create_default_context(cadata=pem.decode())
+    return server, client
+
+
+async def test_ssrf_https_verifies_the_name_while_connecting_to_the_checked_address() -> None:
+    """TLS SNI and certificate checks use the URL's name, not the pinned IP."""
+    server_tls, client_tls = self_signed("pinned.test")
+
+    async def resolver(host: str, port: int) -> list[str]:
+        return ["127.0.0.1"]
+
+    with LocalSite({"/": (200, HTML, "<p>tls ok</p>")}, tls=server_tls) as tls_site:
+        fetcher = SafeFetcher(allow_hosts=["pinned.test", "other.test"], resolver=resolver,
+                              ssl_context=client_tls)
+        page = await fetcher.fetch(tls_site.url("/", host="pinned.test"))
+        assert page.text == "<p>tls ok</p>"
+        with pytest.raises(FetchError, match=r"CERTIFICATE_VERIFY_FAILED.*other\.test"):
+            await fetcher.fetch(tls_site.url("/", host="other.test"))
