@@ -3,7 +3,7 @@
 A URL is checked before any byte leaves: http/https only, no userinfo, and every address the
 host stands for (a literal in any spelling `inet_aton` accepts, or all DNS answers) must be a
 public one. The connection then goes to the address that was checked, never to a second DNS
-answer: the transport's network backend only knows the pinned addresses (no DNS rebinding).
+answer: `PinnedTransport` only knows the pinned addresses (no DNS rebinding).
 Redirects are followed by hand and each hop is checked again; bytes, hops and time are capped.
 """
 
@@ -16,13 +16,13 @@ import re
 import socket
 import ssl
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
-import httpcore
 import httpx
+
+from pmflow_gateway.adapters.pinned_transport import PinnedNetworkBackend, PinnedTransport
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[list[str]]]
@@ -168,99 +168,6 @@ async def system_resolver(host: str, port: int) -> list[str]:
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
-class PinnedNetworkBackend(httpcore.AsyncNetworkBackend):
-    """Connects only to addresses the guard checked for that (host, port); anything else fails.
-
-    httpcore still sees the URL's host, so the Host header, TLS SNI and certificate checks all
-    use the name, while the TCP connection goes to the checked address.
-    """
-
-    def __init__(self) -> None:
-        self._inner = httpcore.AnyIOBackend()
-        self._pins: dict[tuple[str, int], list[str]] = {}
-
-    def pin(self, host: str, port: int, addresses: list[str]) -> None:
-        self._pins[(host, port)] = addresses
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's signature
-        local_address: str | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        addresses = self._pins.get((host, port))
-        if not addresses:
-            raise httpcore.ConnectError(f"no checked address for {host}:{port}")
-        failure: Exception | None = None
-        for address in addresses:  # all were checked; try them in resolver order
-            try:
-                return await self._inner.connect_tcp(
-                    address, port, timeout=timeout, local_address=local_address,
-                    socket_options=socket_options)
-            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
-                failure = exc
-        assert failure is not None
-        raise failure
-
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
-
-
-@contextmanager
-def _httpx_errors() -> Iterator[None]:
-    """httpcore's errors as httpx's public ones, so callers catch one family."""
-    try:
-        yield
-    except httpcore.TimeoutException as exc:
-        raise httpx.TimeoutException(str(exc)) from exc
-    except (httpcore.NetworkError, httpcore.ProtocolError, httpcore.UnsupportedProtocol) as exc:
-        raise httpx.TransportError(str(exc)) from exc
-
-
-class _ResponseStream(httpx.AsyncByteStream):
-    def __init__(self, stream: AsyncIterable[bytes]) -> None:
-        self._stream = stream
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        with _httpx_errors():
-            async for part in self._stream:
-                yield part
-
-    async def aclose(self) -> None:
-        closer = getattr(self._stream, "aclose", None)
-        if closer is not None:
-            await closer()
-
-
-class PinnedTransport(httpx.AsyncBaseTransport):
-    """A direct (never proxied) httpx transport over the pinned backend."""
-
-    def __init__(self, backend: PinnedNetworkBackend, ssl_context: ssl.SSLContext) -> None:
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ssl_context, network_backend=backend, max_connections=4)
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        assert isinstance(request.stream, httpx.AsyncByteStream)
-        core_request = httpcore.Request(
-            method=request.method,
-            url=httpcore.URL(scheme=request.url.raw_scheme, host=request.url.raw_host,
-                             port=request.url.port, target=request.url.raw_path),
-            headers=request.headers.raw,
-            content=request.stream,
-            extensions=request.extensions,
-        )
-        with _httpx_errors():
-            response = await self._pool.handle_async_request(core_request)
-        assert isinstance(response.stream, AsyncIterable)
-        return httpx.Response(status_code=response.status, headers=response.headers,
-                              stream=_ResponseStream(response.stream),
-                              extensions=response.extensions)
-
-    async def aclose(self) -> None:
-        await self._pool.aclose()
-
 
 class SafeFetcher:
     """GET a public page with every SSRF check; one pinned connection pool per fetch."""
@@ -291,7 +198,8 @@ class SafeFetcher:
     async def check(self, url: str, backend: PinnedNetworkBackend | None = None) -> httpx.URL:
         """The parsed URL if the guard lets it through (pinning its addresses into `backend`)."""
         parsed = _parse_url(url)
-        host = parsed.host.lower().rstrip(".")
+        wire_host = parsed.raw_host.decode("ascii")  # IDNA-encoded: what DNS and TCP see
+        host = wire_host.lower().rstrip(".")
         port = parsed.port or (443 if parsed.scheme == "https" else 80)
         allowed = host in self.allow_hosts or f"{host}:{port}" in self.allow_hosts
         if host in METADATA_HOSTNAMES:
@@ -300,23 +208,26 @@ class SafeFetcher:
         if literal is not None:
             addresses = [str(literal)]
         else:
-            if not re.fullmatch(r"[a-z0-9._-]+", host):  # IDNA already made names ASCII
+            if not re.fullmatch(r"[a-z0-9._-]+", host):
                 raise FetchRefused(f"host {parsed.host!r} is not a valid hostname")
             try:
-                addresses = await self._resolver(parsed.raw_host.decode("ascii"), port)
+                addresses = await self._resolver(wire_host, port)
             except OSError as exc:
                 raise FetchRefused(f"host {host} does not resolve: {exc}") from exc
             if not addresses:
                 raise FetchRefused(f"host {host} resolved to no address")
         for text in addresses:
-            address = ipaddress.ip_address(text.split("%", 1)[0])
+            try:
+                address = ipaddress.ip_address(text.split("%", 1)[0])
+            except ValueError as exc:
+                raise FetchRefused(f"host {host} resolved to {text!r}, not an address") from exc
             reason = address_refusal(address)
             always_refused = reason is not None and ("metadata" in reason
                                                      or "unspecified" in reason)
             if reason and (always_refused or not allowed):
                 raise FetchRefused(f"{reason} address {address} refused for host {host}")
         if backend is not None:
-            backend.pin(parsed.raw_host.decode("ascii"), port, addresses)
+            backend.pin(wire_host, port, addresses)
         return parsed
 
     async def _fetch_following_redirects(self, url: str, deadline: float) -> FetchedPage:

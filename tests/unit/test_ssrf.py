@@ -12,9 +12,9 @@ import re
 import httpcore
 import pytest
 
+from pmflow_gateway.adapters.pinned_transport import PinnedNetworkBackend
 from pmflow_gateway.adapters.ssrf import (
     FetchRefused,
-    PinnedNetworkBackend,
     SafeFetcher,
     address_refusal,
     parse_numeric_host,
@@ -115,6 +115,15 @@ async def test_ssrf_lets_public_addresses_through_the_check() -> None:
     assert checked.host == "example.com"
     assert (await fetcher.check("http://172.32.0.1/")).host == "172.32.0.1"
     assert (await fetcher.check("http://8.8.8.8/")).host == "8.8.8.8"
+    assert (await fetcher.check("https://例子.中国/")).raw_host == b"xn--fsqu00a.xn--fiqs8s"
+
+
+async def test_ssrf_refuses_a_resolver_answer_that_is_not_an_address() -> None:
+    async def garbage(host: str, port: int) -> list[str]:
+        return ["not-an-ip"]
+
+    with pytest.raises(FetchRefused, match="not an address"):
+        await SafeFetcher(resolver=garbage).fetch("https://odd.example/")
 
 
 async def test_ssrf_allow_list_lets_named_hosts_through_but_never_metadata() -> None:
