@@ -183,10 +183,11 @@ class LiveSearchAdapter:
 
     def _extract(self, fetched: FetchedPage, hit: SearchHit,
                  now: datetime) -> tuple[PageText, datetime | None, list[str]]:
-        text = read_page(fetched.text) if "html" in fetched.content_type else PageText(
-            title="", site_name=None, text=fetched.text)
-        published = published_at(fetched.text, text.text, now) if "html" in \
-            fetched.content_type else None
+        if _is_html(fetched):
+            text = read_page(fetched.text)
+            published = published_at(fetched.text, text.text, now)
+        else:
+            text, published = PageText(title="", site_name=None, text=fetched.text), None
         if published is None and hit.published:
             published = parse_date(hit.published)
         chunks = chunk_text(text.text, target_chars=self.chunk_chars,
@@ -266,6 +267,12 @@ def grounded_fields(plan: ExternalQueryPlan, chunk: str) -> list[str]:
     if any(_squash(entity) in text for entity in plan.subject_entities if entity.strip()):
         fields.append("subject_entities")
     return fields
+
+
+def _is_html(page: FetchedPage) -> bool:
+    if page.content_type:
+        return "html" in page.content_type
+    return page.text.lstrip()[:1] == "<"  # servers that send no Content-Type at all
 
 
 def _squash(text: str) -> str:

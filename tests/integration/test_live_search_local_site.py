@@ -141,6 +141,21 @@ async def test_live_search_strips_invisible_text(site: LocalSite) -> None:
     assert any("广州天气数据由本地气象台发布" in item.snippet for item in result.items)
 
 
+async def test_live_search_refuses_a_result_that_points_at_a_private_address(
+    site: LocalSite,
+) -> None:
+    """A search engine is not trusted either: its links go through the guard like any URL."""
+    inside = site.url("/weather/guangzhou", host="127.0.0.1")
+    site.routes["/search"] = (200, {"Content-Type": "application/json"},
+                              json.dumps({"results": [{"url": inside, "title": "x"}]}))
+    result = await adapter(site, max_queries=1).collect(PLAN, timeout_s=10)
+    assert result.items == []
+    fetch = next(a for a in result.attempts if a.tool == "fetch")
+    assert (fetch.outcome, fetch.server) == ("refused", "127.0.0.1")
+    assert "loopback address 127.0.0.1 refused" in (fetch.error or "")
+    assert all(request.host.startswith("localhost") for request in site.requests)
+
+
 async def test_live_search_reads_duckduckgo_html_results(site: LocalSite) -> None:
     ddg = adapter(site, engine=DuckDuckGoHtml(endpoint=site.url("/html/", host="localhost")))
     result = await ddg.collect(PLAN, timeout_s=10)
