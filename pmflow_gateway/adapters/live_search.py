@@ -174,10 +174,13 @@ class LiveSearchAdapter:
                 return
             page.retrieved_at = self._clock.now()
             page.final_url = fetched.final_url
-            # Parsing and extraction are CPU work: off the event loop, which serves others.
-            page.text, page.published, page.chunks = await asyncio.to_thread(
-                self._extract, fetched, page.hit, page.retrieved_at)
-            page.call.outcome = "ok" if page.chunks else "empty"
+            try:
+                # Parsing and extraction are CPU work: off the event loop, which serves others.
+                page.text, page.published, page.chunks = await asyncio.to_thread(
+                    self._extract, fetched, page.hit, page.retrieved_at)
+                page.call.outcome = "ok" if page.chunks else "empty"
+            except Exception as exc:  # one unreadable page must not sink the others
+                page.call.outcome, page.call.error = "error", f"unreadable page: {exc!r}"
             page.call.finished = time.monotonic()
             page.done = True
 

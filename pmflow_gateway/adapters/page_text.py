@@ -8,6 +8,7 @@ reading as the fallback for pages it rejects (short pages, tables, odd layouts).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -103,14 +104,28 @@ def _main_text(cleaned_html: str, tree: Any) -> str:
     return plain
 
 
-def _trafilatura_text(cleaned_html: str) -> str:
+@functools.cache
+def _trafilatura() -> Any:
+    """trafilatura, or None when it cannot load (lxml 6 without `lxml_html_clean`)."""
     try:
         import trafilatura
-    except ImportError:  # its lxml cleaner extra missing: the plain reading still works
+    except ImportError:
+        return None
+    return trafilatura
+
+
+def _trafilatura_text(cleaned_html: str) -> str:
+    trafilatura = _trafilatura()
+    if trafilatura is None:
         return ""
-    # fast: no justext/readability second opinions (10x the CPU); plain_text is our fallback.
-    text = trafilatura.extract(cleaned_html, fast=True, favor_recall=True,
-                               include_comments=False, include_tables=True, deduplicate=False)
+    try:
+        # fast: no justext/readability second opinions (10x the CPU); plain_text is our
+        # fallback anyway.
+        text = trafilatura.extract(cleaned_html, fast=True, favor_recall=True,
+                                   include_comments=False, include_tables=True,
+                                   deduplicate=False)
+    except Exception:  # hostile or broken markup must not cost us the plain reading
+        return ""
     return (text or "").strip()
 
 
