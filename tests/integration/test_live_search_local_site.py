@@ -121,7 +121,7 @@ async def test_live_search_records_every_search_and_fetch(site: LocalSite) -> No
     assert "cloud metadata address 169.254.169.254" in (refused.error or "")
     fetched_ok = [a for a in result.attempts if a.tool == "fetch" and a.outcome == "ok"]
     assert len(fetched_ok) == 3
-    assert sum(a.evidence_count for a in fetched_ok) == len(result.items) == 2 + 0
+    assert sum(a.evidence_count for a in fetched_ok) == len(result.items) == 2  # not /food
     assert all(a.latency_ms >= 0 for a in result.attempts)
 
 
@@ -168,7 +168,7 @@ async def test_live_search_caps_queries_and_pages(site: LocalSite) -> None:
     searches = [p for p in site.paths_requested() if p.startswith("/search")]
     pages = [p for p in site.paths_requested() if not p.startswith("/search")]
     assert len(searches) == 1
-    assert pages == ["/food", "/travel"] or sorted(pages) == ["/food", "/travel"]
+    assert sorted(pages) == ["/food", "/travel"]  # the first two results, fetched at once
     assert [a.tool for a in result.attempts] == ["search", "fetch", "fetch"]
 
 
