@@ -1,0 +1,296 @@
+"""The bounded live-search fallback: search, fetch the top results, keep the passage that answers.
+
+It runs when MCP is down, slow or empty (seed 000 keeps DuckDuckGo HTML only as this
+fallback). Everything is capped: queries, pages, bytes per page, total time. Only the search
+engine's result links are fetched, never a URL found inside a fetched page, and every fetch
+goes through the SSRF guard. Failures become attempt records; `collect` never raises.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from urllib.parse import urlsplit, urlunsplit
+
+from pmflow_gateway.adapters.page_text import PageText, read_page
+from pmflow_gateway.adapters.passages import BM25, chunk_text
+from pmflow_gateway.adapters.published import mentions_a_date, parse_date, published_at
+from pmflow_gateway.adapters.search_engines import DuckDuckGoHtml, SearchEngine, SearchHit
+from pmflow_gateway.adapters.ssrf import (
+    FetchedPage,
+    FetchError,
+    FetchRefused,
+    FetchTimedOut,
+    Resolver,
+    SafeFetcher,
+    system_resolver,
+)
+from pmflow_gateway.handlers.ports import AdapterResult, Clock
+from pmflow_gateway.handlers.scoring import authority_score, freshness_score
+from pmflow_gateway.schemas import AdapterAttempt, ExternalEvidence, ExternalQueryPlan
+
+ADAPTER = "live_search"
+
+
+class UtcClock:
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+@dataclass(kw_only=True)
+class _Call:
+    """One search or fetch, before it becomes an `AdapterAttempt`."""
+
+    tool: str
+    url: str
+    started: float
+    outcome: str = "ok"
+    error: str | None = None
+    finished: float | None = None
+    count: int = 0
+
+    def attempt(self) -> AdapterAttempt:
+        latency = ((self.finished or time.monotonic()) - self.started) * 1000
+        return AdapterAttempt(adapter=ADAPTER, server=urlsplit(self.url).hostname,
+                              tool=self.tool, outcome=self.outcome,
+                              latency_ms=round(latency, 1), evidence_count=self.count,
+                              error=self.error)
+
+
+@dataclass(kw_only=True)
+class _ReadPage:
+    hit: SearchHit
+    call: _Call
+    final_url: str = ""
+    text: PageText | None = None
+    published: datetime | None = None
+    retrieved_at: datetime | None = None
+    chunks: list[str] = field(default_factory=list)
+    done: bool = False  # False at the deadline: the read was cut short
+
+
+class LiveSearchAdapter:
+    """`EvidenceAdapter` over an HTML/JSON search endpoint and the pages it links to."""
+
+    name = ADAPTER
+
+    def __init__(
+        self,
+        *,
+        engine: SearchEngine | None = None,
+        allow_hosts: Iterable[str] = (),
+        max_queries: int = 2,
+        max_pages: int = 4,
+        max_bytes_per_page: int = 1_000_000,
+        max_redirects: int = 3,
+        fetch_timeout_s: float = 5.0,
+        total_timeout_s: float = 10.0,
+        concurrency: int = 4,
+        chunk_chars: int = 500,
+        clock: Clock | None = None,
+        resolver: Resolver = system_resolver,
+    ) -> None:
+        """Caps: `max_queries` searches and `max_pages` page fetches per plan, each page read
+        up to `max_bytes_per_page`, each fetch at most `fetch_timeout_s`, everything within
+        `total_timeout_s` (or the caller's shorter budget). `allow_hosts` is the SSRF guard's
+        allow-list, empty in production."""
+        self.engine = engine or DuckDuckGoHtml()
+        self.max_queries = max_queries
+        self.max_pages = max_pages
+        self.total_timeout_s = total_timeout_s
+        self.chunk_chars = chunk_chars
+        self.concurrency = concurrency
+        self._fetcher = SafeFetcher(allow_hosts=allow_hosts, max_bytes=max_bytes_per_page,
+                                    max_redirects=max_redirects, timeout_s=fetch_timeout_s,
+                                    resolver=resolver)
+        self._clock = clock or UtcClock()
+
+    async def collect(self, plan: ExternalQueryPlan, *, timeout_s: float) -> AdapterResult:
+        deadline = time.monotonic() + min(timeout_s, self.total_timeout_s)
+        try:
+            return await self._collect(plan, deadline)
+        except Exception as exc:  # the port promises attempt records, never exceptions
+            return AdapterResult(attempts=[AdapterAttempt(
+                adapter=ADAPTER, outcome="error", error=f"{type(exc).__name__}: {exc}")])
+
+    async def _collect(self, plan: ExternalQueryPlan, deadline: float) -> AdapterResult:
+        queries = self._queries(plan)
+        if not queries:
+            return AdapterResult(attempts=[AdapterAttempt(
+                adapter=ADAPTER, tool="search", outcome="empty", error="plan has no query")])
+        searches = await asyncio.gather(*(self._search(q, deadline) for q in queries))
+        hits = _interleave_unique([found for found, _ in searches])[: self.max_pages]
+        pages = await self._read_all(hits, deadline)
+        items = self._evidence(plan, pages)
+        return AdapterResult(items=items,
+                             attempts=[call.attempt() for _, call in searches]
+                             + [page.call.attempt() for page in pages])
+
+    def _queries(self, plan: ExternalQueryPlan) -> list[str]:
+        queries = [q.strip() for q in plan.search_queries if q.strip()]
+        if not queries:
+            fallback = plan.topic or " ".join(plan.subject_entities)
+            queries = [fallback.strip()] if fallback.strip() else []
+        return list(dict.fromkeys(queries))[: self.max_queries]
+
+    async def _search(self, query: str, deadline: float) -> tuple[list[SearchHit], _Call]:
+        call = _Call(tool="search", url=self.engine.search_url(query), started=time.monotonic())
+        page = await self._fetch(call, deadline)
+        hits = self.engine.parse(page) if page is not None else []
+        if page is not None:
+            call.count = len(hits)  # for a search: result links found, not evidence
+            call.outcome = "ok" if hits else "empty"
+        return hits, call
+
+    async def _read_all(self, hits: Sequence[SearchHit], deadline: float) -> list[_ReadPage]:
+        pages = [_ReadPage(hit=hit, call=_Call(tool="fetch", url=hit.url, started=0.0))
+                 for hit in hits]
+        # Bounded per plan, not per adapter: other questions in flight keep their own slots.
+        slots = asyncio.Semaphore(self.concurrency)
+        tasks = [asyncio.ensure_future(self._read(page, deadline, slots)) for page in pages]
+        if not tasks:
+            return pages
+        _, pending = await asyncio.wait(tasks, timeout=max(deadline - time.monotonic(), 0))
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for page in pages:
+            if not page.done:  # still queued or running at the deadline
+                page.call.started = page.call.started or time.monotonic()
+                page.call.outcome, page.call.error = "timeout", "live-search budget spent"
+                page.call.finished = time.monotonic()
+                page.chunks = []
+        return pages
+
+    async def _read(self, page: _ReadPage, deadline: float, slots: asyncio.Semaphore) -> None:
+        async with slots:
+            page.call.started = time.monotonic()
+            fetched = await self._fetch(page.call, deadline)
+            if fetched is None:
+                page.done = True
+                return
+            page.retrieved_at = self._clock.now()
+            page.final_url = fetched.final_url
+            try:
+                # Parsing and extraction are CPU work: off the event loop, which serves others.
+                page.text, page.published, page.chunks = await asyncio.to_thread(
+                    self._extract, fetched, page.hit, page.retrieved_at)
+                page.call.outcome = "ok" if page.chunks else "empty"
+            except Exception as exc:  # one unreadable page must not sink the others
+                page.call.outcome, page.call.error = "error", f"unreadable page: {exc!r}"
+            page.call.finished = time.monotonic()
+            page.done = True
+
+    def _extract(self, fetched: FetchedPage, hit: SearchHit,
+                 now: datetime) -> tuple[PageText, datetime | None, list[str]]:
+        if _is_html(fetched):
+            text = read_page(fetched.text)
+            published = published_at(fetched.text, text.text, now)
+        else:
+            text, published = PageText(title="", site_name=None, text=fetched.text), None
+        if published is None and hit.published:
+            published = parse_date(hit.published)
+        chunks = chunk_text(text.text, target_chars=self.chunk_chars,
+                            max_chars=int(self.chunk_chars * 1.2))
+        return text, published, chunks
+
+    async def _fetch(self, call: _Call, deadline: float) -> FetchedPage | None:
+        """The page, or None with the call marked refused/timeout/error."""
+        remaining = deadline - time.monotonic()
+        try:
+            if remaining <= 0:
+                raise FetchTimedOut("live-search budget spent before the fetch")
+            page = await self._fetcher.fetch(call.url, timeout_s=remaining)
+            if page.status >= 400:
+                call.outcome, call.error = "error", f"HTTP {page.status}"
+                return None
+            return page
+        except FetchRefused as exc:
+            call.outcome, call.error = "refused", exc.reason
+        except FetchTimedOut as exc:
+            call.outcome, call.error = "timeout", exc.reason
+        except FetchError as exc:
+            call.outcome, call.error = "error", exc.reason
+        finally:
+            call.finished = time.monotonic()
+        return None
+
+    def _evidence(self, plan: ExternalQueryPlan, pages: list[_ReadPage]) -> list[ExternalEvidence]:
+        """Each page's best passage against the plan; the best pages first, up to its limit."""
+        corpus = [(number, chunk) for number, page in enumerate(pages) for chunk in page.chunks]
+        ranking_terms = [*plan.search_queries, *plan.subject_entities] or [plan.topic]
+        best: dict[int, tuple[float, str]] = {}  # page number -> (score, passage)
+        for scored in BM25([chunk for _, chunk in corpus]).rank(ranking_terms):
+            number, chunk = corpus[scored.index]
+            best.setdefault(number, (scored.score, chunk))
+        answering = sorted(best, key=lambda n: (-best[n][0], pages[n].hit.rank))
+        items = []
+        for number in answering[: plan.result_limit]:
+            score, chunk = best[number]
+            pages[number].call.count = 1
+            items.append(self._item(plan, pages[number], chunk, score))
+        return items
+
+    def _item(self, plan: ExternalQueryPlan, page: _ReadPage, chunk: str,
+              score: float) -> ExternalEvidence:
+        assert page.text is not None and page.retrieved_at is not None
+        url = page.final_url or page.hit.url
+        host = (urlsplit(url).hostname or "").removeprefix("www.")
+        return ExternalEvidence(
+            source_type="url",
+            source_label=page.text.site_name or host,
+            title=page.text.title or page.hit.title or url,
+            target_url=url,
+            snippet=chunk,
+            retrieved_at=page.retrieved_at,
+            freshness_score=freshness_score(page.published, plan.query_kind, page.retrieved_at),
+            authority_score=authority_score(url, plan.preferred_domains),
+            grounded_fields=grounded_fields(plan, chunk),
+            raw_metadata={"search_rank": page.hit.rank,
+                          "published_at": page.published.isoformat() if page.published else None,
+                          "chunk_score": score},
+        )
+
+    async def aclose(self) -> None:
+        """Nothing held open: each fetch opens and closes its own pinned connection pool."""
+
+
+def grounded_fields(plan: ExternalQueryPlan, chunk: str) -> list[str]:
+    """The plan fields this passage speaks to. A time range counts as supported when the
+    passage names it or carries a date (a forecast or report dated by day)."""
+    text = _squash(chunk)
+    fields = []
+    if plan.location_hint and _squash(plan.location_hint) in text:
+        fields.append("location_hint")
+    if plan.time_range_hint and (_squash(plan.time_range_hint) in text or mentions_a_date(chunk)):
+        fields.append("time_range_hint")
+    if any(_squash(entity) in text for entity in plan.subject_entities if entity.strip()):
+        fields.append("subject_entities")
+    return fields
+
+
+def _is_html(page: FetchedPage) -> bool:
+    if page.content_type:
+        return "html" in page.content_type
+    return page.text.lstrip()[:1] == "<"  # servers that send no Content-Type at all
+
+
+def _squash(text: str) -> str:
+    return "".join(text.lower().split())
+
+
+def _interleave_unique(result_lists: list[list[SearchHit]]) -> list[SearchHit]:
+    """First results of every query before second ones; each page once (fragment ignored)."""
+    seen: set[str] = set()
+    merged: list[SearchHit] = []
+    for rank in range(max((len(r) for r in result_lists), default=0)):
+        for results in result_lists:
+            if rank < len(results):
+                key = urlunsplit(urlsplit(results[rank].url)._replace(fragment=""))
+                if key not in seen:
+                    seen.add(key)
+                    merged.append(results[rank])
+    return merged

@@ -1,0 +1,319 @@
+"""The SSRF guard: every page the gateway fetches goes through `SafeFetcher`.
+
+A URL is checked before any byte leaves: http/https only, no userinfo, and every address the
+host stands for (a literal in any spelling `inet_aton` accepts, or all DNS answers) must be a
+public one. The connection then goes to the address that was checked, never to a second DNS
+answer: `PinnedTransport` only knows the pinned addresses (no DNS rebinding).
+Redirects are followed by hand and each hop is checked again; bytes, hops and time are capped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import ipaddress
+import re
+import socket
+import ssl
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlsplit
+
+import httpx
+
+from pmflow_gateway.adapters.pinned_transport import PinnedNetworkBackend, PinnedTransport
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+Resolver = Callable[[str, int], Awaitable[list[str]]]
+"""`(host, port) -> addresses`: the DNS port, swapped in tests to script answers."""
+
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+TEXT_TYPES = ("text/", "application/json", "application/xhtml+xml", "application/ld+json")
+USER_AGENT = "Mozilla/5.0 (compatible; pmflow-query-gateway/0.1; +bounded-live-search)"
+
+# Instance metadata services: refused even for allow-listed hosts, because reaching one
+# hands out cloud credentials and no test ever needs it.
+METADATA_ADDRESSES = frozenset(
+    ipaddress.ip_address(a)
+    for a in ("169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200")
+)
+METADATA_HOSTNAMES = frozenset(
+    {"metadata.google.internal", "metadata.goog", "metadata", "instance-data",
+     "instance-data.ec2.internal"}
+)
+
+# Order matters: the first matching range names the refusal.
+REFUSED_NETWORKS: tuple[tuple[str, ipaddress.IPv4Network | ipaddress.IPv6Network], ...] = tuple(
+    (label, ipaddress.ip_network(net))
+    for label, net in (
+        ("unspecified", "0.0.0.0/8"),
+        ("unspecified", "::/128"),
+        ("loopback", "127.0.0.0/8"),
+        ("loopback", "::1/128"),
+        ("private", "10.0.0.0/8"),
+        ("private", "172.16.0.0/12"),
+        ("private", "192.168.0.0/16"),
+        ("link-local", "169.254.0.0/16"),
+        ("link-local", "fe80::/10"),
+        ("CGNAT", "100.64.0.0/10"),
+        ("unique-local (ULA)", "fc00::/7"),
+        ("site-local", "fec0::/10"),
+        ("multicast", "224.0.0.0/4"),
+        ("multicast", "ff00::/8"),
+        ("broadcast", "255.255.255.255/32"),
+        ("reserved", "240.0.0.0/4"),
+    )
+)
+
+
+class FetchError(Exception):
+    """A fetch that produced no page; `reason` says why in words fit for an attempt record."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class FetchRefused(FetchError):
+    """The guard refused the URL (or a redirect hop) before connecting."""
+
+
+class FetchTimedOut(FetchError):
+    """The fetch ran past its total time budget."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FetchedPage:
+    url: str
+    final_url: str
+    status: int
+    content_type: str
+    text: str
+    headers: dict[str, str] = field(default_factory=dict)
+    truncated: bool = False  # the body was cut at `max_bytes`
+
+
+def parse_numeric_host(host: str) -> IPAddress | None:
+    """The address a literal host means to the C resolver, in any spelling; None for names.
+
+    `inet_aton` accepts 1-4 parts, each decimal, octal (leading 0) or hex (0x), the last part
+    filling the remaining bytes: 2130706433, 0177.0.0.1, 0x7f.0.0.1 and 127.1 are all
+    127.0.0.1. Parsing them here means no spelling reaches the network unchecked.
+    """
+    candidate = unquote(host).strip("[]").rstrip(".").lower()
+    if ":" in candidate:
+        try:
+            return ipaddress.IPv6Address(candidate.split("%", 1)[0])
+        except ValueError:
+            return None
+    parts = candidate.split(".")
+    if not 1 <= len(parts) <= 4:
+        return None
+    values: list[int] = []
+    for part in parts:
+        if re.fullmatch(r"0x[0-9a-f]*", part):
+            values.append(int(part[2:] or "0", 16))
+        elif re.fullmatch(r"0[0-7]+", part):
+            values.append(int(part, 8))
+        elif re.fullmatch(r"0|[1-9][0-9]*", part):
+            values.append(int(part))
+        else:
+            return None
+    *leading, last = values
+    if any(v > 255 for v in leading) or last >= 256 ** (4 - len(leading)):
+        return None
+    number = last
+    for index, value in enumerate(leading):
+        number += value << (8 * (3 - index))
+    return ipaddress.IPv4Address(number)
+
+
+def embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 one tunnels to (mapped, NAT64, 6to4, Teredo, compatible)."""
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address.teredo is not None:
+        return address.teredo[1]
+    packed = address.packed
+    if packed[:12] == bytes(12) and int(address) > 1:  # ::a.b.c.d (deprecated compatible)
+        return ipaddress.IPv4Address(packed[12:])
+    if address in ipaddress.IPv6Network("64:ff9b::/96"):
+        return ipaddress.IPv4Address(packed[12:])
+    return None
+
+
+def address_refusal(address: IPAddress) -> str | None:
+    """Why this address must not be reached (e.g. "loopback"), or None when it is public."""
+    if address in METADATA_ADDRESSES:
+        return "cloud metadata"
+    if isinstance(address, ipaddress.IPv6Address):
+        tunnelled = embedded_ipv4(address)
+        if tunnelled is not None:
+            inner = address_refusal(tunnelled)
+            return f"IPv6-embedded {inner}" if inner else None
+    for label, network in REFUSED_NETWORKS:
+        if address.version == network.version and address in network:
+            return label
+    if not address.is_global:  # documentation, benchmarking and other special ranges
+        return "non-global"
+    return None
+
+
+async def system_resolver(host: str, port: int) -> list[str]:
+    """All addresses of `host`, through the event loop's getaddrinfo (never blocking it)."""
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+
+class SafeFetcher:
+    """GET a public page with every SSRF check; one pinned connection pool per fetch."""
+
+    def __init__(self, *, allow_hosts: Iterable[str] = (), max_bytes: int = 2_000_000,
+                 max_redirects: int = 5, timeout_s: float = 8.0,
+                 resolver: Resolver = system_resolver,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
+        self.allow_hosts = frozenset(h.strip().lower().rstrip(".") for h in allow_hosts if h)
+        self.max_bytes = max_bytes
+        self.max_redirects = max_redirects
+        self.timeout_s = timeout_s
+        self._resolver = resolver
+        self._ssl_context = ssl_context  # None: the system's CA bundle (tests pass their own)
+
+    async def fetch(self, url: str, *, timeout_s: float | None = None) -> FetchedPage:
+        """The page at `url` after checked redirects; raises `FetchError` subclasses."""
+        budget = min(timeout_s, self.timeout_s) if timeout_s is not None else self.timeout_s
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(budget):
+                return await self._fetch_following_redirects(url, started + budget)
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            raise FetchTimedOut(f"fetch of {url} exceeded {budget:.1f}s") from exc
+        except httpx.HTTPError as exc:
+            raise FetchError(f"fetch of {url} failed: {exc or type(exc).__name__}") from exc
+
+    async def check(self, url: str, backend: PinnedNetworkBackend | None = None) -> httpx.URL:
+        """The parsed URL if the guard lets it through (pinning its addresses into `backend`)."""
+        parsed = _parse_url(url)
+        wire_host = parsed.raw_host.decode("ascii")  # IDNA-encoded: what DNS and TCP see
+        host = wire_host.lower().rstrip(".")
+        port = parsed.port or (443 if parsed.scheme == "https" else 80)
+        allowed = host in self.allow_hosts or f"{host}:{port}" in self.allow_hosts
+        if host in METADATA_HOSTNAMES:
+            raise FetchRefused(f"cloud metadata host {host} refused")
+        literal = parse_numeric_host(parsed.host)
+        if literal is not None:
+            addresses = [str(literal)]
+        else:
+            if not re.fullmatch(r"[a-z0-9._-]+", host):
+                raise FetchRefused(f"host {parsed.host!r} is not a valid hostname")
+            try:
+                addresses = await self._resolver(wire_host, port)
+            except OSError as exc:
+                raise FetchRefused(f"host {host} does not resolve: {exc}") from exc
+            if not addresses:
+                raise FetchRefused(f"host {host} resolved to no address")
+        for text in addresses:
+            try:
+                address = ipaddress.ip_address(text.split("%", 1)[0])
+            except ValueError as exc:
+                raise FetchRefused(f"host {host} resolved to {text!r}, not an address") from exc
+            reason = address_refusal(address)
+            always_refused = reason is not None and ("metadata" in reason
+                                                     or "unspecified" in reason)
+            if reason and (always_refused or not allowed):
+                raise FetchRefused(f"{reason} address {address} refused for host {host}")
+        if backend is not None:
+            backend.pin(wire_host, port, addresses)
+        return parsed
+
+    async def _fetch_following_redirects(self, url: str, deadline: float) -> FetchedPage:
+        backend = PinnedNetworkBackend()
+        transport = PinnedTransport(backend, self._ssl_context or shared_ssl_context())
+        # trust_env=False: an environment proxy would connect on our behalf, unchecked.
+        async with httpx.AsyncClient(transport=transport, trust_env=False,
+                                     follow_redirects=False) as client:
+            current = await self.check(url, backend)
+            for hop in range(self.max_redirects + 1):
+                remaining = max(deadline - time.monotonic(), 0.001)
+                request = client.build_request("GET", current, headers=_request_headers(),
+                                               timeout=remaining)
+                response = await client.send(request, stream=True)
+                try:
+                    location = response.headers.get("location")
+                    if response.status_code in REDIRECT_STATUSES and location:
+                        if hop == self.max_redirects:
+                            raise FetchRefused(
+                                f"more than {self.max_redirects} redirects from {url}")
+                        current = await self.check(str(current.join(location)), backend)
+                        continue
+                    return await self._read_page(url, response)
+                finally:
+                    await response.aclose()
+        raise AssertionError("unreachable: the loop returns or raises")
+
+    async def _read_page(self, url: str, response: httpx.Response) -> FetchedPage:
+        content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if content_type and not content_type.startswith(TEXT_TYPES):
+            raise FetchRefused(f"content type {content_type} of {response.url} is not text")
+        body = bytearray()
+        truncated = False
+        async for chunk in response.aiter_bytes():  # decoded, so gzip bombs hit the cap too
+            body += chunk
+            if len(body) >= self.max_bytes:
+                del body[self.max_bytes:]
+                truncated = True
+                break
+        return FetchedPage(
+            url=url, final_url=str(response.url), status=response.status_code,
+            content_type=content_type, text=decode_body(bytes(body), response.charset_encoding),
+            headers=dict(response.headers), truncated=truncated)
+
+
+@functools.cache
+def shared_ssl_context() -> ssl.SSLContext:
+    """One verifying TLS context for every fetch: loading the CA bundle costs tens of ms."""
+    return httpx.create_ssl_context()
+
+
+def _parse_url(url: str) -> httpx.URL:
+    scheme = urlsplit(url).scheme.lower()
+    if scheme not in ("http", "https"):
+        raise FetchRefused(f"scheme {scheme or '(none)'!r} refused: only http and https")
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        # httpx rejects some spellings (0177.0.0.1): still name the address they mean.
+        host = urlsplit(url).hostname or ""
+        literal = parse_numeric_host(host) if host else None
+        reason = address_refusal(literal) if literal is not None else None
+        if reason:
+            raise FetchRefused(f"{reason} address {literal} refused for host {host}") from exc
+        raise FetchRefused(f"invalid URL {url!r}: {exc}") from exc
+    if parsed.userinfo:
+        # http://good.com@127.0.0.1/ reads like good.com but goes to 127.0.0.1.
+        raise FetchRefused(f"userinfo in URL refused (the real host is {parsed.host})")
+    if not parsed.host:
+        raise FetchRefused(f"URL {url!r} has no host")
+    return parsed
+
+
+def _request_headers() -> dict[str, str]:
+    return {"User-Agent": USER_AGENT,
+            "Accept": "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.5",
+            "Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"}
+
+
+def decode_body(body: bytes, declared: str | None) -> str:
+    """Text of a body: the header's charset, else a <meta charset>, else UTF-8."""
+    encoding = declared
+    if not encoding:
+        match = re.search(rb"""<meta[^>]+charset=["']?([a-zA-Z0-9_-]+)""", body[:4096], re.I)
+        encoding = match.group(1).decode("ascii") if match else "utf-8"
+    try:
+        return body.decode(encoding, errors="replace")
+    except LookupError:
+        return body.decode("utf-8", errors="replace")
