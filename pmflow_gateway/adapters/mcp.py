@@ -13,8 +13,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from string import Formatter
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import quote
+
+from mcp.types import CallToolResult
 
 from pmflow_gateway.adapters.mcp_config import McpServerConfig, load_servers
 from pmflow_gateway.adapters.mcp_results import (
@@ -33,16 +35,28 @@ ADAPTER = "mcp"
 GROUNDING_OVERLAP = 0.5  # share of a hint's terms a text must contain to support it
 
 
+class ToolSession(Protocol):
+    """A connection that calls tools: `McpSession` for real, an in-memory fake in unit tests."""
+
+    connects: int
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
+        """Raises on transport failure; the caller bounds the time."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
 class McpAdapter:
     """Evidence from one MCP server (see `McpServerConfig` for what is configurable)."""
 
     name = ADAPTER
 
-    def __init__(self, config: McpServerConfig, *,
+    def __init__(self, config: McpServerConfig, *, session: ToolSession | None = None,
                  now: Callable[[], datetime] = lambda: datetime.now(UTC),
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self.config = config
-        self.session = McpSession(config)
+        self.session: ToolSession = session or McpSession(config)
         self.breaker = CircuitBreaker(failure_threshold=config.failure_threshold,
                                       cooldown_s=config.cooldown_s, clock=monotonic)
         self._now = now
@@ -86,14 +100,15 @@ class McpAdapter:
         arguments = fill_arguments(self.config.fetch_args, plan, url=url)
         query = " ".join([plan.topic, *plan.search_queries[:1]])
 
-        def parse(result: Any) -> list[Hit]:
+        def parse(result: CallToolResult) -> list[Hit]:
             hit = hit_from_page(url, result, query=query, now=self._now())
             return [hit] if hit else []
 
         return await self._call(tool, arguments, deadline, parse)
 
     async def _call(self, tool: str, arguments: dict[str, Any], deadline: float,
-                    parse: Callable[[Any], list[Hit]]) -> tuple[list[Hit], AdapterAttempt]:
+                    parse: Callable[[CallToolResult], list[Hit]],
+                    ) -> tuple[list[Hit], AdapterAttempt]:
         server = self.config.name
 
         def attempt(outcome: str, started: float, count: int = 0,
