@@ -194,7 +194,8 @@ def plan_values(plan: ExternalQueryPlan, **extra: Any) -> dict[str, Any]:
     return {**plan.model_dump(mode="json"), **extra}
 
 
-def fill_arguments(template: dict[str, Any], plan: ExternalQueryPlan, **extra: Any) -> dict[str, Any]:
+def fill_arguments(template: dict[str, Any], plan: ExternalQueryPlan,
+                   **extra: Any) -> dict[str, Any]:
     """Tool arguments from the config's mapping; an argument whose only placeholder is empty
     is left out so the tool's own default applies."""
     values = plan_values(plan, **extra)

@@ -30,7 +30,8 @@ SNIPPET_CHARS = 400
 FUTURE_SKEW = timedelta(minutes=5)
 
 _URL = re.compile(r"https?://[^\s<>\"'）)\]]+")
-_ISO = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
+_ISO = re.compile(
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
 _DATE_LABEL = re.compile(
     r"(?:published|updated|posted|last modified|date|发布|更新|时间)[^0-9\n]{0,12}", re.I)
 _LIST_MARK = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s*")

@@ -14,8 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcp import Client, MCPError, StdioServerParameters
-from mcp.types import CONNECTION_CLOSED
-from mcp.types import CallToolResult
+from mcp.types import CONNECTION_CLOSED, CallToolResult
 
 from pmflow_gateway.adapters.mcp_config import McpServerConfig
 
@@ -81,7 +80,8 @@ class McpSession:
                 await stop.wait()
         except BaseException as exc:  # the caller sees it through `ready`
             if not ready.done():
-                ready.set_exception(exc if isinstance(exc, Exception) else ConnectionError(str(exc)))
+                failure = exc if isinstance(exc, Exception) else ConnectionError(repr(exc))
+                ready.set_exception(failure)
                 ready.exception()  # mark retrieved: nobody may be waiting any more
             if not isinstance(exc, Exception):
                 raise

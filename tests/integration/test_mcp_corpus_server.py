@@ -12,13 +12,14 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pmflow_gateway.adapters.mcp import McpAdapter
 from pmflow_gateway.adapters.mcp_config import McpServerConfig, default_servers
 from pmflow_gateway.handlers.scoring import FRESH_ENOUGH
-from pmflow_gateway.schemas import ExternalQueryPlan
+from pmflow_gateway.schemas import AdapterAttempt, ExternalEvidence, ExternalQueryPlan
 
 WEATHER = ExternalQueryPlan(
     query_kind="weather", freshness_required=True, topic="广州未来5天天气",
@@ -28,7 +29,7 @@ ONE_QUERY = WEATHER.model_copy(update={"search_queries": ["广州 天气"]})
 SERVER_MODULE = [sys.executable, "-m", "pmflow_gateway.mcp_server"]
 
 
-def stdio_config(*extra_args: str, **fields: object) -> McpServerConfig:
+def stdio_config(*extra_args: str, **fields: Any) -> McpServerConfig:
     return McpServerConfig(name="corpus", transport="stdio", command=sys.executable,
                            args=["-m", "pmflow_gateway.mcp_server", *extra_args], **fields)
 
@@ -91,7 +92,8 @@ def server_children() -> list[int]:
     return found
 
 
-def assert_weather_evidence(items: list, attempts: list, server: str) -> None:
+def assert_weather_evidence(items: list[ExternalEvidence], attempts: list[AdapterAttempt],
+                            server: str) -> None:
     assert attempts and all(a.outcome == "ok" and a.server == server for a in attempts)
     assert "广州" in items[0].title
     first = items[0]

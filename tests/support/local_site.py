@@ -27,8 +27,7 @@ class LocalSite:
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://127.0.0.1:{self._server.server_port}"
 
     def url(self, path: str) -> str:
         return self.base_url + path

@@ -67,8 +67,10 @@ def adapter(session: FakeSession, **fields: Any) -> McpAdapter:
 
 async def test_runs_each_query_and_merges_round_robin_without_duplicates() -> None:
     session = FakeSession({
-        "广州 未来5天天气": [hit("https://a.example/1", "广州 A1", 1), hit("https://a.example/2", "A2", 2)],
-        "广州 天气 5日预报": [hit("https://a.example/1/", "dup", 1), hit("https://b.example/1", "广州 B", 3)],
+        "广州 未来5天天气": [hit("https://a.example/1", "广州 A1", 1),
+                          hit("https://a.example/2", "A2", 2)],
+        "广州 天气 5日预报": [hit("https://a.example/1/", "dup", 1),
+                           hit("https://b.example/1", "广州 B", 3)],
     })
     result = await adapter(session).collect(PLAN, timeout_s=5)
     assert [c[1] for c in session.calls] == [
@@ -152,9 +154,11 @@ async def test_tool_error_result_is_an_error_attempt_that_keeps_the_circuit_clos
 
 async def test_fetch_urls_are_filled_from_the_plan_and_parsed_as_pages() -> None:
     url = "https://wttr.example/%E5%B9%BF%E5%B7%9E"
-    session = FakeSession({url: "# 广州天气\n\nUpdated: 2026-12-02T07:00:00Z\n\n广州未来5天多云有阵雨，气温20到28度。"})
+    page = "# 广州天气\n\nUpdated: 2026-12-02T07:00:00Z\n\n广州未来5天多云有阵雨，气温20到28度。"
+    session = FakeSession({url: page})
     mcp = adapter(session, search_tool=None, fetch_tool="fetch",
-                  fetch_urls=["https://wttr.example/{location_hint}", "https://x.example/{topic}/{nope}"])
+                  fetch_urls=["https://wttr.example/{location_hint}",
+                              "https://x.example/{topic}/{nope}"])  # no such field: skipped
     result = await mcp.collect(PLAN, timeout_s=5)
     assert session.calls == [("fetch", {"url": url})]
     [item] = result.items
@@ -172,8 +176,8 @@ async def test_aclose_closes_the_session() -> None:
 
 def test_argument_mapping_keeps_types_formats_strings_and_drops_empty() -> None:
     template = {"query": "{query}", "limit": "{result_limit}", "where": "{location_hint}",
-                "q2": "{topic} in {location_hint}", "lang": "zh", "n": 7, "who": "{subject_entities}",
-                "when": "{time_range_hint}"}
+                "q2": "{topic} in {location_hint}", "lang": "zh", "n": 7,
+                "who": "{subject_entities}", "when": "{time_range_hint}"}
     plan = PLAN.model_copy(update={"time_range_hint": None})
     assert fill_arguments(template, plan, query="q") == {
         "query": "q", "limit": 3, "where": "广州", "q2": "广州未来5天天气 in 广州", "lang": "zh",

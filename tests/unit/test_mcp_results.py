@@ -23,7 +23,8 @@ def test_structured_content_with_results_list() -> None:
         {"title": "no url"},
         {"title": "ftp", "url": "ftp://a.example/x"}]})
     [hit] = hits_from_search(result, now=NOW)
-    assert (hit.title, hit.url, hit.snippet, hit.site) == ("广州天气", "https://a.example/gz", "多云", "A")
+    assert (hit.title, hit.url, hit.snippet, hit.site) == (
+        "广州天气", "https://a.example/gz", "多云", "A")
     assert hit.published_at == NOW - timedelta(hours=2)
     assert hit.source_type == "mcp_search"
 
