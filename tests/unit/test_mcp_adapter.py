@@ -266,3 +266,9 @@ def test_default_is_our_own_server_over_stdio() -> None:
     [server] = default_servers()
     assert server.transport == "stdio"
     assert server.args == ["-m", "pmflow_gateway.mcp_server"]
+
+
+def test_the_example_config_loads() -> None:
+    [server] = load_servers(Path(__file__).parents[2] / "examples" / "mcp.toml")
+    assert (server.name, server.transport, server.search_tool) == (
+        "pmflow-corpus", "stdio", "search")
