@@ -118,12 +118,11 @@ class McpAdapter:
                                   latency_ms=latency, evidence_count=count, error=error)
 
         started = self._monotonic()
+        timeout = min(self.config.timeout_s, deadline - started)
+        if timeout <= 0:  # checked first: a call we never make must not take the probe slot
+            return [], attempt("timeout", started, error="no time left in the question budget")
         if not self.breaker.allow():
             return [], attempt("circuit_open", started, error=f"circuit open for {server}")
-        timeout = min(self.config.timeout_s, deadline - started)
-        if timeout <= 0:
-            self.breaker.record_success()  # not the server's fault; frees a half-open probe
-            return [], attempt("timeout", started, error="no time left in the question budget")
         try:
             async with asyncio.timeout(timeout):
                 result = await self.session.call_tool(tool, arguments)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import time
 from collections.abc import Callable
 from typing import Any
@@ -69,8 +70,12 @@ class McpSession:
         loop = asyncio.get_running_loop()
         self._client = loop.create_future()
         self._stop = asyncio.Event()
+        # A fresh context: the connection outlives the question that opened it, so its
+        # handshake spans must not land in that question's trace. Each tools/call span is
+        # opened in the calling question's task and joins its trace.
         self._owner = asyncio.create_task(self._own(self._client, self._stop),
-                                          name=f"mcp-session-{self._config.name}")
+                                          name=f"mcp-session-{self._config.name}",
+                                          context=contextvars.Context())
         self.connects += 1
 
     async def _own(self, ready: asyncio.Future[Client], stop: asyncio.Event) -> None:
