@@ -44,6 +44,10 @@ class ToolSession(Protocol):
         """Raises on transport failure; the caller bounds the time."""
         ...
 
+    async def reset(self) -> None:
+        """Drop the connection; the next call opens a new one."""
+        ...
+
     async def aclose(self) -> None: ...
 
 
@@ -61,6 +65,7 @@ class McpAdapter:
                                       cooldown_s=config.cooldown_s, clock=monotonic)
         self._now = now
         self._monotonic = monotonic
+        self._resets: set[asyncio.Task[None]] = set()
 
     async def collect(self, plan: ExternalQueryPlan, *, timeout_s: float) -> AdapterResult:
         deadline = self._monotonic() + timeout_s
@@ -71,6 +76,7 @@ class McpAdapter:
         return AdapterResult(items=self._merge(outcomes, plan), attempts=attempts)
 
     async def aclose(self) -> None:
+        await asyncio.gather(*self._resets, return_exceptions=True)
         await self.session.aclose()
 
     def _queries(self, plan: ExternalQueryPlan) -> list[str]:
@@ -127,10 +133,10 @@ class McpAdapter:
             async with asyncio.timeout(timeout):
                 result = await self.session.call_tool(tool, arguments)
         except TimeoutError:
-            self.breaker.record_failure()
+            self._record_failure()
             return [], attempt("timeout", started, error=f"no answer within {timeout:.2f}s")
         except Exception as exc:
-            self.breaker.record_failure()
+            self._record_failure()
             return [], attempt("error", started, error=_describe(exc))
         if result.is_error:
             # The server answered, so the connection is healthy; the tool refused this call.
@@ -139,6 +145,17 @@ class McpAdapter:
         self.breaker.record_success()
         hits = parse(result)
         return hits, attempt("ok" if hits else "empty", started, count=len(hits))
+
+    def _record_failure(self) -> None:
+        """Count a failure; when it opens the circuit, also restart the connection (in the
+        background: a wedged stdio server takes seconds to stop) so the half-open probe does
+        not go to the same stuck process."""
+        was_open = self.breaker.state == "open"  # calls already in flight when it opened
+        self.breaker.record_failure()
+        if self.breaker.state == "open" and not was_open:
+            task = asyncio.create_task(self.session.reset())
+            self._resets.add(task)
+            task.add_done_callback(self._resets.discard)
 
     def _merge(self, outcomes: list[tuple[list[Hit], AdapterAttempt]],
                plan: ExternalQueryPlan) -> list[ExternalEvidence]:

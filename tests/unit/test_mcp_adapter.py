@@ -43,6 +43,7 @@ class FakeSession:
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     connects: int = 1
     closed: bool = False
+    resets: int = 0
 
     async def call_tool(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
         self.calls.append((tool, arguments))
@@ -55,6 +56,9 @@ class FakeSession:
         if isinstance(answer, str):
             return CallToolResult(content=[TextContent(type="text", text=answer)])
         return CallToolResult(content=[], structured_content={"results": answer})
+
+    async def reset(self) -> None:
+        self.resets += 1
 
     async def aclose(self) -> None:
         self.closed = True
@@ -133,6 +137,8 @@ async def test_failures_are_attempts_and_open_the_circuit() -> None:
     assert [a.outcome for a in outcomes] == ["error", "error", "circuit_open"]
     assert outcomes[0].error == "ConnectionError: refused"
     assert len(session.calls) == 2
+    await asyncio.sleep(0)
+    assert session.resets == 1  # the probe will use a fresh connection
     clock[0] += 10
     session.answers["广州 天气"] = [hit("https://a.example", "广州", 1)]
     probe = await mcp.collect(plan, timeout_s=5)
