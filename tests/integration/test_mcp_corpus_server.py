@@ -193,3 +193,20 @@ async def test_circuit_opens_after_failures_then_half_open_probe_closes_it() -> 
         await adapter.aclose()
         if process is not None:
             stop(process)
+
+
+async def test_timeouts_open_the_circuit_and_the_probe_gets_a_fresh_process() -> None:
+    adapter = McpAdapter(stdio_config("--delay-ms", "5000", failure_threshold=1,
+                                      cooldown_s=0.3))
+    try:
+        first = await adapter.collect(ONE_QUERY, timeout_s=1.5)
+        refused = await adapter.collect(ONE_QUERY, timeout_s=1.5)
+        await asyncio.sleep(0.4)
+        probe = await adapter.collect(ONE_QUERY, timeout_s=1.5)
+    finally:
+        await adapter.aclose()
+    assert [a.outcome for a in first.attempts] == ["timeout"]
+    assert [a.outcome for a in refused.attempts] == ["circuit_open"]
+    assert [a.outcome for a in probe.attempts] == ["timeout"]
+    assert adapter.session.connects == 2
+    assert server_children() == []
