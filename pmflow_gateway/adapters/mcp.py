@@ -26,6 +26,7 @@ from pmflow_gateway.adapters.mcp_results import (
     tool_error_text,
 )
 from pmflow_gateway.adapters.mcp_session import CircuitBreaker, McpSession
+from pmflow_gateway.handlers.evidence import canonical_url
 from pmflow_gateway.handlers.ports import AdapterResult
 from pmflow_gateway.handlers.scoring import FRESH_ENOUGH, authority_score, freshness_score
 from pmflow_gateway.mcp_server.terms import overlap, terms
@@ -143,7 +144,10 @@ class McpAdapter:
             self.breaker.record_success()
             return [], attempt("error", started, error=tool_error_text(result) or "tool error")
         self.breaker.record_success()
-        hits = parse(result)
+        try:
+            hits = parse(result)
+        except Exception as exc:  # a result shape nobody foresaw is this call's failure only
+            return [], attempt("error", started, error=f"unreadable result: {_describe(exc)}")
         return hits, attempt("ok" if hits else "empty", started, count=len(hits))
 
     def _record_failure(self) -> None:
@@ -166,12 +170,13 @@ class McpAdapter:
         items: list[ExternalEvidence] = []
         for rank in range(max((len(hits) for hits, _ in outcomes), default=0)):
             for hits, attempt in outcomes:
-                if rank < len(hits) and (key := hits[rank].url.rstrip("/").lower()) not in seen:
+                if rank < len(hits) and (key := canonical_url(hits[rank].url)) not in seen:
                     seen.add(key)
                     items.append(self._evidence(hits[rank], attempt.tool, plan, now))
         if plan.freshness_required:
             items.sort(key=lambda item: item.freshness_score < FRESH_ENOUGH)
-        return items[: max(plan.result_limit * 2, plan.result_limit)]
+        # Spares beyond the limit: the evidence stage filters URLs again, then cuts.
+        return items[: plan.result_limit * 2]
 
     def _evidence(self, hit: Hit, tool: str | None, plan: ExternalQueryPlan,
                   now: datetime) -> ExternalEvidence:
