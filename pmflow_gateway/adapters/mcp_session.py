@@ -43,11 +43,20 @@ class McpSession:
             raise  # slow is not broken: keep the connection for the next question
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
-                await self.reset()
+                await self._discard(client)
             raise  # any other code is the server answering: the connection is fine
         except Exception:
-            await self.reset()
+            await self._discard(client)
             raise
+
+    async def _discard(self, broken: Client) -> None:
+        """Close `broken` unless it was already replaced: with many calls failing on one dead
+        connection, a late failure must not close the fresh connection another call opened."""
+        async with self._lock:
+            current = self._client
+            if current is not None and current.done() and not current.exception() \
+                    and current.result() is broken:
+                await self._stop_owner()
 
     async def _connected(self) -> Client:
         async with self._lock:

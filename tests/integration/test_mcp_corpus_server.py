@@ -145,14 +145,17 @@ async def test_killed_server_is_an_error_then_the_next_question_reconnects() -> 
         [pid] = server_children()
         os.kill(pid, signal.SIGKILL)
         await asyncio.sleep(0.2)
-        broken = await adapter.collect(ONE_QUERY, timeout_s=15)
+        three_queries = WEATHER.model_copy(update={"search_queries": ["广州", "天气", "预报"]})
+        broken = await adapter.collect(three_queries, timeout_s=15)
         healed = await adapter.collect(ONE_QUERY, timeout_s=15)
     finally:
         await adapter.aclose()
-    assert [a.outcome for a in broken.attempts] == ["error"]
-    assert broken.items == []
+    # The call that found the dead connection fails; calls still queued behind it may
+    # already run on the new one.
+    assert broken.attempts[0].outcome == "error"
+    assert {a.outcome for a in broken.attempts} <= {"error", "ok"}
     assert [a.outcome for a in healed.attempts] == ["ok"] and healed.items
-    assert adapter.session.connects == 2
+    assert adapter.session.connects == 2  # one reconnect, however many calls failed
 
 
 async def test_hung_server_times_out_within_the_budget() -> None:
