@@ -163,8 +163,10 @@ class McpAdapter:
 
     def _merge(self, outcomes: list[tuple[list[Hit], AdapterAttempt]],
                plan: ExternalQueryPlan) -> list[ExternalEvidence]:
-        """Round-robin over the calls (each one's best first), one item per URL; when the plan
-        needs fresh facts, fresh items move ahead of stale ones, order kept otherwise."""
+        """Round-robin over the calls (each one's best first), one item per URL. When the plan
+        names a place and some items mention it, items about neither that place nor any of
+        the plan's subjects go (Shanghai's forecast does not answer a Guangzhou question).
+        When the plan needs fresh facts, fresh items move ahead, order kept otherwise."""
         now = self._now()
         seen: set[str] = set()
         items: list[ExternalEvidence] = []
@@ -173,6 +175,9 @@ class McpAdapter:
                 if rank < len(hits) and (key := canonical_url(hits[rank].url)) not in seen:
                     seen.add(key)
                     items.append(self._evidence(hits[rank], attempt.tool, plan, now))
+        if any("location_hint" in item.grounded_fields for item in items):
+            items = [item for item in items
+                     if {"location_hint", "subject_entities"} & set(item.grounded_fields)]
         if plan.freshness_required:
             items.sort(key=lambda item: item.freshness_score < FRESH_ENOUGH)
         # Spares beyond the limit: the evidence stage filters URLs again, then cuts.

@@ -40,11 +40,20 @@ def load_pages(path: Path | None = None) -> list[Page]:
     ]
 
 
+# Question words carry no topic; without this "What is the weather in London this week?"
+# ranks a what's-on page above the forecasts because "this" and "week" are rare.
+STOPWORDS = frozenset({
+    "a", "an", "and", "are", "at", "be", "by", "can", "do", "does", "for", "how", "i", "in",
+    "is", "it", "me", "of", "on", "or", "please", "show", "tell", "the", "this", "to", "what",
+    "what's", "when", "where", "which", "who", "will", "with", "you",
+    "的", "了", "吗", "呢", "帮我", "我看", "看看", "如何", "怎么", "什么"})
+
+
 def search_pages(pages: list[Page], query: str, limit: int) -> list[Page]:
     """Best weighted term overlap first. Rare terms weigh more (idf), so "广州" decides over
     "天气"; the title counts double because it says what the page is about."""
     page_terms = [(terms(p.title), terms(p.body)) for p in pages]
-    query_terms = terms(query)
+    query_terms = terms(query) - STOPWORDS
     weight = {t: math.log(1 + len(pages) / (1 + sum(t in a or t in b for a, b in page_terms)))
               for t in query_terms}
     total = sum(weight.values()) or 1.0

@@ -72,7 +72,7 @@ def adapter(session: FakeSession, **fields: Any) -> McpAdapter:
 async def test_runs_each_query_and_merges_round_robin_without_duplicates() -> None:
     session = FakeSession({
         "广州 未来5天天气": [hit("https://a.example/1", "广州 A1", 1),
-                          hit("https://a.example/2", "A2", 2)],
+                          hit("https://a.example/2", "广州 A2", 2)],
         "广州 天气 5日预报": [hit("https://a.example/1/", "dup", 1),
                            hit("https://b.example/1", "广州 B", 3)],
     })
@@ -100,6 +100,17 @@ async def test_fresh_items_move_ahead_when_the_plan_needs_freshness() -> None:
     relaxed = await adapter(session).collect(plan.model_copy(update={"freshness_required": False}),
                                              timeout_s=5)
     assert relaxed.items[0].target_url == "https://old.example"
+
+
+async def test_items_about_another_place_go_when_some_are_about_the_asked_place() -> None:
+    session = FakeSession({"广州 天气": [hit("https://a.example/sh", "上海天气", 1),
+                                       hit("https://a.example/gz", "广州天气", 1)]})
+    plan = PLAN.model_copy(update={"search_queries": ["广州 天气"]})
+    result = await adapter(session).collect(plan, timeout_s=5)
+    assert [i.target_url for i in result.items] == ["https://a.example/gz"]
+    elsewhere = await adapter(session).collect(
+        plan.model_copy(update={"location_hint": "深圳", "subject_entities": []}), timeout_s=5)
+    assert len(elsewhere.items) == 2  # nothing mentions the place: the search engine decides
 
 
 async def test_topic_is_the_query_when_the_plan_has_none_and_max_queries_caps() -> None:
