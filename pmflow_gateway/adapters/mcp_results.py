@@ -101,7 +101,10 @@ def parse_date(value: Any, now: datetime) -> datetime | None:
     dates, so they count as unknown."""
     when: datetime | None = None
     if isinstance(value, int | float) and not isinstance(value, bool):
-        when = datetime.fromtimestamp(value, UTC)
+        try:
+            when = datetime.fromtimestamp(value, UTC)
+        except (OverflowError, ValueError, OSError):
+            return None
     elif isinstance(value, str):
         try:
             when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))

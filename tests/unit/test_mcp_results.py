@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
+from hypothesis import given
+from hypothesis import strategies as st
 from mcp.types import CallToolResult, TextContent
 
 from pmflow_gateway.adapters.mcp_results import date_in_text, hit_from_page, hits_from_search
@@ -73,6 +75,15 @@ def test_future_and_unparseable_dates_count_as_unknown() -> None:
     assert dates == [None, None, datetime(2026, 12, 1, tzinfo=UTC)]
 
 
+def test_epoch_dates_and_absurd_ones() -> None:
+    result = CallToolResult(content=[], structured_content={"results": [
+        {"url": "https://a.example/1", "published_at": NOW.timestamp() - 3600},
+        {"url": "https://a.example/2", "published_at": 10**20},
+        {"url": "https://a.example/3", "published_at": -62135596801}]})
+    dates = [h.published_at for h in hits_from_search(result, now=NOW)]
+    assert dates == [NOW - timedelta(hours=1), None, None]
+
+
 def test_fetched_page_gives_title_date_and_best_paragraph() -> None:
     page = text_result("Contents of https://site.example/gz:\n# 广州未来5天天气预报\n\n"
                        "发布时间：2026-12-02T05:00:00Z\n\n"
@@ -90,3 +101,24 @@ def test_unlabelled_dates_only_count_on_pages() -> None:
     text = "Forecast issued 2026-12-02 06:00 for the week"
     assert date_in_text(text, NOW) is None
     assert date_in_text(text, NOW, labelled_only=False) == NOW - timedelta(hours=2)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40)
+    | st.sampled_from(["https://ok.example/a", "ftp://x", "javascript:alert(1)", "2026-12-01"]),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.sampled_from(["url", "link", "title", "snippet", "results", "result",
+                                       "published_at", "site", "items", "x"]), inner, max_size=5),
+    max_leaves=20)
+
+
+@given(structured=st.dictionaries(st.sampled_from(["results", "result", "url", "data", "x"]),
+                                  json_values, max_size=3),
+       text=st.text(max_size=200))
+def test_any_tool_output_gives_only_http_hits_and_never_raises(
+        structured: dict[str, object], text: str) -> None:
+    result = CallToolResult(content=[TextContent(type="text", text=text)],
+                            structured_content=structured or None)
+    for hit in hits_from_search(result, now=NOW):
+        assert hit.url.startswith(("http://", "https://"))
+        assert hit.published_at is None or hit.published_at <= NOW + timedelta(minutes=5)
