@@ -61,6 +61,10 @@ class McpServerConfig:
         if not self.search_tool and not (self.fetch_tool and self.fetch_urls):
             raise McpConfigError(
                 f"MCP server {self.name!r}: needs `search_tool`, or `fetch_tool` with `fetch_urls`")
+        if self.timeout_s <= 0 or self.cooldown_s < 0 or self.max_queries < 1 \
+                or self.failure_threshold < 1:
+            raise McpConfigError(f"MCP server {self.name!r}: timeout_s must be > 0, "
+                                 "max_queries and failure_threshold >= 1, cooldown_s >= 0")
 
 
 def default_servers() -> list[McpServerConfig]:

@@ -269,6 +269,8 @@ fetch_urls = ["https://wttr.in/{location_hint}?format=3"]
     '[[servers]]\nname = "x"\ntransport = "carrier-pigeon"\ncommand = "y"\n',
     '[[servers]]\nname = "x"\ncommand = "y"\n[[servers]]\nname = "x"\ncommand = "z"\n',
     '[[servers]]\nname = "x"\ncommand = "y"\nsearch_tool = ""\n',
+    '[[servers]]\nname = "x"\ncommand = "y"\ntimeout_s = 0\n',
+    '[[servers]]\nname = "x"\ncommand = "y"\nfailure_threshold = 0\n',
     "not toml [",
 ])
 def test_bad_config_fails_at_startup(tmp_path: Path, body: str) -> None:
