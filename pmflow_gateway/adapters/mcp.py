@@ -1,0 +1,273 @@
+"""The MCP evidence adapter: one per configured server, MCP first in the provider registry.
+
+Per question it runs the plan's search queries (and configured page fetches) concurrently on
+a long-lived session, turns the results into `ExternalEvidence`, and records every call as
+an `AdapterAttempt`. It never raises for a server's failure: failures are attempts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from string import Formatter
+from typing import Any, Protocol
+from urllib.parse import quote
+
+from mcp.types import CallToolResult
+
+from pmflow_gateway.adapters.mcp_config import McpServerConfig, load_servers
+from pmflow_gateway.adapters.mcp_results import (
+    Hit,
+    hit_from_page,
+    hits_from_search,
+    tool_error_text,
+)
+from pmflow_gateway.adapters.mcp_session import CircuitBreaker, McpSession
+from pmflow_gateway.handlers.evidence import canonical_url
+from pmflow_gateway.handlers.ports import AdapterResult
+from pmflow_gateway.handlers.scoring import FRESH_ENOUGH, authority_score, freshness_score
+from pmflow_gateway.mcp_server.terms import overlap, terms
+from pmflow_gateway.schemas import AdapterAttempt, ExternalEvidence, ExternalQueryPlan
+
+ADAPTER = "mcp"
+GROUNDING_OVERLAP = 0.5  # share of a hint's terms a text must contain to support it
+
+
+class ToolSession(Protocol):
+    """A connection that calls tools: `McpSession` for real, an in-memory fake in unit tests."""
+
+    connects: int
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
+        """Raises on transport failure; the caller bounds the time."""
+        ...
+
+    async def reset(self) -> None:
+        """Drop the connection; the next call opens a new one."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+class McpAdapter:
+    """Evidence from one MCP server (see `McpServerConfig` for what is configurable)."""
+
+    name = ADAPTER
+
+    def __init__(self, config: McpServerConfig, *, session: ToolSession | None = None,
+                 now: Callable[[], datetime] = lambda: datetime.now(UTC),
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.config = config
+        self.session: ToolSession = session or McpSession(config)
+        self.breaker = CircuitBreaker(failure_threshold=config.failure_threshold,
+                                      cooldown_s=config.cooldown_s, clock=monotonic)
+        self._now = now
+        self._monotonic = monotonic
+        self._resets: set[asyncio.Task[None]] = set()
+
+    async def collect(self, plan: ExternalQueryPlan, *, timeout_s: float) -> AdapterResult:
+        deadline = self._monotonic() + timeout_s
+        calls = [self._search(query, plan, deadline) for query in self._queries(plan)]
+        calls += [self._fetch(url, plan, deadline) for url in self._fetch_urls(plan)]
+        outcomes = await asyncio.gather(*calls)
+        attempts = [attempt for _, attempt in outcomes]
+        return AdapterResult(items=self._merge(outcomes, plan), attempts=attempts)
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*self._resets, return_exceptions=True)
+        await self.session.aclose()
+
+    def _queries(self, plan: ExternalQueryPlan) -> list[str]:
+        if not self.config.search_tool:
+            return []
+        queries = [q for q in plan.search_queries if q.strip()] or [plan.topic]
+        return [q for q in queries if q.strip()][: self.config.max_queries]
+
+    def _fetch_urls(self, plan: ExternalQueryPlan) -> list[str]:
+        if not self.config.fetch_tool:
+            return []
+        urls = [fill_url(template, plan) for template in self.config.fetch_urls]
+        return [u for u in urls if u]
+
+    async def _search(self, query: str, plan: ExternalQueryPlan,
+                      deadline: float) -> tuple[list[Hit], AdapterAttempt]:
+        tool = self.config.search_tool
+        assert tool is not None
+        arguments = fill_arguments(self.config.search_args, plan, query=query)
+        return await self._call(tool, arguments, deadline,
+                                lambda result: hits_from_search(result, now=self._now()))
+
+    async def _fetch(self, url: str, plan: ExternalQueryPlan,
+                     deadline: float) -> tuple[list[Hit], AdapterAttempt]:
+        tool = self.config.fetch_tool
+        assert tool is not None
+        arguments = fill_arguments(self.config.fetch_args, plan, url=url)
+        query = " ".join([plan.topic, *plan.search_queries[:1]])
+
+        def parse(result: CallToolResult) -> list[Hit]:
+            hit = hit_from_page(url, result, query=query, now=self._now())
+            return [hit] if hit else []
+
+        return await self._call(tool, arguments, deadline, parse)
+
+    async def _call(self, tool: str, arguments: dict[str, Any], deadline: float,
+                    parse: Callable[[CallToolResult], list[Hit]],
+                    ) -> tuple[list[Hit], AdapterAttempt]:
+        server = self.config.name
+
+        def attempt(outcome: str, started: float, count: int = 0,
+                    error: str | None = None) -> AdapterAttempt:
+            latency = round((self._monotonic() - started) * 1000, 3)
+            return AdapterAttempt(adapter=ADAPTER, server=server, tool=tool, outcome=outcome,
+                                  latency_ms=latency, evidence_count=count, error=error)
+
+        started = self._monotonic()
+        timeout = min(self.config.timeout_s, deadline - started)
+        if timeout <= 0:  # checked first: a call we never make must not take the probe slot
+            return [], attempt("timeout", started, error="no time left in the question budget")
+        if not self.breaker.allow():
+            return [], attempt("circuit_open", started, error=f"circuit open for {server}")
+        try:
+            async with asyncio.timeout(timeout):
+                result = await self.session.call_tool(tool, arguments)
+        except TimeoutError:
+            self._record_failure()
+            return [], attempt("timeout", started, error=f"no answer within {timeout:.2f}s")
+        except Exception as exc:
+            self._record_failure()
+            return [], attempt("error", started, error=_describe(exc))
+        if result.is_error:
+            # The server answered, so the connection is healthy; the tool refused this call.
+            self.breaker.record_success()
+            return [], attempt("error", started, error=tool_error_text(result) or "tool error")
+        self.breaker.record_success()
+        try:
+            hits = parse(result)
+        except Exception as exc:  # a result shape nobody foresaw is this call's failure only
+            return [], attempt("error", started, error=f"unreadable result: {_describe(exc)}")
+        return hits, attempt("ok" if hits else "empty", started, count=len(hits))
+
+    def _record_failure(self) -> None:
+        """Count a failure; when it opens the circuit, also restart the connection (in the
+        background: a wedged stdio server takes seconds to stop) so the half-open probe does
+        not go to the same stuck process."""
+        was_open = self.breaker.state == "open"  # calls already in flight when it opened
+        self.breaker.record_failure()
+        if self.breaker.state == "open" and not was_open:
+            task = asyncio.create_task(self.session.reset())
+            self._resets.add(task)
+            task.add_done_callback(self._resets.discard)
+
+    def _merge(self, outcomes: list[tuple[list[Hit], AdapterAttempt]],
+               plan: ExternalQueryPlan) -> list[ExternalEvidence]:
+        """Round-robin over the calls (each one's best first), one item per URL. When the plan
+        names a place and some items mention it, items about neither that place nor any of
+        the plan's subjects go (Shanghai's forecast does not answer a Guangzhou question).
+        When the plan needs fresh facts, fresh items move ahead, order kept otherwise."""
+        now = self._now()
+        seen: set[str] = set()
+        items: list[ExternalEvidence] = []
+        for rank in range(max((len(hits) for hits, _ in outcomes), default=0)):
+            for hits, attempt in outcomes:
+                if rank < len(hits) and (key := canonical_url(hits[rank].url)) not in seen:
+                    seen.add(key)
+                    items.append(self._evidence(hits[rank], attempt.tool, plan, now))
+        if any("location_hint" in item.grounded_fields for item in items):
+            items = [item for item in items
+                     if {"location_hint", "subject_entities"} & set(item.grounded_fields)]
+        if plan.freshness_required:
+            items.sort(key=lambda item: item.freshness_score < FRESH_ENOUGH)
+        # Spares beyond the limit: the evidence stage filters URLs again, then cuts.
+        return items[: plan.result_limit * 2]
+
+    def _evidence(self, hit: Hit, tool: str | None, plan: ExternalQueryPlan,
+                  now: datetime) -> ExternalEvidence:
+        return ExternalEvidence(
+            source_type=hit.source_type,
+            source_label=hit.site or self.config.name,
+            title=hit.title,
+            target_url=hit.url,
+            snippet=hit.snippet,
+            retrieved_at=now,
+            freshness_score=freshness_score(hit.published_at, plan.query_kind, now),
+            authority_score=authority_score(hit.url, plan.preferred_domains),
+            grounded_fields=grounded_fields(plan, f"{hit.title}\n{hit.snippet}"),
+            raw_metadata={"server": self.config.name, "tool": tool,
+                          "published_at": hit.published_at.isoformat() if hit.published_at
+                          else None},
+        )
+
+
+def grounded_fields(plan: ExternalQueryPlan, text: str) -> list[str]:
+    """Which plan fields the text supports: the hint itself appears, or most of its terms."""
+
+    def supports(hint: str | None) -> bool:
+        if not hint or not hint.strip():
+            return False
+        return hint.casefold() in text.casefold() or overlap(terms(hint), text) >= GROUNDING_OVERLAP
+
+    fields = [name for name in ("location_hint", "time_range_hint")
+              if supports(getattr(plan, name))]
+    if any(supports(entity) for entity in plan.subject_entities):
+        fields.append("subject_entities")
+    return fields
+
+
+def plan_values(plan: ExternalQueryPlan, **extra: Any) -> dict[str, Any]:
+    return {**plan.model_dump(mode="json"), **extra}
+
+
+def fill_arguments(template: dict[str, Any], plan: ExternalQueryPlan,
+                   **extra: Any) -> dict[str, Any]:
+    """Tool arguments from the config's mapping; an argument whose only placeholder is empty
+    is left out so the tool's own default applies."""
+    values = plan_values(plan, **extra)
+    arguments: dict[str, Any] = {}
+    for name, spec in template.items():
+        if not isinstance(spec, str):
+            arguments[name] = spec
+            continue
+        fields = [f for _, f, _, _ in Formatter().parse(spec) if f is not None]
+        if len(fields) == 1 and spec == "{" + fields[0] + "}":
+            value = values.get(fields[0])
+            if value not in (None, "", []):
+                arguments[name] = value
+            continue
+        arguments[name] = spec.format_map(_Blank(values))
+    return arguments
+
+
+def fill_url(template: str, plan: ExternalQueryPlan) -> str | None:
+    """A fetch URL from its template, values URL-quoted; None when a placeholder is empty."""
+    values = plan_values(plan)
+    fields = [f for _, f, _, _ in Formatter().parse(template) if f]
+    if any(values.get(f) in (None, "", []) for f in fields):
+        return None
+    quoted = {f: quote(str(values[f]), safe="") for f in fields}
+    return template.format_map(quoted)
+
+
+class _Blank(dict[str, Any]):
+    """Format values where a missing or empty field reads as "" and a list as words."""
+
+    def __getitem__(self, key: str) -> Any:
+        value = super().get(key)
+        if value is None:
+            return ""
+        if isinstance(value, list):
+            return " ".join(map(str, value))
+        return value
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        return _describe(exc.exceptions[0])
+    return f"{type(exc).__name__}: {exc}"[:300]
+
+
+def adapters_from_config(path: Path | None) -> list[McpAdapter]:
+    """One adapter per configured server (`PMFLOW_MCP_CONFIG`), in the file's order."""
+    return [McpAdapter(config) for config in load_servers(path)]

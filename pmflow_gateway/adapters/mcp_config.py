@@ -1,0 +1,105 @@
+"""Which MCP servers the evidence stage asks, read from a TOML file (`PMFLOW_MCP_CONFIG`).
+
+Unset, the gateway asks one server: our own corpus server over stdio. See
+`examples/mcp.toml` for every field and for configs of public servers.
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Transport = Literal["stdio", "http"]
+
+
+class McpConfigError(ValueError):
+    """The TOML file does not describe usable servers; raised at startup, never per question."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class McpServerConfig:
+    name: str
+    """Shown in attempts and, when results carry no site, as the source label."""
+    transport: Transport = "stdio"
+    command: str | None = None
+    """stdio: the program to start (once, then kept running)."""
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    """stdio: extra environment variables (the SDK passes only a safe subset of ours)."""
+    url: str | None = None
+    """http: the streamable HTTP endpoint, e.g. https://learn.microsoft.com/api/mcp."""
+    search_tool: str | None = "search"
+    """Tool run once per search query of the plan; None for fetch-only servers."""
+    search_args: dict[str, Any] = field(
+        default_factory=lambda: {"query": "{query}", "limit": "{result_limit}"})
+    """Tool arguments from plan fields. A value that is exactly one placeholder keeps the
+    field's type ("{result_limit}" -> 3); other strings are formatted; non-strings pass as is.
+    Placeholders: query, url and every ExternalQueryPlan field."""
+    fetch_tool: str | None = None
+    """Tool that returns one page's text for a URL (e.g. mcp-server-fetch's `fetch`)."""
+    fetch_args: dict[str, Any] = field(default_factory=lambda: {"url": "{url}"})
+    fetch_urls: list[str] = field(default_factory=list)
+    """Pages to fetch for every plan, as URL templates ("https://x/{location_hint}"); a
+    template whose placeholder the plan leaves empty is skipped; values are URL-quoted."""
+    max_queries: int = 3
+    """At most this many of the plan's search_queries are run (concurrently)."""
+    timeout_s: float = 8.0
+    """Per tool call; the question's remaining budget shortens it."""
+    failure_threshold: int = 3
+    """Consecutive failed calls that open the circuit."""
+    cooldown_s: float = 30.0
+    """How long an open circuit refuses calls before one half-open probe."""
+
+    def __post_init__(self) -> None:
+        if self.transport == "stdio" and not self.command:
+            raise McpConfigError(f"MCP server {self.name!r}: stdio needs `command`")
+        if self.transport == "http" and not (self.url or "").startswith(("http://", "https://")):
+            raise McpConfigError(f"MCP server {self.name!r}: http needs an http(s) `url`")
+        if not self.search_tool and not (self.fetch_tool and self.fetch_urls):
+            raise McpConfigError(
+                f"MCP server {self.name!r}: needs `search_tool`, or `fetch_tool` with `fetch_urls`")
+        if self.timeout_s <= 0 or self.cooldown_s < 0 or self.max_queries < 1 \
+                or self.failure_threshold < 1:
+            raise McpConfigError(f"MCP server {self.name!r}: timeout_s must be > 0, "
+                                 "max_queries and failure_threshold >= 1, cooldown_s >= 0")
+
+
+def default_servers() -> list[McpServerConfig]:
+    """Our own corpus server, started with this interpreter so it finds this package."""
+    return [McpServerConfig(name="pmflow-corpus", transport="stdio", command=sys.executable,
+                            args=["-m", "pmflow_gateway.mcp_server"])]
+
+
+def parse_servers(document: dict[str, Any]) -> list[McpServerConfig]:
+    known = set(McpServerConfig.__dataclass_fields__)
+    servers = []
+    for index, entry in enumerate(document.get("servers", [])):
+        if not isinstance(entry, dict):
+            raise McpConfigError(f"[[servers]] #{index + 1} is not a table")
+        unknown = set(entry) - known
+        if unknown:
+            raise McpConfigError(f"[[servers]] #{index + 1}: unknown keys {sorted(unknown)}")
+        if entry.get("transport", "stdio") not in ("stdio", "http"):
+            raise McpConfigError(f"[[servers]] #{index + 1}: transport must be stdio or http")
+        try:
+            servers.append(McpServerConfig(**entry))
+        except TypeError as exc:
+            raise McpConfigError(f"[[servers]] #{index + 1}: {exc}") from exc
+    names = [s.name for s in servers]
+    if len(set(names)) != len(names):
+        raise McpConfigError(f"MCP server names must be unique: {names}")
+    return servers
+
+
+def load_servers(path: Path | None) -> list[McpServerConfig]:
+    """Servers from the TOML file, or the default when no file is configured."""
+    if path is None:
+        return default_servers()
+    try:
+        document = tomllib.loads(path.read_text("utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise McpConfigError(f"cannot read MCP config {path}: {exc}") from exc
+    return parse_servers(document)

@@ -1,0 +1,62 @@
+"""One question through the stage cores with the real MCP adapter (our server over stdio):
+route -> plan (rules) -> evidence (MCP) -> verify+compose -> render. No Kafka here."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from pmflow_gateway.adapters.mcp import McpAdapter
+from pmflow_gateway.adapters.mcp_config import default_servers
+from pmflow_gateway.handlers.answer import verify_and_compose
+from pmflow_gateway.handlers.evidence import collect_evidence
+from pmflow_gateway.handlers.plan import PlanDefaults, plan_question
+from pmflow_gateway.handlers.planner_rules import RulesPlanner
+from pmflow_gateway.handlers.render import render_reply
+from pmflow_gateway.schemas import AnswerStatus, RouteDecided
+
+
+class SystemClock:
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+def route(question: str, locale: str) -> RouteDecided:
+    event: dict[str, Any] = {
+        "event_id": "5b0c2f4e-0d7e-4a36-9d1e-8f3f3a8f2c11", "question_id": "q-mcp-chain",
+        "tenant_id": "acme", "occurred_at": datetime.now(UTC).isoformat(), "schema_version": 1,
+        "question": question, "locale": locale, "thread_id": "t-42",
+        "route_mode": "external", "effective_source_policy": "external_only",
+        "decision_origin": "probe", "reply_contract": "external_realtime",
+        "query_profile": {"needs_private_context": False, "needs_freshness": True,
+                          "referenced_objects": ["weather"]},
+        "probe_snapshot": {},
+        "sources": [{"source_type": "feishu", "source_label": "Feishu history",
+                     "title": "群聊记录", "target_url": None, "snippet": "上周广州下雨"}]}
+    return RouteDecided.model_validate(event)
+
+
+@pytest.mark.parametrize(("question", "locale", "city"), [
+    ("帮我看看未来 5 天的广州天气如何", "zh-CN", "广州"),
+    ("What is the weather in London this week?", "en-US", "London"),
+])
+async def test_weather_question_is_answered_from_mcp_evidence_only(
+        question: str, locale: str, city: str) -> None:
+    clock = SystemClock()
+    adapter = McpAdapter(default_servers()[0])
+    try:
+        planned = await plan_question(route(question, locale), planner=RulesPlanner(),
+                                      clock=clock, defaults=PlanDefaults())
+        assert planned is not None
+        evidence = await collect_evidence(planned, adapters=[adapter], clock=clock)
+    finally:
+        await adapter.aclose()
+    answer = await verify_and_compose(evidence, clock=clock)
+    reply = render_reply(answer, clock=clock)
+    assert [a.adapter for a in evidence.attempts] == ["mcp"] * len(evidence.attempts)
+    assert answer.status is AnswerStatus.answered, (answer.reason, evidence.attempts)
+    assert answer.sources_used and all(s.url.startswith("https://") for s in answer.sources_used)
+    assert city in answer.sources_used[0].title
+    assert "Feishu" not in reply.text and "群聊记录" not in reply.text
