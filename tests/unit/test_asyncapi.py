@@ -47,7 +47,8 @@ def test_committed_copy_matches_the_code() -> None:
 
 def test_document_is_valid_asyncapi_3(document: dict[str, Any]) -> None:
     validator = jsonschema.Draft7Validator(json.loads(SPEC_SCHEMA.read_text()))
-    errors = [f"{list(e.absolute_path)}: {e.message[:200]}" for e in validator.iter_errors(document)]
+    errors = [f"{list(e.absolute_path)}: {e.message[:200]}"
+              for e in validator.iter_errors(document)]
     assert not errors, errors
 
 
