@@ -171,11 +171,17 @@ async def check_database(url: str | None, data_dir: Path, *, timeout_s: float = 
 # -- MCP servers ----------------------------------------------------------------------------
 
 
+def load_mcp_servers(config: Path) -> list[dict[str, Any]]:
+    """The `[[servers]]` entries of an MCP config (format: examples/mcp.toml)."""
+    servers = tomllib.loads(config.read_text(encoding="utf-8")).get("servers", [])
+    return [s for s in servers if isinstance(s, dict)]
+
+
 async def check_mcp_servers(config: Path | None, *, timeout_s: float = 8.0) -> list[Check]:
     if config is None:
         return [_ok("mcp", "PMFLOW_MCP_CONFIG unset: our own corpus server over stdio")]
     try:
-        servers = tomllib.loads(config.read_text(encoding="utf-8")).get("servers", [])
+        servers = load_mcp_servers(config)
     except (OSError, tomllib.TOMLDecodeError) as exc:
         return [_fail("mcp", f"cannot read {config}: {exc}",
                       "fix PMFLOW_MCP_CONFIG (see examples/mcp.toml)")]
