@@ -22,6 +22,7 @@ from pmflow_gateway.settings import Settings
 from pmflow_gateway.tracing import SERVICE_NAME
 
 DEFAULT_JAEGER_URL = "http://127.0.0.1:16686"
+JAEGER_URL_ENV = "PMFLOW_JAEGER_URL"  # read by this command only, so not a worker setting
 QUESTION_TAG = "pmflow.question_id"
 # Attributes worth a glance besides pmflow.*: what failed, and where a record came from.
 SHOWN_ATTRIBUTES = ("otel.status_code", "otel.status_description", "error",
@@ -142,7 +143,7 @@ def add_trace_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser = sub.add_parser("trace", help="print one question's trace from Jaeger as a tree")
     parser.add_argument("question_id")
     parser.add_argument("--jaeger", metavar="URL",
-                        default=os.environ.get("PMFLOW_JAEGER_URL", DEFAULT_JAEGER_URL),
+                        default=os.environ.get(JAEGER_URL_ENV, DEFAULT_JAEGER_URL),
                         help="Jaeger query URL (default: PMFLOW_JAEGER_URL or %(default)s)")
     parser.add_argument("--service", default=os.environ.get("OTEL_SERVICE_NAME", SERVICE_NAME))
     parser.add_argument("--lookback", default="2d", help="how far back to search (Jaeger "
