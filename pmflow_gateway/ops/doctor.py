@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import logging
 import os
 import sys
@@ -158,6 +159,8 @@ async def check_database(url: str | None, data_dir: Path, *, timeout_s: float = 
             await conn.execute(text("select 1"))
             tables = await conn.run_sync(
                 lambda sync: [t for t in KNOWN_TABLES if inspect(sync).has_table(t)])
+            version = (await conn.execute(text("select max(version) from schema_migrations"))
+                       ).scalar() if "schema_migrations" in tables else None
     except Exception as exc:
         return _fail("database", f"{shown} unreachable ({_why(exc)[:200]})",
                      "start PostgreSQL (scripts/local-stack up postgres) or fix "
@@ -165,7 +168,23 @@ async def check_database(url: str | None, data_dir: Path, *, timeout_s: float = 
     finally:
         await engine.dispose()
     found = ", ".join(tables) if tables else "no gateway tables yet (created at first start)"
-    return _ok("database", f"{shown} answers select 1; {found}")
+    detail = f"{shown} answers select 1; {found}"
+    expected = _latest_migration()
+    if version is not None and expected is not None and version < expected:
+        return _fail("database", f"{detail}; schema at version {version}, code expects "
+                                 f"{expected}",
+                     "start the workers once (they apply the migrations at start-up)")
+    return _ok("database", detail + (f"; schema version {version}" if version else ""))
+
+
+def _latest_migration() -> int | None:
+    """The newest migration this code ships, or None where the store has no migrations."""
+    try:
+        # By name: the store and its migrations may live on another branch for a while.
+        migrations = importlib.import_module("pmflow_gateway.adapters.migrations")
+        return max(int(m.version) for m in migrations.load_migrations())
+    except (ImportError, ValueError):  # no store, or no migration files installed
+        return None
 
 
 # -- MCP servers ----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.structs import OffsetAndMetadata
 
 from pmflow_gateway.ops.doctor import (
+    check_database,
     check_mcp_servers,
     check_model,
     check_otlp,
@@ -154,3 +155,18 @@ async def test_otlp_endpoint_is_probed_by_tcp() -> None:
     assert (await check_otlp({})).ok
     down = await check_otlp({"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://{DOWN}"})
     assert not down.ok and "OTEL_EXPORTER_OTLP_ENDPOINT" in (down.fix or "")
+
+
+async def test_database_reports_the_schema_version(tmp_path: Path) -> None:
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'pmflow.db'}"
+    engine = create_async_engine(url)
+    async with engine.begin() as conn:
+        await conn.execute(text("create table schema_migrations (version integer primary key)"))
+        await conn.execute(text("insert into schema_migrations values (1)"))
+    await engine.dispose()
+    database = await check_database(url, tmp_path)
+    assert database.ok, database
+    assert "schema_migrations" in database.detail and "schema version 1" in database.detail
