@@ -12,7 +12,9 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,11 +48,25 @@ class TraceNotFound(LookupError):
     pass
 
 
+_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def lookback_seconds(text: str) -> float:
+    """`90s`, `15m`, `6h`, `2d` in seconds."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)([smhd])", text.strip())
+    if match is None:
+        raise ValueError(f"not a duration: {text!r} (use 90s, 15m, 6h or 2d)")
+    return float(match[1]) * _SECONDS[match[2]]
+
+
 async def find_trace(jaeger_url: str, question_id: str, *, service: str = SERVICE_NAME,
                      lookback: str = "2d", timeout_s: float = 5.0) -> dict[str, Any]:
     """The most recent trace of the question, as Jaeger's JSON (`data[0]`)."""
+    # start/end in microseconds: the API's own default window is narrower than a replay's.
+    end_us = int(time.time() * 1_000_000)
+    start_us = end_us - int(lookback_seconds(lookback) * 1_000_000)
     params = {"service": service, "tags": json.dumps({QUESTION_TAG: question_id}),
-              "limit": "1", "lookback": lookback}
+              "limit": "1", "start": str(start_us), "end": str(end_us)}
     async with httpx.AsyncClient(base_url=jaeger_url, timeout=timeout_s) as client:
         response = await client.get("/api/traces", params=params)
         response.raise_for_status()
@@ -146,9 +162,17 @@ def add_trace_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
                         default=os.environ.get(JAEGER_URL_ENV, DEFAULT_JAEGER_URL),
                         help="Jaeger query URL (default: PMFLOW_JAEGER_URL or %(default)s)")
     parser.add_argument("--service", default=os.environ.get("OTEL_SERVICE_NAME", SERVICE_NAME))
-    parser.add_argument("--lookback", default="2d", help="how far back to search (Jaeger "
-                                                         "syntax: 1h, 2d)")
+    parser.add_argument("--lookback", default="2d", type=_lookback,
+                        help="how far back to search: 90s, 15m, 6h, 2d (default: %(default)s)")
     parser.set_defaults(func=cmd_trace)
+
+
+def _lookback(text: str) -> str:
+    try:
+        lookback_seconds(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def cmd_trace(args: argparse.Namespace, settings: Settings) -> int:

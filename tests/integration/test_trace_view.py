@@ -12,7 +12,13 @@ import pytest
 
 from pmflow_gateway.bootstrap import Gateway, SystemClock
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
-from pmflow_gateway.ops.trace_view import TraceNotFound, build_tree, find_trace, render_tree
+from pmflow_gateway.ops.trace_view import (
+    TraceNotFound,
+    build_tree,
+    find_trace,
+    lookback_seconds,
+    render_tree,
+)
 from pmflow_gateway.schemas import Topics
 from pmflow_gateway.settings import Settings
 from pmflow_gateway.streams.app import Processor
@@ -103,3 +109,26 @@ async def test_unknown_question_is_not_found(jaeger_url: str) -> None:
 
 def _walk(nodes: list) -> list:  # type: ignore[type-arg]
     return [n for node in nodes for n in [node, *_walk(node.children)]]
+
+
+def test_tree_from_jaeger_json_keeps_orphans_as_roots_and_durations() -> None:
+    def span(span_id: str, name: str, start: int, parent: str | None = None) -> dict:  # type: ignore[type-arg]
+        refs = [{"refType": "CHILD_OF", "traceID": "t", "spanID": parent}] if parent else []
+        return {"spanID": span_id, "operationName": name, "startTime": start, "duration": 2500,
+                "references": refs, "tags": [{"key": "pmflow.status", "value": "clarify"}],
+                "logs": [{"timestamp": start, "fields": [{"key": "event", "value": "retry"},
+                                                          {"key": "attempt", "value": 1}]}]}
+
+    trace = {"traceID": "t", "spans": [span("b", "child", 2000, "a"),
+                                       span("a", "root", 1000, "pmflow-producer-span")]}
+    (root,) = build_tree(trace)
+    assert root.name == "root" and [c.name for c in root.children] == ["child"]
+    text = render_tree(trace, "q-1")
+    assert "  child  2.5 ms  (+1.0)  pmflow.status=clarify" in text
+    assert "· retry (attempt=1)" in text
+
+
+def test_lookback_is_a_short_duration() -> None:
+    assert lookback_seconds("2d") == 172_800 and lookback_seconds("90s") == 90
+    with pytest.raises(ValueError, match="not a duration"):
+        lookback_seconds("1y")
