@@ -1,0 +1,336 @@
+"""`pmflow-gateway doctor`: is everything the workers need there, and if not, what to do.
+
+One line per check, `ok|FAIL name: detail`, and a `fix:` line under each failure. Every
+check has its own short timeout, so doctor answers in seconds even when a service hangs or
+is down; the exit code is 1 when anything failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import logging
+import os
+import sys
+import time
+import tomllib
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from pmflow_gateway.schemas import Topics
+from pmflow_gateway.settings import Settings
+
+EXPECTED_PARTITIONS = 3
+
+
+@dataclass(frozen=True, kw_only=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str | None = None
+
+    def lines(self) -> list[str]:
+        head = f"{'ok' if self.ok else 'FAIL'} {self.name}: {self.detail}"
+        return [head] if self.ok or not self.fix else [head, f"     fix: {self.fix}"]
+
+
+def _ok(name: str, detail: str) -> Check:
+    return Check(name=name, ok=True, detail=detail)
+
+
+def _fail(name: str, detail: str, fix: str) -> Check:
+    return Check(name=name, ok=False, detail=detail, fix=fix)
+
+
+def _why(exc: BaseException) -> str:
+    return "timed out" if isinstance(exc, TimeoutError) else (str(exc) or type(exc).__name__)
+
+
+# -- Kafka ----------------------------------------------------------------------------------
+
+
+async def check_kafka(bootstrap: str, topics: Topics, *, timeout_s: float = 5.0,
+                      max_lag: int = 1000) -> list[Check]:
+    """The broker, our topics and their partitions, and the lag of each stage's group."""
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap,
+                                request_timeout_ms=int(timeout_s * 1000))
+    try:
+        async with asyncio.timeout(timeout_s):
+            await admin.start()
+            cluster = await admin.describe_cluster()
+    except Exception as exc:
+        await _quietly(admin.close())
+        return [_fail("kafka", f"{bootstrap} unreachable ({_why(exc)})",
+                      "start the broker (scripts/local-stack up kafka) or set "
+                      "PMFLOW_KAFKA_BOOTSTRAP to a reachable host:port")]
+    try:
+        checks = [_ok("kafka", f"{bootstrap} reachable ({len(cluster['brokers'])} broker(s), "
+                               f"cluster {cluster['cluster_id']})")]
+        async with asyncio.timeout(timeout_s):
+            checks.append(await _check_topics(admin, topics))
+            checks.extend(await _check_lag(admin, bootstrap, topics, max_lag))
+        return checks
+    except Exception as exc:
+        return [*checks, _fail("kafka.metadata", _why(exc), "check the broker's logs")]
+    finally:
+        await _quietly(admin.close())
+
+
+async def _check_topics(admin: Any, topics: Topics) -> Check:
+    described = await admin.describe_topics(topics.all())
+    missing = [d["topic"] for d in described if d["error_code"] != 0]
+    wrong = [f"{d['topic']} has {len(d['partitions'])}" for d in described
+             if d["error_code"] == 0 and len(d["partitions"]) != EXPECTED_PARTITIONS]
+    if missing:
+        return _fail("kafka.topics", f"missing {', '.join(missing)}",
+                     "pmflow-gateway topics create (the workers also create them at start-up)")
+    if wrong:
+        return _fail("kafka.topics", f"expected {EXPECTED_PARTITIONS} partitions: "
+                     + "; ".join(wrong),
+                     "kafka-topics.sh --alter --partitions 3 (never fewer: keys would move)")
+    return _ok("kafka.topics", f"{len(described)} topics with {EXPECTED_PARTITIONS} partitions "
+                               f"each (prefix {topics.prefix!r})")
+
+
+async def _check_lag(admin: Any, bootstrap: str, topics: Topics, max_lag: int) -> list[Check]:
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
+    from pmflow_gateway.streams.stages import STAGES
+
+    groups = {g for g, _ in await admin.list_consumer_groups()}
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    await consumer.start()
+    # Let aiokafka's background task begin: a consumer stopped before it ran raises
+    # CancelledError from stop() (its no-group coordinator awaits the never-started task).
+    await asyncio.sleep(0)
+    checks = []
+    try:
+        for name, stage in STAGES.items():
+            group = f"{topics.prefix}gateway-{name}"
+            check_name = f"kafka.lag.{name}"
+            if group not in groups:
+                checks.append(_ok(check_name, f"group {group} not seen yet (workers not "
+                                              "started for this stage)"))
+                continue
+            committed = await admin.list_consumer_group_offsets(group)
+            source = stage.source(topics)
+            tps = [TopicPartition(source, p) for p in range(EXPECTED_PARTITIONS)]
+            ends = await consumer.end_offsets(tps)
+            starts = await consumer.beginning_offsets(tps)
+            # A partition without a commit is read from its start (auto_offset_reset=earliest).
+            lag = sum(ends[tp] - (committed[tp].offset if tp in committed else starts[tp])
+                      for tp in tps)
+            detail = f"group {group} lag {lag} on {source}"
+            checks.append(_ok(check_name, detail) if lag <= max_lag else _fail(
+                check_name, f"{detail} (> {max_lag})",
+                f"run more workers for this stage (pmflow-gateway run --stage {name}) or "
+                "look at their logs for a stall"))
+    finally:
+        await consumer.stop()
+    return checks
+
+
+# -- database -------------------------------------------------------------------------------
+
+KNOWN_TABLES = ("schema_migrations", "qa_records", "query_route_memories")
+
+
+async def check_database(url: str | None, data_dir: Path, *, timeout_s: float = 5.0) -> Check:
+    if not url:
+        return _ok("database", f"PMFLOW_DATABASE_URL unset: embedded SQLite under {data_dir}")
+    from sqlalchemy import inspect, text
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    shown = make_url(url).render_as_string(hide_password=True)
+    connect_args = {"timeout": timeout_s} if url.startswith("postgresql+asyncpg") else {}
+    engine = create_async_engine(url, connect_args=connect_args)
+    try:
+        async with asyncio.timeout(timeout_s), engine.connect() as conn:
+            await conn.execute(text("select 1"))
+            tables = await conn.run_sync(
+                lambda sync: [t for t in KNOWN_TABLES if inspect(sync).has_table(t)])
+            version = (await conn.execute(text("select max(version) from schema_migrations"))
+                       ).scalar() if "schema_migrations" in tables else None
+    except Exception as exc:
+        return _fail("database", f"{shown} unreachable ({_why(exc)[:200]})",
+                     "start PostgreSQL (scripts/local-stack up postgres) or fix "
+                     "PMFLOW_DATABASE_URL (postgresql+asyncpg://user@host:port/db)")
+    finally:
+        await engine.dispose()
+    found = ", ".join(tables) if tables else "no gateway tables yet (created at first start)"
+    detail = f"{shown} answers select 1; {found}"
+    expected = _latest_migration()
+    if version is not None and expected is not None and version < expected:
+        return _fail("database", f"{detail}; schema at version {version}, code expects "
+                                 f"{expected}",
+                     "start the workers once (they apply the migrations at start-up)")
+    return _ok("database", detail + (f"; schema version {version}" if version else ""))
+
+
+def _latest_migration() -> int | None:
+    """The newest migration this code ships, or None where the store has no migrations."""
+    try:
+        # By name: the store and its migrations may live on another branch for a while.
+        migrations = importlib.import_module("pmflow_gateway.adapters.migrations")
+        return max(int(m.version) for m in migrations.load_migrations())
+    except (ImportError, ValueError):  # no store, or no migration files installed
+        return None
+
+
+# -- MCP servers ----------------------------------------------------------------------------
+
+
+def load_mcp_servers(config: Path) -> list[dict[str, Any]]:
+    """The `[[servers]]` entries of an MCP config (format: examples/mcp.toml)."""
+    servers = tomllib.loads(config.read_text(encoding="utf-8")).get("servers", [])
+    return [s for s in servers if isinstance(s, dict)]
+
+
+async def check_mcp_servers(config: Path | None, *, timeout_s: float = 8.0) -> list[Check]:
+    if config is None:
+        return [_ok("mcp", "PMFLOW_MCP_CONFIG unset: our own corpus server over stdio")]
+    try:
+        servers = load_mcp_servers(config)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return [_fail("mcp", f"cannot read {config}: {exc}",
+                      "fix PMFLOW_MCP_CONFIG (see examples/mcp.toml)")]
+    if not servers:
+        return [_fail("mcp", f"{config} lists no [[servers]]",
+                      "add a [[servers]] entry (see examples/mcp.toml)")]
+    return list(await asyncio.gather(*(_check_mcp_server(s, timeout_s) for s in servers)))
+
+
+async def _check_mcp_server(server: Mapping[str, Any], timeout_s: float) -> Check:
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    name = f"mcp.{server.get('name', '?')}"
+    transport = server.get("transport", "stdio")
+    if transport == "http":
+        target: Any = server.get("url", "")
+        where = target
+    else:
+        target = StdioServerParameters(command=server.get("command", ""),
+                                       args=list(server.get("args", [])),
+                                       env=dict(server.get("env", {})) or None)
+        where = " ".join([server.get("command", ""), *server.get("args", [])])
+    try:
+        async with asyncio.timeout(timeout_s), Client(target, cache=None) as client:
+            tools = {tool.name for tool in (await client.list_tools()).tools}
+    except Exception as exc:  # any failure to connect or list is the finding itself
+        return _fail(name, f"{transport} {where}: {_why(exc)[:200]}",
+                     "start the server or fix its entry in PMFLOW_MCP_CONFIG")
+    wanted = [t for t in (server.get("search_tool", "search"), server.get("fetch_tool")) if t]
+    absent = [t for t in wanted if t not in tools]
+    if absent:
+        return _fail(name, f"{transport} {where}: no tool {', '.join(absent)} "
+                           f"(has {', '.join(sorted(tools)) or 'none'})",
+                     "set search_tool/fetch_tool to one of the listed tools")
+    return _ok(name, f"{transport} {where}: {len(tools)} tools, {', '.join(wanted) or 'no'} "
+                     "mapped tool(s) present")
+
+
+# -- model and OTLP -------------------------------------------------------------------------
+
+
+async def check_model(settings: Settings, *, timeout_s: float = 5.0) -> Check:
+    if not settings.llm_base_url:
+        return _ok("model", "PMFLOW_LLM_BASE_URL unset: rules planner, extractive composer")
+    base = settings.llm_base_url.rstrip("/")
+    headers = {"Authorization": f"Bearer {settings.llm_api_key}"} if settings.llm_api_key else {}
+    fix = "check PMFLOW_LLM_BASE_URL (an OpenAI-compatible .../v1), PMFLOW_LLM_API_KEY"
+    try:
+        async with httpx.AsyncClient(timeout=timeout_s, headers=headers) as client:
+            response = await client.get(f"{base}/models")
+            if response.status_code == 200:
+                return _ok("model", f"{base}/models answers 200")
+            # Some endpoints have no /models: one tiny completion proves the route works.
+            response = await client.post(f"{base}/chat/completions", json={
+                "model": settings.llm_model, "max_tokens": 1,
+                "messages": [{"role": "user", "content": "ping"}]})
+    except Exception as exc:
+        return _fail("model", f"{base} unreachable ({_why(exc)})", fix)
+    if response.status_code == 200:
+        return _ok("model", f"{base}/chat/completions answers 200 ({settings.llm_model})")
+    return _fail("model", f"{base} answers HTTP {response.status_code}", fix)
+
+
+async def check_otlp(env: Mapping[str, str], *, timeout_s: float = 3.0) -> Check:
+    endpoint = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or env.get(
+        "OTEL_EXPORTER_OTLP_ENDPOINT")
+    if not endpoint:
+        return _ok("otlp", "OTEL_EXPORTER_OTLP_ENDPOINT unset: tracing off")
+    parts = urlsplit(endpoint)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 4318)
+    try:
+        async with asyncio.timeout(timeout_s):
+            _, writer = await asyncio.open_connection(host, port)
+        writer.close()
+        await writer.wait_closed()
+    except Exception as exc:
+        return _fail("otlp", f"{endpoint} not reachable by TCP ({_why(exc)})",
+                     "start Jaeger (scripts/local-stack up jaeger) or unset "
+                     "OTEL_EXPORTER_OTLP_ENDPOINT to run without traces")
+    return _ok("otlp", f"{host}:{port} accepts connections")
+
+
+# -- all together ---------------------------------------------------------------------------
+
+
+async def _quietly(closing: Awaitable[object]) -> None:
+    try:
+        await closing
+    except Exception:  # closing a client that never connected may raise; nothing to report
+        return
+
+
+async def run_doctor(settings: Settings, *, env: Mapping[str, str] | None = None,
+                     timeout_s: float = 5.0, max_lag: int = 1000) -> list[Check]:
+    """Every check, run side by side; results in a fixed order."""
+    env = os.environ if env is None else env
+    topics = Topics(prefix=settings.topic_prefix)
+    kafka, database, mcp, model, otlp = await asyncio.gather(
+        check_kafka(settings.kafka_bootstrap, topics, timeout_s=timeout_s, max_lag=max_lag),
+        check_database(settings.database_url, settings.data_dir, timeout_s=timeout_s),
+        check_mcp_servers(settings.mcp_config, timeout_s=timeout_s + 3),
+        check_model(settings, timeout_s=timeout_s),
+        check_otlp(env, timeout_s=min(timeout_s, 3.0)),
+    )
+    return [*kafka, database, *mcp, model, otlp]
+
+
+def report(checks: list[Check]) -> str:
+    failed = [c for c in checks if not c.ok]
+    summary = (f"{len(failed)} of {len(checks)} checks failed" if failed
+               else f"all {len(checks)} checks ok")
+    return "\n".join([line for c in checks for line in c.lines()] + [summary]) + "\n"
+
+
+def add_doctor_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("doctor", help="check Kafka, the database, MCP servers, the model "
+                                           "and OTLP; exit 1 when something is wrong")
+    parser.add_argument("--timeout", type=float, default=5.0, help="seconds per check")
+    parser.add_argument("--max-lag", type=int, default=1000,
+                        help="consumer lag per stage above which doctor fails")
+    parser.set_defaults(func=cmd_doctor)
+
+
+def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
+    # aiokafka logs every refused connection at ERROR; the check line already says it.
+    logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
+    started = time.perf_counter()
+    checks = asyncio.run(run_doctor(settings, timeout_s=args.timeout, max_lag=args.max_lag))
+    sys.stdout.write(report(checks))
+    print(f"({time.perf_counter() - started:.1f}s)", file=sys.stderr)
+    return 0 if all(c.ok for c in checks) else 1

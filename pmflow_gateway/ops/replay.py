@@ -1,0 +1,245 @@
+"""`pmflow-gateway replay`: what would today's planner have done with yesterday's questions?
+
+Reads the RouteDecided events of a time range back from Kafka (by record timestamp, through
+`offsets_for_times`), plans each again through the same `plan_question` path the plan stage
+runs, and compares the result with the plan and status recorded on answer-ready for the same
+question. Nothing is published and no consumer group is joined: a replay is read-only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
+from aiokafka.errors import KafkaError
+from pydantic import ValidationError
+
+from pmflow_gateway.bootstrap import SystemClock
+from pmflow_gateway.handlers.plan import PlanDefaults, Planner, plan_question
+from pmflow_gateway.schemas import AnswerContract, AnswerReady, RouteDecided, Topics
+from pmflow_gateway.settings import Settings
+
+# What the plan stage alone can tell about the outcome; evidence is not fetched again.
+SKIPPED = "skipped (internal)"
+WOULD_SEARCH = "would search"
+CLARIFY = "clarify"
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuestionReplay:
+    question_id: str
+    tenant_id: str
+    question: str
+    status_then: str | None  # None: no AnswerReady recorded for the question
+    status_now: str
+    planner_now: str | None
+    # field -> (recorded value, replayed value), only the fields that differ
+    plan_changes: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+
+    @property
+    def status_changed(self) -> bool:
+        if self.status_then is None:
+            return False
+        if self.status_now == SKIPPED:
+            return True
+        return (self.status_then == CLARIFY) != (self.status_now == CLARIFY)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplayReport:
+    questions: list[QuestionReplay]
+    undecodable: int = 0
+
+    @property
+    def changes_by_field(self) -> Counter[str]:
+        return Counter(name for q in self.questions for name in q.plan_changes)
+
+    def render(self) -> str:
+        lines: list[str] = []
+        for q in self.questions:
+            lines.append(f"{q.question_id} [{q.tenant_id}] {q.question[:80]}")
+            then = q.status_then or "no answer recorded"
+            mark = "  CHANGED" if q.status_changed else ""
+            lines.append(f"  status: {then} -> {q.status_now}{mark}")
+            for name, (before, after) in q.plan_changes.items():
+                lines.append(f"  {name}: {_show(before)} -> {_show(after)}")
+            if q.status_then is not None and not q.plan_changes:
+                lines.append("  plan unchanged")
+        lines.append(self.summary())
+        return "\n".join(lines) + "\n"
+
+    def summary(self) -> str:
+        changed = sum(1 for q in self.questions if q.plan_changes)
+        unanswered = sum(1 for q in self.questions if q.status_then is None)
+        by_field = ", ".join(f"{name} {n}" for name, n in sorted(self.changes_by_field.items()))
+        parts = [f"{len(self.questions)} questions", f"{changed} plan changes"
+                 + (f" ({by_field})" if by_field else ""),
+                 f"{sum(1 for q in self.questions if q.status_changed)} status changes"]
+        if unanswered:
+            parts.append(f"{unanswered} without a recorded answer")
+        if self.undecodable:
+            parts.append(f"{self.undecodable} undecodable records skipped")
+        return "summary: " + "; ".join(parts)
+
+
+def _show(value: Any) -> str:
+    return repr(value) if not isinstance(value, str) else f"'{value}'"
+
+
+async def read_range(bootstrap: str, topic: str, start: datetime, end: datetime | None, *,
+                     timeout_s: float = 30.0) -> list[ConsumerRecord]:
+    """Every record of `topic` with a timestamp in [start, end) (end: what is there now)."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    await consumer.start()
+    await asyncio.sleep(0)  # see doctor._check_lag: stop() must not meet an unstarted task
+    try:
+        # The consumer's own metadata tracks only subscribed topics; ask for all of them
+        # (what the public `topics()` does, keeping the partitions it throws away).
+        cluster = await consumer._client.fetch_all_metadata()
+        partitions = cluster.partitions_for_topic(topic)
+        if not partitions:
+            raise LookupError(f"topic {topic} does not exist on {bootstrap}")
+        tps = [TopicPartition(topic, p) for p in sorted(partitions)]
+        consumer.assign(tps)
+        now_ends = await consumer.end_offsets(tps)
+        begins = await _offsets_at(consumer, tps, start, now_ends)
+        stops = await _offsets_at(consumer, tps, end, now_ends) if end else now_ends
+        pending = {tp for tp in tps if begins[tp] < stops[tp]}
+        for tp in pending:
+            consumer.seek(tp, begins[tp])
+        records: list[ConsumerRecord] = []
+        async with asyncio.timeout(timeout_s):
+            while pending:
+                batch = await consumer.getmany(*pending, timeout_ms=500)
+                for tp, recs in batch.items():
+                    records.extend(r for r in recs if r.offset < stops[tp])
+                # By position, not by the last record: transaction markers take offsets too.
+                for tp in list(pending):
+                    if await consumer.position(tp) >= stops[tp]:
+                        pending.discard(tp)
+        return sorted(records, key=lambda r: (r.timestamp, r.partition, r.offset))
+    finally:
+        await consumer.stop()
+
+
+async def _offsets_at(consumer: AIOKafkaConsumer, tps: list[TopicPartition], at: datetime,
+                      fallback: dict[TopicPartition, int]) -> dict[TopicPartition, int]:
+    """First offset with a timestamp >= `at`, per partition; past the end: the end."""
+    millis = int(at.timestamp() * 1000)
+    found = await consumer.offsets_for_times({tp: millis for tp in tps})
+    return {tp: found[tp].offset if found.get(tp) is not None else fallback[tp] for tp in tps}
+
+
+def _decode_all(records: Sequence[ConsumerRecord], model: type[Any]) -> tuple[list[Any], int]:
+    events, bad = [], 0
+    for record in records:
+        try:
+            events.append(model.model_validate_json(record.value or b""))
+        except ValidationError:
+            bad += 1
+    return events, bad
+
+
+def compare_plans(before: dict[str, Any], after: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    return {name: (before.get(name), after.get(name))
+            for name in after if before.get(name) != after.get(name)}
+
+
+async def replay(*, bootstrap: str, topics: Topics, start: datetime, end: datetime | None,
+                 planner: Planner, defaults: PlanDefaults, tenant: str | None = None,
+                 timeout_s: float = 30.0) -> ReplayReport:
+    """Plan the recorded questions again and compare with what was answered then."""
+    route_records = await read_range(bootstrap, topics.route_decided, start, end,
+                                     timeout_s=timeout_s)
+    routes, bad_routes = _decode_all(route_records, RouteDecided)
+    if tenant is not None:
+        routes = [r for r in routes if r.tenant_id == tenant]
+    # Answers are written after their question, possibly after `end`: read up to now.
+    answer_records = await read_range(bootstrap, topics.answer_ready, start, None,
+                                      timeout_s=timeout_s)
+    answers, bad_answers = _decode_all(answer_records, AnswerReady)
+    wanted = {r.question_id for r in routes}
+    # The last answer wins: a redelivery or a give-up carries the final word.
+    answer_of = {a.question_id: a for a in answers if a.question_id in wanted}
+    clock = SystemClock()
+    results = []
+    for route in routes:
+        planned = await plan_question(route, planner=planner, clock=clock, defaults=defaults)
+        answer = answer_of.get(route.question_id)
+        if planned is None:
+            status_now, plan_now, planner_now = SKIPPED, None, None
+        else:
+            plan_now = planned.plan.model_dump(mode="json")
+            planner_now = planned.planner.mode
+            status_now = (CLARIFY if planned.plan.answer_contract is AnswerContract.clarify
+                          else WOULD_SEARCH)
+        changes = (compare_plans(answer.plan.model_dump(mode="json"), plan_now)
+                   if answer is not None and plan_now is not None else {})
+        results.append(QuestionReplay(
+            question_id=route.question_id, tenant_id=route.tenant_id, question=route.question,
+            status_then=str(answer.status) if answer else None, status_now=status_now,
+            planner_now=planner_now, plan_changes=changes))
+    return ReplayReport(questions=results, undecodable=bad_routes + bad_answers)
+
+
+_RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
+
+
+def parse_time(text: str, *, now: datetime | None = None) -> datetime:
+    """ISO 8601 (naive means UTC), or a duration ago: `90s`, `15m`, `6h`, `2d`."""
+    now = now or datetime.now(UTC)
+    relative = _RELATIVE.match(text.strip())
+    if relative:
+        return now - timedelta(**{_UNITS[relative[2]]: float(relative[1])})
+    try:
+        parsed = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a time: {text!r} (use ISO 8601 like 2026-12-02T08:00Z, or 6h / 30m ago)"
+        ) from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def add_replay_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("replay", help="plan recorded questions again and diff the plans "
+                                           "(reads Kafka, publishes nothing)")
+    parser.add_argument("--from", dest="start", required=True, type=parse_time, metavar="TIME",
+                        help="ISO 8601 time, or a duration ago (6h, 30m, 2d)")
+    parser.add_argument("--to", dest="end", type=parse_time, metavar="TIME",
+                        help="end of the range (exclusive); default: now")
+    parser.add_argument("--tenant", help="only this tenant's questions")
+    parser.add_argument("--bootstrap", help="Kafka bootstrap (default: PMFLOW_KAFKA_BOOTSTRAP)")
+    parser.set_defaults(func=cmd_replay)
+
+
+def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
+    from pmflow_gateway.bootstrap import build_planner
+
+    async def run() -> ReplayReport:
+        planner, close = build_planner(settings)
+        try:
+            return await replay(
+                bootstrap=args.bootstrap or settings.kafka_bootstrap,
+                topics=Topics(prefix=settings.topic_prefix), start=args.start, end=args.end,
+                planner=planner, tenant=args.tenant,
+                defaults=PlanDefaults(deadline_ms=settings.deadline_ms,
+                                      result_limit=settings.result_limit))
+        finally:
+            await close()
+
+    try:
+        report = asyncio.run(run())
+    except (LookupError, TimeoutError, OSError, KafkaError) as exc:
+        print(f"error: replay failed: {exc or type(exc).__name__}", file=sys.stderr)
+        return 2
+    sys.stdout.write(report.render())
+    return 0

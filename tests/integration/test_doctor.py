@@ -1,0 +1,172 @@
+"""`doctor` against the real services, and against services that are not there."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.structs import OffsetAndMetadata
+
+from pmflow_gateway.ops.doctor import (
+    check_database,
+    check_mcp_servers,
+    check_model,
+    check_otlp,
+    report,
+    run_doctor,
+)
+from pmflow_gateway.schemas import Topics
+from pmflow_gateway.settings import Settings
+from pmflow_gateway.streams.app import ensure_topics
+from tests.support.kafka import produce
+from tests.support.openai_server import ScriptedOpenAI
+
+DOWN = "127.0.0.1:1"  # nothing listens on port 1: connections are refused at once
+
+
+def _by_name(checks: list) -> dict:  # type: ignore[type-arg]
+    return {c.name: c for c in checks}
+
+
+@pytest.mark.kafka
+@pytest.mark.postgres
+async def test_healthy_stack_passes_every_check(kafka_bootstrap: str, postgres_url: str,
+                                                topics: Topics) -> None:
+    await ensure_topics(kafka_bootstrap, topics)
+    settings = Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix,
+                        database_url=postgres_url)
+    checks = await run_doctor(settings, env=os.environ)
+    text = report(checks)
+    assert all(c.ok for c in checks), text
+    names = _by_name(checks)
+    assert "7 topics with 3 partitions" in names["kafka.topics"].detail
+    assert {"kafka", "database", "otlp", "kafka.lag.plan", "kafka.lag.feedback"} <= set(names)
+    assert text.endswith(f"all {len(checks)} checks ok\n")
+
+
+@pytest.mark.kafka
+async def test_missing_topics_and_lag_fail_with_a_fix(kafka_bootstrap: str,
+                                                      topics: Topics) -> None:
+    settings = Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix)
+    missing = _by_name(await run_doctor(settings, env={}))["kafka.topics"]
+    assert not missing.ok and "pmflow-gateway topics create" in (missing.fix or "")
+
+    await ensure_topics(kafka_bootstrap, topics)
+    await produce(kafka_bootstrap, topics.route_decided,
+                  [(f"q-{i}".encode(), b"{}") for i in range(5)])
+    await _commit_start_of(kafka_bootstrap, topics, "plan")
+    lag = _by_name(await run_doctor(settings, env={}, max_lag=2))["kafka.lag.plan"]
+    assert not lag.ok and "lag 5 " in lag.detail, lag
+    assert "--stage plan" in (lag.fix or "")
+
+
+async def _commit_start_of(bootstrap: str, topics: Topics, stage: str) -> None:
+    """A consumer group that has committed offset 0 everywhere: all 5 records are lag."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap,
+                                group_id=f"{topics.prefix}gateway-{stage}",
+                                enable_auto_commit=False)
+    await consumer.start()
+    try:
+        tps = [TopicPartition(topics.route_decided, p) for p in range(3)]
+        consumer.assign(tps)
+        await consumer.commit({tp: OffsetAndMetadata(0, "") for tp in tps})
+    finally:
+        await consumer.stop()
+
+
+async def test_kafka_down_fails_fast_with_a_fix() -> None:
+    started = time.monotonic()
+    checks = await run_doctor(Settings(kafka_bootstrap=DOWN), env={}, timeout_s=5)
+    assert time.monotonic() - started < 10
+    kafka = _by_name(checks)["kafka"]
+    assert not kafka.ok and DOWN in kafka.detail
+    assert "fix: start the broker" in report(checks)
+
+
+def test_doctor_exits_non_zero_when_kafka_is_down() -> None:
+    # Through a fresh interpreter: the command owns its event loop, as on the command line.
+    code = ("import argparse, sys; from pmflow_gateway.ops.doctor import cmd_doctor; "
+            "from pmflow_gateway.settings import Settings; "
+            "sys.exit(cmd_doctor(argparse.Namespace(timeout=5.0, max_lag=1000), Settings()))")
+    env = {**os.environ, "PMFLOW_KAFKA_BOOTSTRAP": DOWN}
+    env.pop("PMFLOW_DATABASE_URL", None)
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=30, check=False)
+    assert time.monotonic() - started < 10
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.startswith(f"FAIL kafka: {DOWN} unreachable")
+    assert "     fix: " in done.stdout
+
+
+async def test_database_down_fails_with_a_fix() -> None:
+    settings = Settings(kafka_bootstrap=DOWN,
+                        database_url="postgresql+asyncpg://postgres@127.0.0.1:1/pmflow_test")
+    database = _by_name(await run_doctor(settings, env={}, timeout_s=3))["database"]
+    assert not database.ok and "unreachable" in database.detail
+    assert "PMFLOW_DATABASE_URL" in (database.fix or "")
+
+
+async def test_mcp_servers_are_listed_and_their_tools_checked(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.toml"
+    config.write_text(f'''
+[[servers]]
+name = "fetch"
+transport = "stdio"
+command = "{sys.executable}"
+args = ["-m", "mcp_server_fetch"]
+search_tool = ""
+fetch_tool = "fetch"
+
+[[servers]]
+name = "fetch-wrong-tool"
+transport = "stdio"
+command = "{sys.executable}"
+args = ["-m", "mcp_server_fetch"]
+search_tool = "search"
+
+[[servers]]
+name = "nobody-home"
+transport = "http"
+url = "http://{DOWN}/mcp"
+''', encoding="utf-8")
+    checks = _by_name(await check_mcp_servers(config, timeout_s=20))
+    assert checks["mcp.fetch"].ok, checks["mcp.fetch"]
+    assert not checks["mcp.fetch-wrong-tool"].ok
+    assert "no tool search (has fetch)" in checks["mcp.fetch-wrong-tool"].detail
+    assert not checks["mcp.nobody-home"].ok
+
+
+async def test_model_endpoint_is_probed() -> None:
+    with ScriptedOpenAI() as model:  # answers POST only: doctor falls back from GET /models
+        ok = await check_model(Settings(llm_base_url=model.base_url))
+        assert ok.ok, ok
+        assert model.requests and model.requests[0]["max_tokens"] == 1
+    down = await check_model(Settings(llm_base_url=f"http://{DOWN}/v1"), timeout_s=2)
+    assert not down.ok and "PMFLOW_LLM_BASE_URL" in (down.fix or "")
+
+
+async def test_otlp_endpoint_is_probed_by_tcp() -> None:
+    assert (await check_otlp({})).ok
+    down = await check_otlp({"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://{DOWN}"})
+    assert not down.ok and "OTEL_EXPORTER_OTLP_ENDPOINT" in (down.fix or "")
+
+
+async def test_database_reports_the_schema_version(tmp_path: Path) -> None:
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'pmflow.db'}"
+    engine = create_async_engine(url)
+    async with engine.begin() as conn:
+        await conn.execute(text("create table schema_migrations (version integer primary key)"))
+        await conn.execute(text("insert into schema_migrations values (1)"))
+    await engine.dispose()
+    database = await check_database(url, tmp_path)
+    assert database.ok, database
+    assert "schema_migrations" in database.detail and "schema version 1" in database.detail
