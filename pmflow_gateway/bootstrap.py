@@ -6,7 +6,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from pmflow_gateway.adapters.live_search import LiveSearchAdapter
+from pmflow_gateway.adapters.llm import OpenAIChatModel
+from pmflow_gateway.adapters.mcp import adapters_from_config
+from pmflow_gateway.adapters.search_engines import DuckDuckGoHtml, SearxngJson
+from pmflow_gateway.adapters.store import open_store
 from pmflow_gateway.handlers.plan import PlanDefaults, Planner
+from pmflow_gateway.handlers.planner_model import ModelPlanner
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
 from pmflow_gateway.handlers.ports import ChatModel, Clock, EvidenceAdapter, MemoryStore
 from pmflow_gateway.settings import Settings
@@ -39,23 +45,52 @@ async def _nothing() -> None:
     return None
 
 
+def build_model(settings: Settings) -> OpenAIChatModel | None:
+    """The OpenAI-compatible model when PMFLOW_LLM_BASE_URL is set; None means no model."""
+    if not settings.llm_base_url:
+        return None
+    return OpenAIChatModel(base_url=settings.llm_base_url, model=settings.llm_model,
+                           api_key=settings.llm_api_key)
+
+
 def build_planner(settings: Settings) -> tuple[Planner, Callable[[], Awaitable[None]]]:
     """The model planner when PMFLOW_LLM_BASE_URL is set, else the rules planner."""
-    return RulesPlanner(), _nothing
+    model = build_model(settings)
+    if model is None:
+        return RulesPlanner(), _nothing
+    return ModelPlanner(model=model, timeout_s=settings.llm_timeout_s), model.aclose
+
+
+def build_adapters(settings: Settings) -> list[EvidenceAdapter]:
+    """MCP servers first, in the config file's order, then the bounded live-search fallback."""
+    engine = (SearxngJson(settings.live_search_endpoint or "")
+              if settings.live_search_engine == "searxng"
+              else DuckDuckGoHtml(settings.live_search_endpoint or "https://html.duckduckgo.com/html/"))
+    fallback = LiveSearchAdapter(
+        engine=engine, allow_hosts=settings.fetch_allow_hosts,
+        max_queries=settings.live_search_max_queries, max_pages=settings.live_search_max_pages,
+        max_bytes_per_page=settings.live_search_max_bytes,
+        fetch_timeout_s=settings.live_search_fetch_timeout_s,
+        total_timeout_s=settings.live_search_timeout_s)
+    return [*adapters_from_config(settings.mcp_config), fallback]
 
 
 async def build_gateway(settings: Settings) -> Gateway:
-    from pmflow_gateway.adapters.store import open_store
-
     store = await open_store(settings)
     planner, close_planner = build_planner(settings)
-    gateway = Gateway(
+    adapters = build_adapters(settings)
+    composer_model = build_model(settings)
+    closers: list[Callable[[], Awaitable[None]]] = [store.aclose, close_planner]
+    closers += [a.aclose for a in adapters]  # type: ignore[attr-defined]
+    if composer_model is not None:
+        closers.append(composer_model.aclose)
+    return Gateway(
         clock=SystemClock(),
         planner=planner,
-        adapters=[],
+        adapters=adapters,
         store=store,
+        composer_model=composer_model,
         plan_defaults=PlanDefaults(deadline_ms=settings.deadline_ms,
                                    result_limit=settings.result_limit),
-        closers=[store.aclose, close_planner],
+        closers=closers,
     )
-    return gateway

@@ -238,6 +238,12 @@ def build_parser() -> argparse.ArgumentParser:
     topics.add_argument("action", choices=["create"])
     topics.add_argument("--partitions", type=int, default=3)
     topics.set_defaults(func=cmd_topics)
+
+    from pmflow_gateway.ops import asyncapi, doctor, replay, trace_view
+
+    for add_ops_parser in (asyncapi.add_asyncapi_parser, doctor.add_doctor_parser,
+                           replay.add_replay_parser, trace_view.add_trace_parser):
+        add_ops_parser(sub)
     return parser
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -34,6 +35,20 @@ class Settings(BaseSettings):
     http_port: int | None = Field(
         default=9464, description="Port of /metrics, /healthz, /readyz (0: any free port; "
         "unset with an empty value: no server).")
+    live_search_engine: Literal["duckduckgo", "searxng"] = Field(
+        default="duckduckgo", description="Search endpoint kind of the live-search fallback.")
+    live_search_endpoint: str | None = Field(
+        default=None, description="DuckDuckGo HTML URL (default https://html.duckduckgo.com/html/)"
+        " or SearxNG base URL (required for searxng).")
+    live_search_max_queries: int = Field(default=2, ge=1, le=5, description="Searches per question.")
+    live_search_max_pages: int = Field(default=4, ge=1, le=10, description="Pages per question.")
+    live_search_max_bytes: int = Field(default=1_000_000, ge=10_000, description="Bytes per page.")
+    live_search_fetch_timeout_s: float = Field(default=5.0, gt=0, description="Per page fetch.")
+    live_search_timeout_s: float = Field(
+        default=10.0, gt=0, description="Whole fallback per question (the deadline may cut it).")
+    memory_domain_hints: bool = Field(
+        default=False, description="Let the planner prefer domains that grounded well-rated "
+        "answers to the tenant's similar past questions.")
     llm_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint.")
     llm_model: str = Field(default="gpt-4o-mini", description="Model name sent to it.")
     llm_api_key: str | None = Field(default=None, description="Bearer token for it.")

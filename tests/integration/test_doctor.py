@@ -157,9 +157,11 @@ async def test_otlp_endpoint_is_probed_by_tcp() -> None:
     assert not down.ok and "OTEL_EXPORTER_OTLP_ENDPOINT" in (down.fix or "")
 
 
-async def test_database_reports_the_schema_version(tmp_path: Path) -> None:
+async def test_database_behind_the_code_fails_then_passes_once_migrated(tmp_path: Path) -> None:
     from sqlalchemy import text
     from sqlalchemy.ext.asyncio import create_async_engine
+
+    from pmflow_gateway.adapters.store import SqlMemoryStore
 
     url = f"sqlite+aiosqlite:///{tmp_path / 'pmflow.db'}"
     engine = create_async_engine(url)
@@ -167,6 +169,12 @@ async def test_database_reports_the_schema_version(tmp_path: Path) -> None:
         await conn.execute(text("create table schema_migrations (version integer primary key)"))
         await conn.execute(text("insert into schema_migrations values (1)"))
     await engine.dispose()
-    database = await check_database(url, tmp_path)
-    assert database.ok, database
-    assert "schema_migrations" in database.detail and "schema version 1" in database.detail
+    behind = await check_database(url, tmp_path)
+    assert not behind.ok and "schema at version 1" in behind.detail, behind
+    assert "start the workers" in (behind.fix or "")
+
+    current_url = f"sqlite+aiosqlite:///{tmp_path / 'current.db'}"
+    store = await SqlMemoryStore.from_url(current_url)  # applies every migration
+    await store.aclose()
+    current = await check_database(current_url, tmp_path)
+    assert current.ok and "schema_migrations" in current.detail, current
