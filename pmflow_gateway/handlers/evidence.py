@@ -22,6 +22,9 @@ from pmflow_gateway.schemas import (
 )
 
 MIN_ATTEMPT_S = 0.05
+# An adapter that is not the last may use this share of the time left, so a hung MCP server
+# still leaves the fallback a real chance inside the question's deadline.
+EARLIER_ADAPTER_SHARE = 0.6
 
 
 def canonical_url(url: str) -> str:
@@ -52,13 +55,14 @@ async def collect_evidence(
     attempts: list[AdapterAttempt] = []
     items: list[ExternalEvidence] = []
     if event.plan.answer_contract is not AnswerContract.clarify:
-        for adapter in adapters:
+        for position, adapter in enumerate(adapters, start=1):
             left_s = (event.context.deadline_at - clock.now()).total_seconds()
             if left_s < MIN_ATTEMPT_S:
                 attempts.append(AdapterAttempt(adapter=adapter.name, outcome="skipped",
                                                error="question deadline reached"))
                 continue
-            result = await adapter.collect(event.plan, timeout_s=left_s)
+            share = 1.0 if position == len(adapters) else EARLIER_ADAPTER_SHARE
+            result = await adapter.collect(event.plan, timeout_s=left_s * share)
             attempts.extend(result.attempts)
             items = usable(result.items)[: event.plan.result_limit]
             if items:

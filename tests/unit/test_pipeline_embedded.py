@@ -69,3 +69,17 @@ async def test_redelivered_answer_is_stored_once_with_the_same_event_ids() -> No
     assert first.answer.event_id == second.answer.event_id  # type: ignore[union-attr]
     assert first.reply.event_id == second.reply.event_id  # type: ignore[union-attr]
     assert len(g.store.answers) == 1  # type: ignore[attr-defined]
+
+
+async def test_an_earlier_adapter_leaves_the_fallback_part_of_the_deadline() -> None:
+    budgets: list[float] = []
+
+    class Recording(FakeAdapter):
+        async def collect(self, plan, *, timeout_s):  # type: ignore[no-untyped-def]
+            budgets.append(timeout_s)
+            return await super().collect(plan, timeout_s=timeout_s)
+
+    g = gateway(Recording("mcp", outcome="timeout"), Recording("live_search"))
+    route = RouteDecided.model_validate({**PMFLOW_EXAMPLE, "deadline_ms": 10_000})
+    await ask_in_process(route, g)
+    assert budgets == [pytest.approx(6.0), pytest.approx(10.0)]  # the fixed clock stands still
