@@ -32,6 +32,7 @@ class Gateway:
     adapters: list[EvidenceAdapter]
     store: MemoryStore
     composer_model: ChatModel | None = None
+    memory_domain_hints: bool = False
     plan_defaults: PlanDefaults = field(default_factory=PlanDefaults)
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
 
@@ -90,6 +91,7 @@ async def build_gateway(settings: Settings) -> Gateway:
         adapters=adapters,
         store=store,
         composer_model=composer_model,
+        memory_domain_hints=settings.memory_domain_hints,
         plan_defaults=PlanDefaults(deadline_ms=settings.deadline_ms,
                                    result_limit=settings.result_limit),
         closers=closers,

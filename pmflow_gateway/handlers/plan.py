@@ -7,6 +7,8 @@ only plans: it never answers and never sees fetched pages.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import re
 import time
 from dataclasses import dataclass
@@ -50,7 +52,8 @@ def is_for_us(route: RouteDecided) -> bool:
 
 
 def finish_plan(
-    plan: ExternalQueryPlan, route: RouteDecided, defaults: PlanDefaults
+    plan: ExternalQueryPlan, route: RouteDecided, defaults: PlanDefaults,
+    domain_hints: Sequence[str] = (),
 ) -> ExternalQueryPlan:
     """The gateway step: whatever a planner proposed, leave with a plan that can be executed.
 
@@ -66,7 +69,8 @@ def finish_plan(
         update={
             "search_queries": queries[: max(defaults.max_queries, 1)],
             "subject_entities": _unique(plan.subject_entities, max_chars=MAX_ENTITY_CHARS),
-            "preferred_domains": _domains(plan.preferred_domains),
+            # hints from well-rated past answers only raise authority; they never filter
+            "preferred_domains": _domains([*plan.preferred_domains, *domain_hints]),
             "result_limit": min(max(plan.result_limit or defaults.result_limit, 1), 10),
             "freshness_required": plan.freshness_required or route.query_profile.needs_freshness,
             "topic": " ".join(plan.topic.split())[: defaults.max_query_chars]
@@ -110,7 +114,8 @@ def _blank_to_none(hint: str | None) -> str | None:
 
 
 async def plan_question(
-    route: RouteDecided, *, planner: Planner, clock: Clock, defaults: PlanDefaults
+    route: RouteDecided, *, planner: Planner, clock: Clock, defaults: PlanDefaults,
+    domain_hints: Sequence[str] = (),
 ) -> PlanCreated | None:
     """The plan for one route decision, or None when the decision is not ours to answer."""
     if not is_for_us(route):
@@ -118,7 +123,7 @@ async def plan_question(
     started = time.perf_counter()
     received = clock.now()
     plan, info = await planner.plan(route)
-    plan = finish_plan(plan, route, defaults)
+    plan = finish_plan(plan, route, defaults, domain_hints)
     now = clock.now()
     budget_ms = route.deadline_ms or defaults.deadline_ms
     context = QuestionContext(

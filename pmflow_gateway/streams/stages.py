@@ -15,8 +15,12 @@ from pmflow_gateway.bootstrap import Gateway
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.evidence import collect_evidence
 from pmflow_gateway.handlers.failure import failed_answer
-from pmflow_gateway.handlers.memory import remember_answer, remember_feedback
-from pmflow_gateway.handlers.plan import plan_question
+from pmflow_gateway.handlers.memory import (
+    preferred_domain_hints,
+    remember_answer,
+    remember_feedback,
+)
+from pmflow_gateway.handlers.plan import is_for_us, plan_question
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.schemas import (
     AnswerReady,
@@ -46,7 +50,10 @@ class Stage:
 
 
 async def _plan(g: Gateway, e: RouteDecided) -> PlanCreated | None:
-    return await plan_question(e, planner=g.planner, clock=g.clock, defaults=g.plan_defaults)
+    hints = (await preferred_domain_hints(g.store, e.tenant_id, e.question)
+             if g.memory_domain_hints and is_for_us(e) else [])
+    return await plan_question(e, planner=g.planner, clock=g.clock, defaults=g.plan_defaults,
+                               domain_hints=hints)
 
 
 async def _evidence(g: Gateway, e: PlanCreated) -> EvidenceCollected:
