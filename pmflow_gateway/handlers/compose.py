@@ -1,0 +1,320 @@
+"""Composers: write an answer only from verified evidence, each claim with its `[n]` marker.
+
+Two composers share one shape (`Composer`): the extractive one (default, no model) picks the
+evidence sentences that carry the plan's grounded fields; the model one asks a `ChatModel`
+for `{answer, citations[]}` and falls back to extractive on timeout, error or bad output.
+
+Fetched text is data. Before any snippet reaches a composer it is cleaned here: invisible
+characters go, URLs go, and sentences that read like instructions to an assistant are dropped,
+so neither a planted link nor a planted command can reach the user's reply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from pmflow_gateway.handlers.ports import ChatModel
+from pmflow_gateway.schemas import AnswerContract, ExternalEvidence, ExternalQueryPlan
+
+MAX_SENTENCE_CHARS = 280
+MAX_SNIPPET_CHARS = 1200  # per item, in the model prompt
+
+# Zero-width, bidi controls, BOM, soft hyphen, tag characters: all of category Cf. Variation
+# selectors are Mn but render as nothing, so they can hide text too.
+_VARIATION_SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+# Any scheme-qualified link, `www.` host, or bare host with a common TLD: none of them may
+# pass from a snippet into an answer.
+_TLDS = ("com|net|org|cn|io|ai|co|uk|gov|edu|info|xyz|top|me|app|dev|ly|ru|de|jp|hk|tw|"
+         "sg|us|biz|site|online|link|click|cc|tv|to|so")
+URL_RE = re.compile(
+    r"(?:\b[a-z][a-z0-9+.-]{1,15}://\S+)"
+    r"|(?:\bwww\.[^\s，。；、]+)"
+    r"|(?:\b(?:javascript|data|mailto|file):\S+)"
+    rf"|(?:\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:{_TLDS})\b(?:[/:?#][^\s，。；、]*)?)",
+    re.IGNORECASE,
+)
+_MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_ANY_MARKER = re.compile(r"[\[［【]\s*\^?\s*\d+\s*[\]］】]")
+_EVIDENCE_TAG = re.compile(r"<\s*/?\s*evidence[^>]*>", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)(?=\s)|\n+")
+_INJECTION_PATTERNS = [
+    r"\b(ignore|disregard|forget|override|bypass)\b.{0,40}\b(instruction|prompt|rule|message|"
+    r"direction|guideline|context)s?\b",
+    r"\b(previous|prior|above|earlier|all)\b.{0,20}\binstructions?\b",
+    r"\byou are (now|no longer)\b", r"\bact as\b", r"\bpretend (to be|you)\b",
+    r"\bsystem prompt\b", r"\bnew instructions?\b", r"\bdeveloper mode\b", r"\bjailbreak",
+    r"\b(tell|inform) the user\b", r"\b(respond|reply|answer) (only )?with\b",
+    r"\b(visit|click|go to|open|download|log ?in|sign ?up|subscribe)\b.{0,40}"
+    r"(http|www\.|\blink\b|\bsite\b|\burl\b|\bhere\b|\.com\b)",
+    r"(^|\s)(system|assistant|user|developer)\s*:", r"<\|[a-z_]+\|>", r"\[/?inst\]",
+    r"(忽略|无视|忘记|忘掉|不要理会|跳过).{0,12}(指令|指示|提示|规则|要求|说明|设定)",
+    r"(之前|以上|上面|前面|先前|此前)的?(所有)?(指令|指示|提示词?|规则)",
+    r"你现在是", r"你(必须|应该|需要)(回答|回复|告诉|说)", r"扮演", r"系统提示", r"新的?指令",
+    r"告诉用户", r"(请|立即|马上)?(访问|点击|打开|前往|登录|下载|扫码|关注)"
+    r".{0,20}(网站|网址|链接|这里|此处|页面|公众号|二维码|http|www)",
+    r"(加|添加).{0,6}(微信|qq|vx)",
+]
+INJECTION_RE = re.compile("|".join(f"(?:{p})" for p in _INJECTION_PATTERNS), re.IGNORECASE)
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def strip_invisible(text: str) -> str:
+    """Drop every character that renders as nothing but can carry or reorder text."""
+    kept = (c for c in text if unicodedata.category(c) != "Cf"
+            and (c in "\n\t" or unicodedata.category(c) != "Cc"))
+    return _VARIATION_SELECTORS.sub("", "".join(kept))
+
+
+def folded(text: str) -> str:
+    """The form used for detection only: full-width and compatibility letters unified."""
+    return unicodedata.normalize("NFKC", strip_invisible(text)).lower()
+
+
+def looks_like_instruction(text: str) -> bool:
+    return bool(INJECTION_RE.search(folded(text)))
+
+
+def has_url(text: str) -> bool:
+    return bool(URL_RE.search(text) or URL_RE.search(folded(text)))
+
+
+def clean_sentence(sentence: str) -> str | None:
+    """A snippet sentence fit to quote, or None when it must not reach the user."""
+    text = strip_invisible(sentence)
+    text = _EVIDENCE_TAG.sub(" ", text)
+    if looks_like_instruction(text):
+        return None
+    text = _MARKDOWN_LINK.sub(r"\1", text)
+    text = URL_RE.sub("", text)
+    text = _ANY_MARKER.sub("", text)  # a planted "[7]" would read as our own citation
+    text = " ".join(text.split()).strip(" ,，:：;；-—()（）")
+    if has_url(text) or looks_like_instruction(text):
+        return None  # a link spelled to dodge the first pass: drop the whole sentence
+    if len(text) > MAX_SENTENCE_CHARS:
+        text = text[: MAX_SENTENCE_CHARS - 1].rstrip() + "…"
+    return text if _has_content(text) else None
+
+
+def clean_sentences(snippet: str) -> list[str]:
+    parts = _SENTENCE_END.split(strip_invisible(snippet))
+    cleaned = (clean_sentence(p) for p in parts if p and p.strip())
+    return [s for s in cleaned if s]
+
+
+def clean_text(snippet: str) -> str:
+    """A whole snippet, cleaned sentence by sentence (what the model is shown)."""
+    return " ".join(clean_sentences(snippet))[:MAX_SNIPPET_CHARS]
+
+
+def is_chinese(text: str) -> bool:
+    return bool(_CJK.search(text))
+
+
+def _has_content(text: str) -> bool:
+    return sum(ch.isalnum() for ch in text) >= 2
+
+
+@dataclass(frozen=True, kw_only=True)
+class Draft:
+    """An answer before the answer verifier has seen it."""
+
+    answer: str
+    cited: list[int] = field(default_factory=list)
+    composer: str = "extractive"
+    note: str | None = None  # why a model composer fell back, when it did
+
+
+class Composer(Protocol):
+    """Writes a draft from numbered, verified evidence (item n is `items[n - 1]`)."""
+
+    async def compose(self, question: str, plan: ExternalQueryPlan,
+                      items: list[ExternalEvidence], *, timeout_s: float) -> Draft:
+        ...
+
+
+# ---------------------------------------------------------------- extractive
+
+
+def grounded_terms(plan: ExternalQueryPlan) -> list[tuple[str, float]]:
+    """The plan's grounded fields as (term, weight): named fields weigh more than query words."""
+    terms: list[tuple[str, float]] = []
+    for entity in [*plan.subject_entities, plan.location_hint or ""]:
+        terms.append((entity, 3.0))
+    terms.append((plan.time_range_hint or "", 2.0))
+    for query in [*plan.search_queries, plan.topic]:
+        for word in query.split():
+            terms.append((word, 1.0))
+            if is_chinese(word) and len(word) > 3:  # Chinese has no spaces: use its bigrams
+                terms += [(word[i:i + 2], 0.3) for i in range(len(word) - 1)]
+    seen: dict[str, float] = {}
+    for term, weight in terms:
+        key = term.strip().lower()
+        if len(key) >= 2 or is_chinese(key):
+            seen[key] = max(weight, seen.get(key, 0.0))
+    return list(seen.items())
+
+
+def sentence_score(sentence: str, terms: list[tuple[str, float]], chinese: bool) -> float:
+    lower = sentence.lower()
+    hits = sum(weight for term, weight in terms if term in lower)
+    same_language = is_chinese(sentence) == chinese
+    return hits + (0.5 if same_language else 0.0)
+
+
+def _best_sentence(item: ExternalEvidence, terms: list[tuple[str, float]],
+                   chinese: bool) -> tuple[float, str] | None:
+    scored = [(sentence_score(s, terms, chinese), -i, s)
+              for i, s in enumerate(clean_sentences(item.snippet))]
+    if not scored:
+        return None
+    score, _, sentence = max(scored)
+    return score, sentence
+
+
+def with_marker(sentence: str, n: int) -> str:
+    return f"{sentence}[{n}]" if is_chinese(sentence[-1:]) or sentence[-1:] in "。！？；" \
+        else f"{sentence} [{n}]"
+
+
+def compose_extractive(question: str, plan: ExternalQueryPlan,
+                       items: list[ExternalEvidence]) -> Draft:
+    """Evidence sentences that carry the plan's fields, each ending with its `[n]`."""
+    terms = grounded_terms(plan)
+    chinese = is_chinese(question)
+    best = {n: _best_sentence(item, terms, chinese) for n, item in enumerate(items, start=1)}
+    picked = {n: hit for n, hit in best.items() if hit}
+    if plan.answer_contract is AnswerContract.direct_fact and picked:
+        n, (_, sentence) = max(picked.items(), key=lambda kv: (kv[1][0], -kv[0]))
+        return Draft(answer=with_marker(sentence, n), cited=[n])
+    if plan.answer_contract is AnswerContract.compare_with_sources and plan.subject_entities:
+        return _compare_lines(plan, items, chinese)
+    lines: list[str] = []
+    cited: list[int] = []
+    for n, (_, sentence) in picked.items():
+        if all(not line.startswith(sentence) for line in lines):
+            lines.append(with_marker(sentence, n))
+            cited.append(n)
+    return Draft(answer="\n".join(lines), cited=cited)
+
+
+def _compare_lines(plan: ExternalQueryPlan, items: list[ExternalEvidence],
+                   chinese: bool) -> Draft:
+    """One line per subject: the best sentence that names it, or an honest gap."""
+    lines: list[str] = []
+    cited: list[int] = []
+    for subject in plan.subject_entities:
+        terms = [(subject.lower(), 3.0), *grounded_terms(plan)]
+        candidates = [(sentence_score(s, terms, chinese), -n, n, s)
+                      for n, item in enumerate(items, start=1)
+                      for s in clean_sentences(item.snippet) if subject.lower() in s.lower()]
+        if candidates:
+            *_, n, sentence = max(candidates)
+            lines.append(with_marker(f"{subject}：{sentence}" if chinese
+                                     else f"{subject}: {sentence}", n))
+            cited.append(n)
+        else:
+            lines.append(f"{subject}：来源中未找到相关信息" if chinese
+                         else f"{subject}: not found in the sources")
+    return Draft(answer="\n".join(lines), cited=sorted(set(cited)))
+
+
+class ExtractiveComposer:
+    """No model: the answer is quoted evidence."""
+
+    name = "extractive"
+
+    async def compose(self, question: str, plan: ExternalQueryPlan,
+                      items: list[ExternalEvidence], *, timeout_s: float) -> Draft:
+        return compose_extractive(question, plan, items)
+
+
+EXTRACTIVE = ExtractiveComposer()
+
+
+# ---------------------------------------------------------------- model
+
+
+class ComposedAnswer(BaseModel):
+    """The structured output the model must return."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    answer: str
+    citations: list[int]
+
+
+COMPOSED_ANSWER_SCHEMA = ComposedAnswer.model_json_schema()
+
+
+def composer_prompt() -> str:
+    return resources.files("pmflow_gateway").joinpath("prompts/composer.md").read_text("utf-8")
+
+
+def evidence_block(items: list[ExternalEvidence]) -> str:
+    """Numbered, cleaned evidence inside one delimited data block; no URLs are shown."""
+    lines = ["<evidence>"]
+    for n, item in enumerate(items, start=1):
+        title = clean_sentence(item.title) or ""
+        lines.append(f"[{n}] title: {title}")
+        lines.append(f"    text: {clean_text(item.snippet)}")
+    lines.append("</evidence>")
+    return "\n".join(lines)
+
+
+def composer_messages(question: str, plan: ExternalQueryPlan,
+                      items: list[ExternalEvidence]) -> list[dict[str, str]]:
+    fields = {"answer_contract": plan.answer_contract.value, "topic": plan.topic,
+              "subject_entities": plan.subject_entities, "location_hint": plan.location_hint,
+              "time_range_hint": plan.time_range_hint}
+    user = (f"Question: {strip_invisible(question)}\n"
+            f"Plan: {json.dumps(fields, ensure_ascii=False)}\n"
+            f"Evidence items: 1..{len(items)}\n\n{evidence_block(items)}")
+    return [{"role": "system", "content": composer_prompt()},
+            {"role": "user", "content": user}]
+
+
+class ModelComposer:
+    """A `ChatModel` writes the answer; any failure falls back to the extractive composer."""
+
+    name = "model"
+
+    def __init__(self, model: ChatModel, *, timeout_s: float = 10.0) -> None:
+        self.model = model
+        self.timeout_s = timeout_s
+
+    async def compose(self, question: str, plan: ExternalQueryPlan,
+                      items: list[ExternalEvidence], *, timeout_s: float) -> Draft:
+        limit = min(self.timeout_s, timeout_s)
+        try:
+            # The outer timeout guards models whose client ignores its own timeout.
+            async with asyncio.timeout(limit + 0.5):
+                raw = await self.model.complete_json(
+                    composer_messages(question, plan, items), schema=COMPOSED_ANSWER_SCHEMA,
+                    schema_name="composed_answer", timeout_s=limit)
+            parsed = ComposedAnswer.model_validate_json(raw)
+        except TimeoutError:
+            return self._fallback(question, plan, items, "model timeout")
+        except ValidationError as exc:
+            return self._fallback(question, plan, items,
+                                  f"model output invalid: {exc.error_count()} error(s)")
+        # ModelError and whatever another ChatModel raises: a model failure degrades the
+        # answer to extractive, it never fails the question.
+        except Exception as exc:
+            return self._fallback(question, plan, items, f"model error: {type(exc).__name__}")
+        return Draft(answer=strip_invisible(parsed.answer).strip(), cited=parsed.citations,
+                     composer="model")
+
+    @staticmethod
+    def _fallback(question: str, plan: ExternalQueryPlan, items: list[ExternalEvidence],
+                  why: str) -> Draft:
+        draft = compose_extractive(question, plan, items)
+        return Draft(answer=draft.answer, cited=draft.cited, composer="extractive",
+                     note=f"model composer fell back: {why}")
