@@ -53,7 +53,7 @@ INTERNAL_PHRASES = (
     "doc history",
 )
 # Names of internal systems: internal labels unless the user asked about them by name.
-INTERNAL_NAMES = ("feishu", "飞书", "larksuite", "lark", "pmflow")
+INTERNAL_NAMES = ("feishu", "飞书", "larksuite", "lark", "pmflow", "doc")
 # A source labelled only this is an internal one.
 INTERNAL_BARE_LABELS = frozenset({"doc", "docs", "system", "internal", "history", "内部"})
 # Workspace hosts: a link there is an internal document even when it travels as a URL.
@@ -74,8 +74,23 @@ def is_english(locale: str) -> bool:
     return locale.lower().startswith("en")
 
 
+def url_key(url: str) -> str | None:
+    """`canonical_url`, or None when the URL cannot even be parsed (it then matches nothing)."""
+    try:
+        return canonical_url(url)
+    except ValueError:
+        return None
+
+
+def host_of(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
 def site_of(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    return host_of(url).removeprefix("www.")
 
 
 def registrable_domain(host: str) -> str:
@@ -107,7 +122,10 @@ def asked_about(event: EvidenceCollected) -> str:
 
 
 def _url_problem(url: str) -> str | None:
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return f"unparseable url: {url[:80]!r}"
     if parts.scheme.lower() not in ("http", "https"):
         return f"not http(s): {url[:80]!r}"
     if not parts.hostname or parts.username or parts.password:
@@ -129,7 +147,7 @@ def _item_problem(item: ExternalEvidence, event: EvidenceCollected,
     run = item.raw_metadata.get("execution_id")
     if run is not None and run != event.bundle.execution_id:
         return f"from another execution: {str(run)[:40]}"
-    if canonical_url(item.target_url) in upstream_urls:
+    if url_key(item.target_url) in upstream_urls:
         return "arrived with the route event (upstream source)"
     label = folded(item.source_label).strip()
     asked = asked_about(event)
@@ -149,24 +167,24 @@ def verify_evidence(event: EvidenceCollected) -> tuple[list[ExternalEvidence], V
     domains the answer still goes out, marked "only one source" (`multi_source_ok=False`),
     because one fresh external source beats a refusal, and the user is told.
     """
-    upstream_urls = {canonical_url(s.target_url) for s in event.context.upstream_sources
-                     if s.target_url}
+    upstream_urls = {url_key(s.target_url) for s in event.context.upstream_sources
+                     if s.target_url} - {None}
     reasons = [f"upstream source dropped: {s.source_type or 'unknown'}"
                for s in event.context.upstream_sources]
     kept: list[ExternalEvidence] = []
-    seen: set[str] = set()
+    seen: set[str | None] = set()
     for item in event.bundle.items:
         problem = _item_problem(item, event, upstream_urls)
-        if problem is None and canonical_url(item.target_url) in seen:
+        if problem is None and url_key(item.target_url) in seen:
             problem = "duplicate url"
         if problem:
             reasons.append(problem)
             continue
-        seen.add(canonical_url(item.target_url))
+        seen.add(url_key(item.target_url))
         kept.append(item)
     kept, freshness_ok = _fresh_only(event.plan, kept, reasons)
     kept = kept[: event.plan.result_limit]
-    domains = {registrable_domain(urlsplit(i.target_url).hostname or "") for i in kept}
+    domains = {registrable_domain(host_of(i.target_url)) for i in kept}
     multi_ok = not event.plan.requires_multi_source or len(domains) >= 2
     return kept, Verdict(passed=bool(kept) and freshness_ok, kept=len(kept),
                          dropped=len(reasons), dropped_reasons=reasons,
@@ -196,7 +214,8 @@ def cited_numbers(draft: Draft) -> list[int]:
 def _url_allowed(found: str, items: list[ExternalEvidence]) -> bool:
     found = found.rstrip(".,;:!?)]}>'\"，。；：！？）】")
     if "://" in found:
-        return canonical_url(found) in {canonical_url(i.target_url) for i in items}
+        key = url_key(found)
+        return key is not None and key in {url_key(i.target_url) for i in items}
     host = found.split("/", 1)[0].lower().removeprefix("www.")
     hosts = {site_of(i.target_url) for i in items}
     return "/" not in found.rstrip("/") and host in hosts
@@ -226,9 +245,9 @@ def verify_draft(draft: Draft, items: list[ExternalEvidence], *, asked: str = ""
 def verify_sources(sources: list[SourceUsed], items: list[ExternalEvidence], *,
                    asked: str = "") -> list[str]:
     """The sources summary: only this execution's external http(s) URLs, no internal label."""
-    urls = {canonical_url(i.target_url) for i in items}
+    urls = {url_key(i.target_url) for i in items} - {None}
     violations = [f"source not in this execution: {s.url[:80]}" for s in sources
-                  if canonical_url(s.url) not in urls or _url_problem(s.url)]
+                  if url_key(s.url) not in urls or _url_problem(s.url)]
     violations += [f"source names an internal source: {s.title[:40]}" for s in sources
                    if mentions_internal(f"{s.title} {s.site}", asked=asked)]
     return violations
@@ -355,7 +374,8 @@ def _sources(items: list[ExternalEvidence]) -> list[SourceUsed]:
 
 def source_title(item: ExternalEvidence) -> str:
     """A title fit for one line of the summary: no invisible text, no line breaks, no URL."""
-    title = " ".join(URL_RE.sub("", strip_invisible(item.title)).split())[:120]
+    title = MARKER_RE.sub("", URL_RE.sub("", strip_invisible(item.title)))
+    title = " ".join(title.split())[:120]
     return title or site_of(item.target_url)
 
 
