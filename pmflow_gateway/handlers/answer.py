@@ -19,6 +19,7 @@ from pmflow_gateway.handlers.compose import (
     EXTRACTIVE,
     URL_RE,
     Composer,
+    clean_sentences,
     Draft,
     folded,
     looks_like_instruction,
@@ -41,7 +42,7 @@ from pmflow_gateway.schemas import (
     stage_event_id,
 )
 
-__all__ = ["Draft", "verify_and_compose", "verify_draft", "verify_evidence", "status_text"]
+__all__ = ["Draft", "status_text", "verify_and_compose", "verify_draft", "verify_evidence"]
 
 EXTERNAL_SOURCE_TYPES = frozenset({"url", "mcp_search", "live_search"})
 # Phrases that always name an internal source, whatever the question was.
@@ -94,7 +95,8 @@ def site_of(url: str) -> str:
 
 
 def registrable_domain(host: str) -> str:
-    """eTLD+1, approximately: `news.bbc.co.uk` -> `bbc.co.uk`, `a.weather.com.cn` -> `weather.com.cn`."""
+    """eTLD+1, approximately: `news.bbc.co.uk` -> `bbc.co.uk`,
+    `a.weather.com.cn` -> `weather.com.cn`; good enough to count distinct sites."""
     labels = host.lower().strip(".").split(".")
     if len(labels) <= 2 or all(label.isdigit() for label in labels):
         return ".".join(labels)
@@ -167,8 +169,8 @@ def verify_evidence(event: EvidenceCollected) -> tuple[list[ExternalEvidence], V
     domains the answer still goes out, marked "only one source" (`multi_source_ok=False`),
     because one fresh external source beats a refusal, and the user is told.
     """
-    upstream_urls = {url_key(s.target_url) for s in event.context.upstream_sources
-                     if s.target_url} - {None}
+    upstream_urls = {key for s in event.context.upstream_sources
+                     if s.target_url and (key := url_key(s.target_url))}
     reasons = [f"upstream source dropped: {s.source_type or 'unknown'}"
                for s in event.context.upstream_sources]
     kept: list[ExternalEvidence] = []
@@ -245,7 +247,7 @@ def verify_draft(draft: Draft, items: list[ExternalEvidence], *, asked: str = ""
 def verify_sources(sources: list[SourceUsed], items: list[ExternalEvidence], *,
                    asked: str = "") -> list[str]:
     """The sources summary: only this execution's external http(s) URLs, no internal label."""
-    urls = {url_key(i.target_url) for i in items} - {None}
+    urls = {key for i in items if (key := url_key(i.target_url))}
     violations = [f"source not in this execution: {s.url[:80]}" for s in sources
                   if url_key(s.url) not in urls or _url_problem(s.url)]
     violations += [f"source names an internal source: {s.title[:40]}" for s in sources
@@ -373,10 +375,10 @@ def _sources(items: list[ExternalEvidence]) -> list[SourceUsed]:
 
 
 def source_title(item: ExternalEvidence) -> str:
-    """A title fit for one line of the summary: no invisible text, no line breaks, no URL."""
-    title = MARKER_RE.sub("", URL_RE.sub("", strip_invisible(item.title)))
-    title = " ".join(title.split())[:120]
-    return title or site_of(item.target_url)
+    """A title fit for one line of the summary. A title is page text too, so it is cleaned
+    like a snippet (no link, marker, tag or planted instruction); the site stands in for it
+    when nothing is left."""
+    return " ".join(clean_sentences(item.title))[:120] or site_of(item.target_url)
 
 
 async def verify_and_compose(event: EvidenceCollected, *, clock: Clock,

@@ -54,7 +54,8 @@ async def test_clarify_reply_names_what_is_missing() -> None:
     plan = weather_plan(location_hint=None, subject_entities=[],
                         answer_contract=AnswerContract.clarify)
     answer = await verify_and_compose(collected(ITEMS, plan=plan), clock=CLOCK)
-    assert render_reply(answer, clock=CLOCK).text == "外部实时查询：\n需要补充信息才能查询：地点（哪个城市）。"
+    assert render_reply(answer, clock=CLOCK).text == (
+        "外部实时查询：\n需要补充信息才能查询：地点（哪个城市）。")
 
 
 @pytest.mark.parametrize("bad_source", [
