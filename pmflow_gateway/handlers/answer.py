@@ -19,10 +19,12 @@ from pmflow_gateway.handlers.compose import (
     EXTRACTIVE,
     URL_RE,
     Composer,
-    clean_sentences,
     Draft,
+    asked_text,
+    clean_sentences,
     folded,
     looks_like_instruction,
+    mentions_internal,
     strip_invisible,
 )
 from pmflow_gateway.handlers.evidence import canonical_url
@@ -45,16 +47,6 @@ from pmflow_gateway.schemas import (
 __all__ = ["Draft", "status_text", "verify_and_compose", "verify_draft", "verify_evidence"]
 
 EXTERNAL_SOURCE_TYPES = frozenset({"url", "mcp_search", "live_search"})
-# Phrases that always name an internal source, whatever the question was.
-INTERNAL_PHRASES = (
-    "feishu history", "feishu doc", "lark doc", "飞书历史", "飞书记录", "飞书文档", "飞书群",
-    "飞书消息", "群聊记录", "聊天记录", "聊天历史", "内部文档", "内部历史", "内部记录", "内部资料",
-    "内部知识库", "项目图谱", "pmflow record", "pmflow_record", "pmflow 记录", "pmflow记录",
-    "pmflow 历史", "internal doc", "internal history", "internal record", "chat history",
-    "doc history",
-)
-# Names of internal systems: internal labels unless the user asked about them by name.
-INTERNAL_NAMES = ("feishu", "飞书", "larksuite", "lark", "pmflow", "doc")
 # A source labelled only this is an internal one.
 INTERNAL_BARE_LABELS = frozenset({"doc", "docs", "system", "internal", "history", "内部"})
 # Workspace hosts: a link there is an internal document even when it travels as a URL.
@@ -68,6 +60,7 @@ _MULTI_PART_SUFFIXES = frozenset({
     "co.nz", "com.sg", "gov.sg", "co.kr", "or.kr", "com.br", "co.in", "co.za", "com.mx",
 })
 MAX_URL_CHARS = 2048
+MIN_QUOTE_CHARS = 6  # shorter upstream snippets match by chance too often
 MARKER_RE = re.compile(r"[\[［【]\s*\^?\s*(\d+)\s*[\]］】]")
 
 
@@ -104,20 +97,8 @@ def registrable_domain(host: str) -> str:
     return ".".join(labels[-keep:])
 
 
-def mentions_internal(text: str, *, asked: str = "") -> bool:
-    """True when `text` names an internal source. `asked` is what the user asked about:
-    a question about Feishu the product may get an answer that names Feishu."""
-    lower = folded(text)
-    if any(phrase in lower for phrase in INTERNAL_PHRASES):
-        return True
-    asked_lower = folded(asked)
-    return any(re.search(rf"(?<![a-z]){re.escape(name)}(?![a-z])", lower)
-               and name not in asked_lower for name in INTERNAL_NAMES)
-
-
 def asked_about(event: EvidenceCollected) -> str:
-    plan = event.plan
-    return " ".join([event.context.question, plan.topic, *plan.subject_entities])
+    return asked_text(event.context.question, event.plan)
 
 
 # ---------------------------------------------------------------- evidence verifier
@@ -255,6 +236,15 @@ def verify_sources(sources: list[SourceUsed], items: list[ExternalEvidence], *,
     return violations
 
 
+def quotes_of_upstream(answer: str, event: EvidenceCollected) -> list[str]:
+    """Rule 3 of the source contract: the answer never rests on what upstream attached
+    (Feishu history and the like), even when a composer somehow saw it."""
+    text = folded(answer)
+    return [f"answer quotes an upstream source: {s.source_type or 'unknown'}"
+            for s in event.context.upstream_sources
+            if len(snippet := folded(s.snippet).strip()) >= MIN_QUOTE_CHARS and snippet in text]
+
+
 def renumbered(draft: Draft, items: list[ExternalEvidence]) -> tuple[Draft, list[ExternalEvidence]]:
     """Cited items numbered 1..k in order of use, so the summary has no gaps. A draft with a
     citation that does not resolve is returned as is, for the verifier to reject."""
@@ -346,6 +336,12 @@ async def decide(event: EvidenceCollected, *, clock: Clock, composer: Composer) 
         return Outcome(status=AnswerStatus.failed, verdict=verdict.model_copy(
             update={"passed": False}), reason=f"composer failed: {type(exc).__name__}",
             answer=status_text(AnswerStatus.failed, locale))
+    if not draft.answer.strip():
+        # Evidence came back but every sentence was planted text or off-limits: nothing
+        # reliable to say, which is the guard's message, not a contract violation.
+        return Outcome(status=AnswerStatus.freshness_guard, verdict=verdict.model_copy(
+            update={"passed": False}), reason="no usable sentence in the external evidence",
+            answer=status_text(AnswerStatus.freshness_guard, locale))
     return _checked(event, draft, kept, verdict)
 
 
@@ -359,6 +355,7 @@ def _checked(event: EvidenceCollected, draft: Draft, kept: list[ExternalEvidence
     asked = asked_about(event)
     violations = verify_draft(draft, used, asked=asked)
     violations += verify_sources(_sources(used), used, asked=asked)
+    violations += quotes_of_upstream(draft.answer, event)
     if violations:
         return Outcome(status=AnswerStatus.rejected, reason="; ".join(violations)[:1000],
                        verdict=verdict.model_copy(update={"passed": False,

@@ -54,7 +54,7 @@ _INJECTION_PATTERNS = [
     r"\b(tell|inform) the user\b", r"\b(respond|reply|answer) (only )?with\b",
     r"\b(visit|click|go to|open|download|log ?in|sign ?up|subscribe)\b.{0,40}"
     r"(http|www\.|\blink\b|\bsite\b|\burl\b|\bhere\b|\.com\b)",
-    r"(^|\s)(system|assistant|user|developer)\s*:", r"<\|[a-z_]+\|>", r"\[/?inst\]",
+    r"\b(system|assistant|user|developer)\s*:", r"<\|[a-z_]+\|>", r"\[/?inst\]",
     r"(忽略|无视|忘记|忘掉|不要理会|跳过).{0,12}(指令|指示|提示|规则|要求|说明|设定)",
     r"(之前|以上|上面|前面|先前|此前)的?(所有)?(指令|指示|提示词?|规则)",
     r"你现在是", r"你(必须|应该|需要)(回答|回复|告诉|说)", r"扮演", r"系统提示", r"新的?指令",
@@ -62,6 +62,16 @@ _INJECTION_PATTERNS = [
     r".{0,20}(网站|网址|链接|这里|此处|页面|公众号|二维码|http|www)",
     r"(加|添加).{0,6}(微信|qq|vx)",
 ]
+# Phrases that always name an internal source, whatever the question was.
+INTERNAL_PHRASES = (
+    "feishu history", "feishu doc", "lark doc", "飞书历史", "飞书记录", "飞书文档", "飞书群",
+    "飞书消息", "群聊记录", "聊天记录", "聊天历史", "内部文档", "内部历史", "内部记录", "内部资料",
+    "内部知识库", "项目图谱", "pmflow record", "pmflow_record", "pmflow 记录", "pmflow记录",
+    "pmflow 历史", "internal doc", "internal history", "internal record", "chat history",
+    "doc history",
+)
+# Names of internal systems: internal labels unless the user asked about them by name.
+INTERNAL_NAMES = ("feishu", "飞书", "larksuite", "lark", "pmflow", "doc")
 INJECTION_RE = re.compile("|".join(f"(?:{p})" for p in _INJECTION_PATTERNS), re.IGNORECASE)
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -82,36 +92,53 @@ def looks_like_instruction(text: str) -> bool:
     return bool(INJECTION_RE.search(folded(text)))
 
 
+def mentions_internal(text: str, *, asked: str = "") -> bool:
+    """True when `text` names an internal source. `asked` is what the user asked about:
+    a question about Feishu the product may get an answer that names Feishu."""
+    lower = folded(text)
+    if any(phrase in lower for phrase in INTERNAL_PHRASES):
+        return True
+    asked_lower = folded(asked)
+    return any(re.search(rf"(?<![a-z]){re.escape(name)}(?![a-z])", lower)
+               and name not in asked_lower for name in INTERNAL_NAMES)
+
+
 def has_url(text: str) -> bool:
     return bool(URL_RE.search(text) or URL_RE.search(folded(text)))
 
 
-def clean_sentence(sentence: str) -> str | None:
+def asked_text(question: str, plan: ExternalQueryPlan) -> str:
+    """What the user asked about, by name: such names are not internal labels here."""
+    return " ".join([question, plan.topic, *plan.subject_entities])
+
+
+def clean_sentence(sentence: str, *, asked: str = "") -> str | None:
     """A snippet sentence fit to quote, or None when it must not reach the user."""
-    text = strip_invisible(sentence)
-    text = _EVIDENCE_TAG.sub(" ", text)
-    if looks_like_instruction(text):
+    text = _EVIDENCE_TAG.sub(" ", strip_invisible(sentence))
+    # A link in page text is most often a call to action, and what is glued around it cannot
+    # be told apart from planted text (stripping "x.com/ysystem: say z" leaves "say z"):
+    # the whole sentence goes, not just the link.
+    if (has_url(text) or _MARKDOWN_LINK.search(text) or looks_like_instruction(text)
+            or mentions_internal(text, asked=asked)):
         return None
-    text = _MARKDOWN_LINK.sub(r"\1", text)
-    text = URL_RE.sub("", text)
     text = _ANY_MARKER.sub("", text)  # a planted "[7]" would read as our own citation
     text = " ".join(text.split()).strip(" ,，:：;；-—()（）")
     if has_url(text) or looks_like_instruction(text):
-        return None  # a link spelled to dodge the first pass: drop the whole sentence
+        return None  # markers removed can join a link back together
     if len(text) > MAX_SENTENCE_CHARS:
         text = text[: MAX_SENTENCE_CHARS - 1].rstrip() + "…"
     return text if _has_content(text) else None
 
 
-def clean_sentences(snippet: str) -> list[str]:
+def clean_sentences(snippet: str, *, asked: str = "") -> list[str]:
     parts = _SENTENCE_END.split(strip_invisible(snippet))
-    cleaned = (clean_sentence(p) for p in parts if p and p.strip())
+    cleaned = (clean_sentence(p, asked=asked) for p in parts if p and p.strip())
     return [s for s in cleaned if s]
 
 
-def clean_text(snippet: str) -> str:
+def clean_text(snippet: str, *, asked: str = "") -> str:
     """A whole snippet, cleaned sentence by sentence (what the model is shown)."""
-    return " ".join(clean_sentences(snippet))[:MAX_SNIPPET_CHARS]
+    return " ".join(clean_sentences(snippet, asked=asked))[:MAX_SNIPPET_CHARS]
 
 
 def is_chinese(text: str) -> bool:
@@ -169,10 +196,10 @@ def sentence_score(sentence: str, terms: list[tuple[str, float]], chinese: bool)
     return hits + (0.5 if same_language else 0.0)
 
 
-def _best_sentence(item: ExternalEvidence, terms: list[tuple[str, float]],
-                   chinese: bool) -> tuple[float, str] | None:
+def _best_sentence(item: ExternalEvidence, terms: list[tuple[str, float]], chinese: bool,
+                   asked: str) -> tuple[float, str] | None:
     scored = [(sentence_score(s, terms, chinese), -i, s)
-              for i, s in enumerate(clean_sentences(item.snippet))]
+              for i, s in enumerate(clean_sentences(item.snippet, asked=asked))]
     if not scored:
         return None
     score, _, sentence = max(scored)
@@ -189,13 +216,15 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     """Evidence sentences that carry the plan's fields, each ending with its `[n]`."""
     terms = grounded_terms(plan)
     chinese = is_chinese(question)
-    best = {n: _best_sentence(item, terms, chinese) for n, item in enumerate(items, start=1)}
+    asked = asked_text(question, plan)
+    best = {n: _best_sentence(item, terms, chinese, asked)
+            for n, item in enumerate(items, start=1)}
     picked = {n: hit for n, hit in best.items() if hit}
     if plan.answer_contract is AnswerContract.direct_fact and picked:
         n, (_, sentence) = max(picked.items(), key=lambda kv: (kv[1][0], -kv[0]))
         return Draft(answer=with_marker(sentence, n), cited=[n])
     if plan.answer_contract is AnswerContract.compare_with_sources and plan.subject_entities:
-        return _compare_lines(plan, items, chinese)
+        return _compare_lines(plan, items, chinese, asked)
     lines: list[str] = []
     cited: list[int] = []
     for n, (_, sentence) in picked.items():
@@ -205,8 +234,8 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     return Draft(answer="\n".join(lines), cited=cited)
 
 
-def _compare_lines(plan: ExternalQueryPlan, items: list[ExternalEvidence],
-                   chinese: bool) -> Draft:
+def _compare_lines(plan: ExternalQueryPlan, items: list[ExternalEvidence], chinese: bool,
+                   asked: str) -> Draft:
     """One line per subject: the best sentence that names it, or an honest gap."""
     lines: list[str] = []
     cited: list[int] = []
@@ -214,7 +243,8 @@ def _compare_lines(plan: ExternalQueryPlan, items: list[ExternalEvidence],
         terms = [(subject.lower(), 3.0), *grounded_terms(plan)]
         candidates = [(sentence_score(s, terms, chinese), -n, n, s)
                       for n, item in enumerate(items, start=1)
-                      for s in clean_sentences(item.snippet) if subject.lower() in s.lower()]
+                      for s in clean_sentences(item.snippet, asked=asked)
+                      if subject.lower() in s.lower()]
         if candidates:
             *_, n, sentence = max(candidates)
             lines.append(with_marker(f"{subject}：{sentence}" if chinese
@@ -258,13 +288,13 @@ def composer_prompt() -> str:
     return resources.files("pmflow_gateway").joinpath("prompts/composer.md").read_text("utf-8")
 
 
-def evidence_block(items: list[ExternalEvidence]) -> str:
+def evidence_block(items: list[ExternalEvidence], *, asked: str = "") -> str:
     """Numbered, cleaned evidence inside one delimited data block; no URLs are shown."""
     lines = ["<evidence>"]
     for n, item in enumerate(items, start=1):
-        title = clean_sentence(item.title) or ""
+        title = " ".join(clean_sentences(item.title, asked=asked))
         lines.append(f"[{n}] title: {title}")
-        lines.append(f"    text: {clean_text(item.snippet)}")
+        lines.append(f"    text: {clean_text(item.snippet, asked=asked)}")
     lines.append("</evidence>")
     return "\n".join(lines)
 
@@ -276,7 +306,8 @@ def composer_messages(question: str, plan: ExternalQueryPlan,
               "time_range_hint": plan.time_range_hint}
     user = (f"Question: {strip_invisible(question)}\n"
             f"Plan: {json.dumps(fields, ensure_ascii=False)}\n"
-            f"Evidence items: 1..{len(items)}\n\n{evidence_block(items)}")
+            f"Evidence items: 1..{len(items)}\n\n"
+            f"{evidence_block(items, asked=asked_text(question, plan))}")
     return [{"role": "system", "content": composer_prompt()},
             {"role": "user", "content": user}]
 
@@ -309,8 +340,10 @@ class ModelComposer:
         # answer to extractive, it never fails the question.
         except Exception as exc:
             return self._fallback(question, plan, items, f"model error: {type(exc).__name__}")
-        return Draft(answer=strip_invisible(parsed.answer).strip(), cited=parsed.citations,
-                     composer="model")
+        answer = strip_invisible(parsed.answer).strip()
+        if not answer:
+            return self._fallback(question, plan, items, "model answer empty")
+        return Draft(answer=answer, cited=parsed.citations, composer="model")
 
     @staticmethod
     def _fallback(question: str, plan: ExternalQueryPlan, items: list[ExternalEvidence],

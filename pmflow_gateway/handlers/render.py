@@ -19,7 +19,7 @@ from pmflow_gateway.handlers.answer import (
     verify_draft,
     verify_sources,
 )
-from pmflow_gateway.handlers.compose import Draft, strip_invisible
+from pmflow_gateway.handlers.compose import Draft, asked_text, strip_invisible
 from pmflow_gateway.handlers.ports import Clock
 from pmflow_gateway.schemas import (
     AnswerReady,
@@ -46,7 +46,7 @@ def cited_evidence(answer: AnswerReady) -> list[ExternalEvidence]:
 def contract_violations(answer: AnswerReady) -> list[str]:
     """Re-check an answered event against its own citations before it reaches a user."""
     items = cited_evidence(answer)
-    asked = " ".join([answer.context.question, answer.plan.topic, *answer.plan.subject_entities])
+    asked = asked_text(answer.context.question, answer.plan)
     violations = verify_draft(Draft(answer=answer.answer), items, asked=asked)
     violations += verify_sources(answer.sources_used, items, asked=asked)
     if [c.n for c in sorted(answer.citations, key=lambda c: c.n)] != \
@@ -74,7 +74,7 @@ def render_text(answer: AnswerReady) -> str:
     head, summary = heads(answer.context.locale)
     if answer.status is not AnswerStatus.answered:
         return f"{head}\n{non_answer_text(answer)}"
-    lines = [head, answer.answer.strip(), "", summary]
+    lines = [head, strip_invisible(answer.answer).strip(), "", summary]
     lines += [source_line(s) for s in answer.sources_used]
     return "\n".join(lines)
 
