@@ -38,7 +38,8 @@ URL_RE = re.compile(
     r"(?:\b[a-z][a-z0-9+.-]{1,15}://\S+)"
     r"|(?:\bwww\.[^\s，。；、]+)"
     r"|(?:\b(?:javascript|data|mailto|file):\S+)"
-    rf"|(?:\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:{_TLDS})\b(?:[/:?#][^\s，。；、]*)?)",
+    rf"|(?:\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:{_TLDS})\b(?:[/:?#][^\s，。；、]*)?)"
+    r"|(?:\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?/\S*)",
     re.IGNORECASE,
 )
 _MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -72,6 +73,10 @@ INTERNAL_PHRASES = (
 )
 # Names of internal systems: internal labels unless the user asked about them by name.
 INTERNAL_NAMES = ("feishu", "飞书", "larksuite", "lark", "pmflow", "doc")
+# Short English names are also words ("skylark", "docker"): those match as whole words only;
+# the others match anywhere ("PMFlowRecords").
+_INTERNAL_NAME_RE = {name: re.compile(rf"(?<![a-z]){name}(?![a-z])" if name in ("lark", "doc")
+                                      else re.escape(name)) for name in INTERNAL_NAMES}
 INJECTION_RE = re.compile("|".join(f"(?:{p})" for p in _INJECTION_PATTERNS), re.IGNORECASE)
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -99,8 +104,8 @@ def mentions_internal(text: str, *, asked: str = "") -> bool:
     if any(phrase in lower for phrase in INTERNAL_PHRASES):
         return True
     asked_lower = folded(asked)
-    return any(re.search(rf"(?<![a-z]){re.escape(name)}(?![a-z])", lower)
-               and name not in asked_lower for name in INTERNAL_NAMES)
+    return any(name not in asked_lower and _INTERNAL_NAME_RE[name].search(lower)
+               for name in INTERNAL_NAMES)
 
 
 def has_url(text: str) -> bool:
@@ -310,6 +315,11 @@ def composer_messages(question: str, plan: ExternalQueryPlan,
             f"{evidence_block(items, asked=asked_text(question, plan))}")
     return [{"role": "system", "content": composer_prompt()},
             {"role": "user", "content": user}]
+
+
+def make_composer(model: ChatModel | None, *, timeout_s: float = 10.0) -> Composer:
+    """What bootstrap wires: the model composer when a model is configured, else extractive."""
+    return EXTRACTIVE if model is None else ModelComposer(model, timeout_s=timeout_s)
 
 
 class ModelComposer:
