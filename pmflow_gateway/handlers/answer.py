@@ -214,7 +214,8 @@ def verify_draft(draft: Draft, items: list[ExternalEvidence], *, asked: str = ""
     for n in cited_numbers(draft):
         if not 1 <= n <= len(items):
             violations.append(f"citation [{n}] does not resolve to evidence of this execution")
-    for text in (draft.answer, folded(draft.answer)):
+    # Also with markers removed: "evil[1].com" is a link once the marker is read past.
+    for text in (draft.answer, folded(draft.answer), MARKER_RE.sub("", folded(draft.answer))):
         for match in URL_RE.finditer(text):
             if not _url_allowed(match.group(0), items):
                 violations.append(f"url not in evidence: {match.group(0)[:80]}")
