@@ -40,7 +40,8 @@ INTERNAL_MARKS = ("feishu", "飞书", "lark", "pmflow", "群聊记录", "聊天�
                   "internal doc",
                   "chat history", "项目图谱")
 # Words that only planted text carries: seeing one in a reply means something leaked.
-PLANTED = ("evil", "ignore previous", "忽略之前", "sunny", "晴天", "[7]", "system:", "</evidence>", "mailto")
+PLANTED = ("evil", "ignore previous", "忽略之前", "sunny", "晴天", "[7]", "system:",
+           "</evidence>", "mailto")
 _DOC_WORD = re.compile(r"(?<![a-z])doc(?![a-z])")
 
 URLS = st.one_of(
