@@ -44,7 +44,11 @@ from pmflow_gateway.schemas import (
     stage_event_id,
 )
 
-__all__ = ["Draft", "status_text", "verify_and_compose", "verify_draft", "verify_evidence"]
+__all__ = [  # Draft is re-exported: callers of the first version imported it from here
+    "EXTERNAL_SOURCE_TYPES", "Draft", "is_english", "missing_detail", "registrable_domain",
+    "site_of", "source_title", "status_text", "url_key", "verify_and_compose", "verify_draft",
+    "verify_evidence", "verify_sources",
+]
 
 EXTERNAL_SOURCE_TYPES = frozenset({"url", "mcp_search", "live_search"})
 # A source labelled only this is an internal one.

@@ -26,6 +26,7 @@ from pmflow_gateway.schemas import AnswerContract, ExternalEvidence, ExternalQue
 
 MAX_SENTENCE_CHARS = 280
 MAX_SNIPPET_CHARS = 1200  # per item, in the model prompt
+MAX_SENTENCES_PER_ITEM = 2
 
 # Zero-width, bidi controls, BOM, soft hyphen, tag characters: all of category Cf. Variation
 # selectors are Mn but render as nothing, so they can hide text too.
@@ -194,21 +195,37 @@ def grounded_terms(plan: ExternalQueryPlan) -> list[tuple[str, float]]:
     return list(seen.items())
 
 
-def sentence_score(sentence: str, terms: list[tuple[str, float]], chinese: bool) -> float:
+def term_hits(sentence: str, terms: list[tuple[str, float]]) -> float:
     lower = sentence.lower()
-    hits = sum(weight for term, weight in terms if term in lower)
+    return sum(weight for term, weight in terms if term in lower)
+
+
+def sentence_score(sentence: str, terms: list[tuple[str, float]], chinese: bool) -> float:
     same_language = is_chinese(sentence) == chinese
-    return hits + (0.5 if same_language else 0.0)
+    return term_hits(sentence, terms) + (0.5 if same_language else 0.0)
 
 
-def _best_sentence(item: ExternalEvidence, terms: list[tuple[str, float]], chinese: bool,
-                   asked: str) -> tuple[float, str] | None:
-    scored = [(sentence_score(s, terms, chinese), -i, s)
-              for i, s in enumerate(clean_sentences(item.snippet, asked=asked))]
-    if not scored:
-        return None
-    score, _, sentence = max(scored)
-    return score, sentence
+@dataclass(frozen=True, order=True)
+class Candidate:
+    """One quotable sentence: ranked by score, then by item, then by place in the page."""
+
+    score: float
+    n: int
+    position: int
+    text: str = field(compare=False)
+    hits: float = field(compare=False)
+
+
+def candidates(items: list[ExternalEvidence], terms: list[tuple[str, float]], chinese: bool,
+               asked: str) -> list[Candidate]:
+    return [Candidate(score=sentence_score(s, terms, chinese), n=n, position=i, text=s,
+                      hits=term_hits(s, terms))
+            for n, item in enumerate(items, start=1)
+            for i, s in enumerate(clean_sentences(item.snippet, asked=asked))]
+
+
+def _best(found: list[Candidate]) -> Candidate:
+    return max(found, key=lambda c: (c.score, -c.n, -c.position))
 
 
 def with_marker(sentence: str, n: int) -> str:
@@ -218,25 +235,43 @@ def with_marker(sentence: str, n: int) -> str:
 
 def compose_extractive(question: str, plan: ExternalQueryPlan,
                        items: list[ExternalEvidence]) -> Draft:
-    """Evidence sentences that carry the plan's fields, each ending with its `[n]`."""
+    """Evidence sentences that carry the plan's fields, each ending with its `[n]`.
+
+    `direct_fact`: the one best sentence. `compare_with_sources`: one line per subject.
+    Otherwise up to two sentences per item that carry a field, in page order. When no
+    sentence carries any field, the first sentence of the top-ranked item stands alone.
+    """
     terms = grounded_terms(plan)
     chinese = is_chinese(question)
     asked = asked_text(question, plan)
-    best = {n: _best_sentence(item, terms, chinese, asked)
-            for n, item in enumerate(items, start=1)}
-    picked = {n: hit for n, hit in best.items() if hit}
-    if plan.answer_contract is AnswerContract.direct_fact and picked:
-        n, (_, sentence) = max(picked.items(), key=lambda kv: (kv[1][0], -kv[0]))
-        return Draft(answer=with_marker(sentence, n), cited=[n])
     if plan.answer_contract is AnswerContract.compare_with_sources and plan.subject_entities:
         return _compare_lines(plan, items, chinese, asked)
+    found = candidates(items, terms, chinese, asked)
+    if not found:
+        return Draft(answer="", cited=[])
+    carrying = [c for c in found if c.hits > 0]
+    if plan.answer_contract is AnswerContract.direct_fact or not carrying:
+        best = _best(carrying or [min(found, key=lambda c: (c.n, c.position))])
+        return Draft(answer=with_marker(best.text, best.n), cited=[best.n])
+    return _summary_lines(carrying)
+
+
+def _summary_lines(carrying: list[Candidate]) -> Draft:
+    """Per item its best sentence, and a second one when it names a whole field too."""
+    chosen: list[Candidate] = []
+    for n in dict.fromkeys(c.n for c in carrying):
+        ranked = sorted((c for c in carrying if c.n == n),
+                        key=lambda c: (-c.score, c.position))
+        chosen += ranked[:1] + [c for c in ranked[1:MAX_SENTENCES_PER_ITEM] if c.hits >= 1.0]
     lines: list[str] = []
     cited: list[int] = []
-    for n, (_, sentence) in picked.items():
-        if all(not line.startswith(sentence) for line in lines):
-            lines.append(with_marker(sentence, n))
-            cited.append(n)
-    return Draft(answer="\n".join(lines), cited=cited)
+    seen: set[str] = set()
+    for c in sorted(chosen, key=lambda c: (c.n, c.position)):
+        if c.text not in seen:
+            seen.add(c.text)
+            lines.append(with_marker(c.text, c.n))
+            cited.append(c.n)
+    return Draft(answer="\n".join(lines), cited=list(dict.fromkeys(cited)))
 
 
 def _compare_lines(plan: ExternalQueryPlan, items: list[ExternalEvidence], chinese: bool,
@@ -246,15 +281,13 @@ def _compare_lines(plan: ExternalQueryPlan, items: list[ExternalEvidence], chine
     cited: list[int] = []
     for subject in plan.subject_entities:
         terms = [(subject.lower(), 3.0), *grounded_terms(plan)]
-        candidates = [(sentence_score(s, terms, chinese), -n, n, s)
-                      for n, item in enumerate(items, start=1)
-                      for s in clean_sentences(item.snippet, asked=asked)
-                      if subject.lower() in s.lower()]
-        if candidates:
-            *_, n, sentence = max(candidates)
-            lines.append(with_marker(f"{subject}：{sentence}" if chinese
-                                     else f"{subject}: {sentence}", n))
-            cited.append(n)
+        naming = [c for c in candidates(items, terms, chinese, asked)
+                  if subject.lower() in c.text.lower()]
+        if naming:
+            best = _best(naming)
+            lines.append(with_marker(f"{subject}：{best.text}" if chinese
+                                     else f"{subject}: {best.text}", best.n))
+            cited.append(best.n)
         else:
             lines.append(f"{subject}：来源中未找到相关信息" if chinese
                          else f"{subject}: not found in the sources")

@@ -120,7 +120,12 @@ def assert_contract_holds(reply: ReplyRendered, allowed: set[str | None]) -> Non
     assert not _DOC_WORD.search(text), reply.text
     for planted in PLANTED:
         assert planted not in text, (planted, reply.text)
-    assert not looks_like_instruction(reply.text), reply.text
+    # The summary's own "title — site — URL" lines are not instructions: judge the text
+    # without the URLs we put there.
+    bare = reply.text
+    for source in reply.sources:
+        bare = bare.replace(source.url, "")
+    assert not looks_like_instruction(bare), reply.text
     sites = {(urlsplit(u).hostname or "").removeprefix("www.") for u in source_urls if u}
     for match in URL_RE.finditer(reply.text):
         found = match.group(0).rstrip(".,;:!?)]}>'\"，。；：！？）】")

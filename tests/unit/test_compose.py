@@ -205,3 +205,17 @@ def test_make_composer_picks_the_model_only_when_configured() -> None:
 
 def test_bare_ip_links_are_links() -> None:
     assert clean_sentences("广州多云。下载 203.0.113.9/x.apk 获取。") == ["广州多云。"]
+
+
+def test_an_item_may_give_two_sentences_that_name_a_field() -> None:
+    items = [evidence("https://a.example.org/1",
+                      "广州今天多云。本站更新于上午。广州未来5天气温18到25度。北京有雪。")]
+    draft = compose_extractive(QUESTION, weather_plan(), items)
+    assert draft.answer == "广州今天多云。[1]\n广州未来5天气温18到25度。[1]"
+    assert draft.cited == [1]
+
+
+def test_with_nothing_on_topic_the_top_item_speaks_alone() -> None:
+    items = [evidence("https://a.example.org/1", "今日多云转晴。湿度60%。"),
+             evidence("https://b.example.org/2", "全国大部晴好。")]
+    assert compose_extractive(QUESTION, weather_plan(), items).answer == "今日多云转晴。[1]"
