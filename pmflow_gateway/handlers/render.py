@@ -16,6 +16,7 @@ from pmflow_gateway.handlers.answer import (
     site_of,
     source_title,
     status_text,
+    url_key,
     verify_draft,
     verify_sources,
 )
@@ -49,9 +50,11 @@ def contract_violations(answer: AnswerReady) -> list[str]:
     asked = asked_text(answer.context.question, answer.plan)
     violations = verify_draft(Draft(answer=answer.answer), items, asked=asked)
     violations += verify_sources(answer.sources_used, items, asked=asked)
-    if [c.n for c in sorted(answer.citations, key=lambda c: c.n)] != \
-            list(range(1, len(answer.citations) + 1)):
-        violations.append("citations are not numbered 1..k")
+    cited = [(c.n, url_key(c.target_url)) for c in answer.citations]
+    listed = [(s.n, url_key(s.url)) for s in answer.sources_used]
+    if sorted(cited) != sorted(listed) or sorted(n for n, _ in cited) != \
+            list(range(1, len(cited) + 1)):
+        violations.append("sources summary does not match the citations 1..k")
     if not answer.execution_id or not answer.sources_used:
         violations.append("answer without sources of an execution")
     return violations

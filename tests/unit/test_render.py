@@ -93,3 +93,10 @@ async def test_titles_cannot_add_lines_to_the_summary() -> None:
                       answer.citations[1]]})
     reply = render_reply(answer, clock=CLOCK)
     assert "evil" not in reply.text and "[9]" not in reply.text
+
+
+async def test_sources_numbered_unlike_the_citations_are_not_sent() -> None:
+    answer = await answered()
+    swapped = [s.model_copy(update={"n": 3 - s.n}) for s in answer.sources_used]
+    reply = render_reply(answer.model_copy(update={"sources_used": swapped}), clock=CLOCK)
+    assert reply.status is AnswerStatus.rejected and reply.sources == []
