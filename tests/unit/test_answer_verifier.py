@@ -8,14 +8,13 @@ import pytest
 
 from pmflow_gateway.handlers.answer import (
     Draft,
-    mentions_internal,
     registrable_domain,
     status_text,
     verify_and_compose,
     verify_draft,
     verify_evidence,
 )
-from pmflow_gateway.handlers.compose import ModelComposer
+from pmflow_gateway.handlers.compose import ModelComposer, mentions_internal
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.schemas import (
     AnswerContract,
