@@ -1,25 +1,97 @@
 """Render stage: AnswerReady -> ReplyRendered, the text the user sees.
 
-Only an `answered` reply lists sources, and only those of its own execution.
+`外部实时查询：` + answer + `来源摘要：` with the numbered sources (title, site, URL) of the
+answer's own execution; an English form for `en` locales. Guard, clarify, rejected and failed
+replies carry no sources at all.
+
+The renderer trusts nothing it did not check: an `answered` event whose sources or text break
+the source contract (a replayed or hand-made event, a bug upstream) is rendered as rejected.
 """
 
 from __future__ import annotations
 
+from pmflow_gateway.handlers.answer import (
+    is_english,
+    missing_detail,
+    site_of,
+    source_title,
+    status_text,
+    url_key,
+    verify_draft,
+    verify_sources,
+)
+from pmflow_gateway.handlers.compose import Draft, asked_text, strip_invisible
 from pmflow_gateway.handlers.ports import Clock
-from pmflow_gateway.schemas import AnswerReady, AnswerStatus, ReplyRendered, stage_event_id
+from pmflow_gateway.schemas import (
+    AnswerReady,
+    AnswerStatus,
+    ExternalEvidence,
+    ReplyRendered,
+    SourceUsed,
+    stage_event_id,
+)
+
+
+def heads(locale: str) -> tuple[str, str]:
+    return (("External real-time query:", "Sources:") if is_english(locale)
+            else ("外部实时查询：", "来源摘要："))
+
+
+def cited_evidence(answer: AnswerReady) -> list[ExternalEvidence]:
+    """The answer's citations as evidence of its execution, numbered as in the summary."""
+    return [ExternalEvidence(source_type="url", source_label=c.title, title=c.title,
+                             target_url=c.target_url, snippet="", retrieved_at=answer.occurred_at)
+            for c in sorted(answer.citations, key=lambda c: c.n)]
+
+
+def contract_violations(answer: AnswerReady) -> list[str]:
+    """Re-check an answered event against its own citations before it reaches a user."""
+    items = cited_evidence(answer)
+    asked = asked_text(answer.context.question, answer.plan)
+    violations = verify_draft(Draft(answer=answer.answer), items, asked=asked)
+    violations += verify_sources(answer.sources_used, items, asked=asked)
+    cited = [(c.n, url_key(c.target_url)) for c in answer.citations]
+    listed = [(s.n, url_key(s.url)) for s in answer.sources_used]
+    if sorted(cited) != sorted(listed) or sorted(n for n, _ in cited) != \
+            list(range(1, len(cited) + 1)):
+        violations.append("sources summary does not match the citations 1..k")
+    if not answer.execution_id or not answer.sources_used:
+        violations.append("answer without sources of an execution")
+    return violations
+
+
+def source_line(source: SourceUsed) -> str:
+    title = " ".join(strip_invisible(source.title).split())
+    return f"[{source.n}] {title} — {site_of(source.url)} — {source.url}"
+
+
+def non_answer_text(answer: AnswerReady) -> str:
+    """Rebuilt from the status, never copied from the event: nothing else can ride along."""
+    locale = answer.context.locale
+    missing = missing_detail(answer.plan, is_english(locale))
+    stale = "freshness window" in (answer.reason or "")
+    return status_text(answer.status, locale, missing=missing, stale=stale)
 
 
 def render_text(answer: AnswerReady) -> str:
-    en = answer.context.locale.lower().startswith("en")
+    head, summary = heads(answer.context.locale)
     if answer.status is not AnswerStatus.answered:
-        return answer.answer
-    head, summary = ("External real-time query:", "Sources:") if en else ("外部实时查询：", "来源摘要：")
-    lines = [head, answer.answer, "", summary]
-    lines += [f"[{s.n}] {s.title} — {s.site} — {s.url}" for s in answer.sources_used]
+        return f"{head}\n{non_answer_text(answer)}"
+    lines = [head, strip_invisible(answer.answer).strip(), "", summary]
+    lines += [source_line(s) for s in answer.sources_used]
     return "\n".join(lines)
 
 
 def render_reply(answer: AnswerReady, *, clock: Clock) -> ReplyRendered:
+    if answer.status is AnswerStatus.answered and contract_violations(answer):
+        locale = answer.context.locale
+        answer = answer.model_copy(update={
+            "status": AnswerStatus.rejected, "sources_used": [], "citations": [],
+            "answer": status_text(AnswerStatus.rejected, locale)})
+    else:
+        answer = answer.model_copy(update={
+            "sources_used": [s.model_copy(update={"title": source_title(_as_item(s, answer))})
+                             for s in answer.sources_used]})
     sources = answer.sources_used if answer.status is AnswerStatus.answered else []
     return ReplyRendered(
         event_id=stage_event_id(answer.question_id, "render"),
@@ -33,3 +105,8 @@ def render_reply(answer: AnswerReady, *, clock: Clock) -> ReplyRendered:
         text=render_text(answer),
         sources=sources,
     )
+
+
+def _as_item(source: SourceUsed, answer: AnswerReady) -> ExternalEvidence:
+    return ExternalEvidence(source_type="url", source_label=source.site, title=source.title,
+                            target_url=source.url, snippet="", retrieved_at=answer.occurred_at)
