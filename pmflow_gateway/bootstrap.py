@@ -11,10 +11,11 @@ from pmflow_gateway.adapters.llm import OpenAIChatModel
 from pmflow_gateway.adapters.mcp import adapters_from_config
 from pmflow_gateway.adapters.search_engines import DuckDuckGoHtml, SearxngJson
 from pmflow_gateway.adapters.store import open_store
+from pmflow_gateway.handlers.compose import EXTRACTIVE, Composer, make_composer
 from pmflow_gateway.handlers.plan import PlanDefaults, Planner
 from pmflow_gateway.handlers.planner_model import ModelPlanner
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
-from pmflow_gateway.handlers.ports import ChatModel, Clock, EvidenceAdapter, MemoryStore
+from pmflow_gateway.handlers.ports import Clock, EvidenceAdapter, MemoryStore
 from pmflow_gateway.settings import Settings
 
 
@@ -31,7 +32,7 @@ class Gateway:
     planner: Planner
     adapters: list[EvidenceAdapter]
     store: MemoryStore
-    composer_model: ChatModel | None = None
+    composer: Composer = EXTRACTIVE
     memory_domain_hints: bool = False
     plan_defaults: PlanDefaults = field(default_factory=PlanDefaults)
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
@@ -85,12 +86,13 @@ async def build_gateway(settings: Settings) -> Gateway:
     closers += [a.aclose for a in adapters]  # type: ignore[attr-defined]
     if composer_model is not None:
         closers.append(composer_model.aclose)
+    composer = make_composer(composer_model, timeout_s=settings.llm_timeout_s)
     return Gateway(
         clock=SystemClock(),
         planner=planner,
         adapters=adapters,
         store=store,
-        composer_model=composer_model,
+        composer=composer,
         memory_domain_hints=settings.memory_domain_hints,
         plan_defaults=PlanDefaults(deadline_ms=settings.deadline_ms,
                                    result_limit=settings.result_limit),

@@ -61,7 +61,7 @@ async def _evidence(g: Gateway, e: PlanCreated) -> EvidenceCollected:
 
 
 async def _answer(g: Gateway, e: EvidenceCollected) -> AnswerReady:
-    return await verify_and_compose(e, clock=g.clock)
+    return await verify_and_compose(e, clock=g.clock, composer=g.composer)
 
 
 async def _render(g: Gateway, e: AnswerReady) -> Frozen:
