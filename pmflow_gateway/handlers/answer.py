@@ -391,7 +391,7 @@ async def verify_and_compose(event: EvidenceCollected, *, clock: Clock,
     timings = {**event.context.stage_timings_ms,
                "answer": round((time.perf_counter() - started) * 1000, 3)}
     return AnswerReady(
-        event_id=stage_event_id(event.question_id, "answer"),
+        event_id=stage_event_id(event.tenant_id, event.question_id, "answer"),
         question_id=event.question_id,
         tenant_id=event.tenant_id,
         occurred_at=clock.now(),

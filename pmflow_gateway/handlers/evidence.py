@@ -70,7 +70,7 @@ async def collect_evidence(
     timings = {**event.context.stage_timings_ms,
                "evidence": round((time.perf_counter() - started) * 1000, 3)}
     return EvidenceCollected(
-        event_id=stage_event_id(event.question_id, "evidence"),
+        event_id=stage_event_id(event.tenant_id, event.question_id, "evidence"),
         question_id=event.question_id,
         tenant_id=event.tenant_id,
         occurred_at=clock.now(),
@@ -78,7 +78,7 @@ async def collect_evidence(
         plan=event.plan,
         planner=event.planner,
         bundle=ExternalEvidenceBundle(
-            execution_id=stage_event_id(event.question_id, "execution"), items=items
+            execution_id=stage_event_id(event.tenant_id, event.question_id, "execution"), items=items
         ),
         attempts=attempts,
     )

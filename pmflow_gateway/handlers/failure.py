@@ -31,7 +31,7 @@ def failed_answer(event: RouteDecided | PlanCreated | EvidenceCollected, reason:
     else:
         context, plan, planner = event.context, event.plan, event.planner
     return AnswerReady(
-        event_id=stage_event_id(event.question_id, "answer"),
+        event_id=stage_event_id(event.tenant_id, event.question_id, "answer"),
         question_id=event.question_id,
         tenant_id=event.tenant_id,
         occurred_at=now,

@@ -138,7 +138,7 @@ async def plan_question(
         stage_timings_ms={"plan": round((time.perf_counter() - started) * 1000, 3)},
     )
     return PlanCreated(
-        event_id=stage_event_id(route.question_id, "plan"),
+        event_id=stage_event_id(route.tenant_id, route.question_id, "plan"),
         question_id=route.question_id,
         tenant_id=route.tenant_id,
         occurred_at=now,

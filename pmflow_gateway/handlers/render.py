@@ -94,7 +94,7 @@ def render_reply(answer: AnswerReady, *, clock: Clock) -> ReplyRendered:
                              for s in answer.sources_used]})
     sources = answer.sources_used if answer.status is AnswerStatus.answered else []
     return ReplyRendered(
-        event_id=stage_event_id(answer.question_id, "render"),
+        event_id=stage_event_id(answer.tenant_id, answer.question_id, "render"),
         question_id=answer.question_id,
         tenant_id=answer.tenant_id,
         occurred_at=clock.now(),

@@ -24,7 +24,18 @@ _SPACE_NEAR_CJK = re.compile(rf"(?<=[{_CJK}]) | (?=[{_CJK}])")
 def question_key(question: str) -> str:
     """The memory key of a question: NFKC, case-folded, punctuation and symbols dropped,
     whitespace folded to single spaces (none next to CJK), at most `MAX_KEY_CHARS` long."""
-    # Normalised again after case folding, which can leave decomposed sequences ("ß̦").
+    # One pass is not always a fixed point (case folding and NFKC can each undo the other's
+    # work on rare sequences), and a key must be stable: fold until nothing changes.
+    key = _fold_once(question)
+    for _ in range(4):
+        again = _fold_once(key)
+        if again == key:
+            break
+        key = again
+    return key
+
+
+def _fold_once(question: str) -> str:
     text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", question).casefold())
     kept = [
         " " if ch.isspace() or unicodedata.category(ch)[0] in "PSZC" else ch for ch in text

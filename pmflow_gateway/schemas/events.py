@@ -28,9 +28,10 @@ SCHEMA_VERSION: Literal[1] = 1
 _EVENT_NAMESPACE = uuid.UUID("6f1c6d2e-3a8b-4c1e-9a55-2b1f0c7d9e10")
 
 
-def stage_event_id(question_id: str, stage: str) -> str:
-    """The same id for the same (question, stage), so a redelivered input yields the same output id."""
-    return str(uuid.uuid5(_EVENT_NAMESPACE, f"{question_id}\x1f{stage}"))
+def stage_event_id(tenant_id: str, question_id: str, stage: str) -> str:
+    """The same id for the same (tenant, question, stage), so a redelivered input yields the
+    same output id; two tenants' equal question ids never share one."""
+    return str(uuid.uuid5(_EVENT_NAMESPACE, f"{tenant_id}\x1f{question_id}\x1f{stage}"))
 
 
 class Envelope(Frozen):

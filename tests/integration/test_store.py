@@ -187,10 +187,11 @@ async def test_feedback_on_another_tenants_question_is_refused(store: SqlMemoryS
 
 
 async def test_tenants_never_see_or_change_each_others_memories(store: SqlMemoryStore) -> None:
-    # Same question id, hence the same answer event id: still two tenants' separate answers.
+    # Same question id and even the same event id (a producer that ignores tenants):
+    # still two tenants' separate answers.
     acme = answer_ready(tenant="acme", urls=("https://acme-weather.example/gz",))
-    globex = answer_ready(tenant="globex", status=AnswerStatus.freshness_guard)
-    assert acme.event_id == globex.event_id
+    globex = answer_ready(tenant="globex", status=AnswerStatus.freshness_guard,
+                          event_id=acme.event_id)
     assert await store.record_answer(acme) is True
     assert await store.record_answer(globex) is True
     assert await store.apply_feedback(feedback_given("wrong_route", tenant="globex")) is True

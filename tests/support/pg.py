@@ -82,7 +82,7 @@ def answer_ready(
     sources = [SourceUsed(n=i, title=f"来源 {i}", site=url.split("/")[2], url=url)
                for i, url in enumerate(urls, start=1)] if answered else []
     return AnswerReady(
-        event_id=event_id or stage_event_id(question_id, "answer"),
+        event_id=event_id or stage_event_id(tenant, question_id, "answer"),
         question_id=question_id, tenant_id=tenant, occurred_at=at,
         context=QuestionContext(
             question=question, locale="zh-CN", thread_id="t-42",
