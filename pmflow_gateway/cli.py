@@ -208,6 +208,29 @@ def cmd_topics(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
+    from pmflow_gateway.adapters.store import open_store
+
+    async def similar() -> list[dict[str, object]]:
+        store = await open_store(settings)
+        try:
+            found = await store.similar(args.tenant, args.question, limit=args.limit)
+        finally:
+            await store.aclose()
+        return [vars(s) for s in found]
+
+    rows = asyncio.run(similar())
+    if args.json:
+        _print_json(rows)
+    elif not rows:
+        print(f"no similar questions for tenant {args.tenant}")
+    for row in [] if args.json else rows:
+        print(f"{row['similarity']:.2f}  {row['question']}  [{row['query_kind']}] "
+              f"hits={row['hit_count']} outcomes={row['outcomes']} "
+              f"feedback={row['feedback_outcome']} domains={row['good_domains']}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pmflow-gateway", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -233,6 +256,14 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--tenant", default="local")
     plan.add_argument("--locale", default="zh-CN")
     plan.set_defaults(func=cmd_plan)
+
+    memory = sub.add_parser("memory", help="read the tenant's route memories")
+    memory.add_argument("action", choices=["similar"])
+    memory.add_argument("question")
+    memory.add_argument("--tenant", required=True)
+    memory.add_argument("--limit", type=int, default=5)
+    memory.add_argument("--json", action="store_true")
+    memory.set_defaults(func=cmd_memory)
 
     topics = sub.add_parser("topics", help="create the topics with their partition counts")
     topics.add_argument("action", choices=["create"])
