@@ -33,6 +33,7 @@ from pmflow_gateway.schemas import (
 )
 from pmflow_gateway.schemas.contracts import Frozen
 from pmflow_gateway.schemas.events import Envelope
+from pmflow_gateway import tracing
 
 Handle = Callable[[Gateway, Any], Awaitable[Frozen | None]]
 
@@ -69,11 +70,13 @@ async def _render(g: Gateway, e: AnswerReady) -> Frozen:
 
 
 async def _remember(g: Gateway, e: AnswerReady) -> None:
-    await remember_answer(e, store=g.store)
+    with tracing.span("db write qa_records", **{"db.operation.name": "record_answer"}) as s:
+        s.set_attribute("pmflow.applied", await remember_answer(e, store=g.store))
 
 
 async def _feedback(g: Gateway, e: FeedbackGiven) -> None:
-    await remember_feedback(e, store=g.store)
+    with tracing.span("db write qa_records", **{"db.operation.name": "apply_feedback"}) as s:
+        s.set_attribute("pmflow.applied", await remember_feedback(e, store=g.store))
 
 
 STAGES: dict[str, Stage] = {

@@ -76,6 +76,28 @@ async def test_stages_form_a_chain_that_continues_pmflows_trace(
     verdicts = [e for e in answer_span.events if e.name == "verifier.verdict"]
     assert verdicts and verdicts[0].attributes["kept"] == 1  # type: ignore[index]
     assert answer_span.attributes["pmflow.status"] == "answered"  # type: ignore[index]
+    [memory] = [s for s in spans if (s.attributes or {}).get("pmflow.stage") == "memory"]
+    [db] = [s for s in spans if s.name == "db write qa_records"]
+    assert db.parent.span_id == memory.context.span_id  # type: ignore[union-attr]
+
+
+async def test_model_calls_are_genai_client_spans_without_prompt_content() -> None:
+    from pmflow_gateway.adapters.llm import OpenAIChatModel
+    from tests.support.openai_server import ScriptedOpenAI
+
+    exporter, _ = session_exporter()
+    with ScriptedOpenAI() as server:
+        server.replies.append('{"ok": true}')
+        model = OpenAIChatModel(base_url=server.base_url, model="plan-model")
+        try:
+            await model.complete_json([{"role": "user", "content": "秘密问题"}],
+                                      schema={"type": "object"}, schema_name="x", timeout_s=5)
+        finally:
+            await model.aclose()
+    [chat] = [s for s in exporter.get_finished_spans() if s.name == "chat plan-model"]
+    assert chat.attributes["gen_ai.operation.name"] == "chat"  # type: ignore[index]
+    assert chat.attributes["gen_ai.request.model"] == "plan-model"  # type: ignore[index]
+    assert "秘密问题" not in str(dict(chat.attributes or {}))
 
 
 @pytest.mark.jaeger
