@@ -40,7 +40,7 @@ class Settings(BaseSettings):
     live_search_endpoint: str | None = Field(
         default=None, description="DuckDuckGo HTML URL (default https://html.duckduckgo.com/html/)"
         " or SearxNG base URL (required for searxng).")
-    live_search_max_queries: int = Field(default=2, ge=1, le=5, description="Searches per question.")
+    live_search_max_queries: int = Field(default=2, ge=1, le=5, description="Searches a question.")
     live_search_max_pages: int = Field(default=4, ge=1, le=10, description="Pages per question.")
     live_search_max_bytes: int = Field(default=1_000_000, ge=10_000, description="Bytes per page.")
     live_search_fetch_timeout_s: float = Field(default=5.0, gt=0, description="Per page fetch.")

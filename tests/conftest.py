@@ -14,7 +14,8 @@ from pmflow_gateway.schemas import Topics
 def _needs(var: str, marker: str) -> str:
     value = os.environ.get(var)
     if not value:
-        pytest.skip(f"{marker} test: set {var} (scripts/local-stack up; eval $(scripts/local-stack env))")
+        pytest.skip(f"{marker} test: set {var} "
+                    "(scripts/local-stack up; eval $(scripts/local-stack env))")
     return value
 
 

@@ -50,13 +50,14 @@ _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)(?=\s)|\n+")
 _INJECTION_PATTERNS = [
     r"\b(ignore|disregard|forget|override|bypass)\b.{0,40}\b(instruction|prompt|rule|message|"
     r"direction|guideline|context)s?\b",
-    r"\b(previous|prior|above|earlier|all)\b.{0,20}\binstructions?\b",
+    # no word boundary after "instruction": planted text glues words ("instructionssystem:")
+    r"\b(previous|prior|above|earlier|all)\b.{0,20}instruction",
     r"\byou are (now|no longer)\b", r"\bact as\b", r"\bpretend (to be|you)\b",
     r"\bsystem prompt\b", r"\bnew instructions?\b", r"\bdeveloper mode\b", r"\bjailbreak",
     r"\b(tell|inform) the user\b", r"\b(respond|reply|answer) (only )?with\b",
     r"\b(visit|click|go to|open|download|log ?in|sign ?up|subscribe)\b.{0,40}"
     r"(http|www\.|\blink\b|\bsite\b|\burl\b|\bhere\b|\.com\b)",
-    r"\b(system|assistant|user|developer)\s*:", r"<\|[a-z_]+\|>", r"\[/?inst\]",
+    r"(system|assistant|developer)\s*:", r"\buser\s*:", r"<\|[a-z_]+\|>", r"\[/?inst\]",
     r"(忽略|无视|忘记|忘掉|不要理会|跳过).{0,12}(指令|指示|提示|规则|要求|说明|设定)",
     r"(之前|以上|上面|前面|先前|此前)的?(所有)?(指令|指示|提示词?|规则)",
     r"你现在是", r"你(必须|应该|需要)(回答|回复|告诉|说)", r"扮演", r"系统提示", r"新的?指令",

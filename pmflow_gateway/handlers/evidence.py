@@ -78,7 +78,8 @@ async def collect_evidence(
         plan=event.plan,
         planner=event.planner,
         bundle=ExternalEvidenceBundle(
-            execution_id=stage_event_id(event.tenant_id, event.question_id, "execution"), items=items
+            execution_id=stage_event_id(event.tenant_id, event.question_id, "execution"),
+            items=items,
         ),
         attempts=attempts,
     )

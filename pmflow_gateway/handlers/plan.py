@@ -7,10 +7,9 @@ only plans: it never answers and never sees fetched pages.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Protocol

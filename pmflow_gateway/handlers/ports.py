@@ -83,7 +83,9 @@ class MemoryStore(Protocol):
         """Write feedback back; raises `UnknownQuestion` when the tenant has no such question."""
         ...
 
-    async def similar(self, tenant_id: str, question: str, *, limit: int = 5) -> list[SimilarQuestion]:
+    async def similar(
+        self, tenant_id: str, question: str, *, limit: int = 5
+    ) -> list[SimilarQuestion]:
         """The tenant's most similar past questions, best first."""
         ...
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from faststream import FastStream
@@ -54,7 +55,7 @@ class Processor:
         self.publisher = EventPublisher(settings.kafka_bootstrap)
         self.runners: list[StageRunner] = []
         self.health: HealthServer | None = None
-        self._subscribers = []
+        self._subscribers: list[Any] = []  # FastStream's subscriber type is internal
         config = RunnerConfig(max_in_flight=settings.in_flight,
                               max_message_bytes=settings.max_message_bytes)
         for name in self.stage_names:
@@ -82,7 +83,7 @@ class Processor:
         )
 
         async def on_batch(message: KafkaMessage) -> None:
-            await runner.on_batch(message.raw_message)  # type: ignore[arg-type]
+            await runner.on_batch(message.raw_message)
 
         on_batch.__name__ = f"on_{name}_batch"
         subscriber(on_batch)

@@ -45,7 +45,8 @@ def _why(exc: ValidationError, value: bytes) -> str:
         doc = orjson.loads(value)
     except orjson.JSONDecodeError:
         doc = None
-    if isinstance(doc, dict) and "schema_version" in doc and doc["schema_version"] != SCHEMA_VERSION:
+    version = doc.get("schema_version", SCHEMA_VERSION) if isinstance(doc, dict) else SCHEMA_VERSION
+    if isinstance(doc, dict) and version != SCHEMA_VERSION:
         return f"unknown schema_version {doc['schema_version']!r} (expected {SCHEMA_VERSION})"
     if isinstance(doc, dict) and not doc.get("tenant_id"):
         return "missing tenant_id"

@@ -21,7 +21,12 @@ from pmflow_gateway.schemas import DeadLettered, Topics
 from pmflow_gateway.schemas.contracts import Frozen
 from pmflow_gateway.schemas.events import Envelope
 from pmflow_gateway.streams.codec import Poison, decode
-from pmflow_gateway.streams.health import DEAD_LETTERS, STAGE_SECONDS, question_id_var, record_outcome
+from pmflow_gateway.streams.health import (
+    DEAD_LETTERS,
+    STAGE_SECONDS,
+    question_id_var,
+    record_outcome,
+)
 from pmflow_gateway.streams.parallel import OrderedExecutor
 from pmflow_gateway.streams.publisher import EventPublisher
 from pmflow_gateway.streams.stages import Stage, annotate, give_up_answer
@@ -64,9 +69,10 @@ class StageRunner:
             await self.executor.submit(record)
 
     async def process(self, record: ConsumerRecord) -> None:
-        with STAGE_SECONDS.labels(self.stage.name).time(), consuming(topic=record.topic, partition=record.partition, offset=record.offset,
-                       key=record.key, group=self.group_id, headers=record.headers or (),
-                       stage=self.stage.name) as span:
+        timer = STAGE_SECONDS.labels(self.stage.name).time()
+        with timer, consuming(topic=record.topic, partition=record.partition,
+                              offset=record.offset, key=record.key, group=self.group_id,
+                              headers=record.headers or (), stage=self.stage.name) as span:
             try:
                 event = decode(self.stage.model, record.value,
                                max_bytes=self._config.max_message_bytes)
@@ -114,7 +120,8 @@ class StageRunner:
             answer = give_up_answer(self._bound(), event, reason)
             await self._publisher.send(self._topics.answer_ready, answer.question_id, answer)
 
-    async def _dead_letter(self, record: ConsumerRecord, reason: str, event: Envelope | None) -> None:
+    async def _dead_letter(self, record: ConsumerRecord, reason: str,
+                           event: Envelope | None) -> None:
         self.counts["dead_lettered"] += 1
         DEAD_LETTERS.labels(self.stage.name).inc()
         value = record.value or b""

@@ -11,6 +11,7 @@ from typing import Any
 
 from opentelemetry.trace import Span
 
+from pmflow_gateway import tracing
 from pmflow_gateway.bootstrap import Gateway
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.evidence import collect_evidence
@@ -33,7 +34,6 @@ from pmflow_gateway.schemas import (
 )
 from pmflow_gateway.schemas.contracts import Frozen
 from pmflow_gateway.schemas.events import Envelope
-from pmflow_gateway import tracing
 
 Handle = Callable[[Gateway, Any], Awaitable[Frozen | None]]
 

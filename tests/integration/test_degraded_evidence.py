@@ -57,7 +57,8 @@ async def _ask(g: Gateway, question_id: str) -> tuple[float, object]:
     return time.monotonic() - started, outcome.answer
 
 
-async def test_hung_mcp_server_falls_back_to_live_search_within_the_deadline(site: LocalSite) -> None:
+async def test_hung_mcp_server_falls_back_to_live_search_within_the_deadline(
+        site: LocalSite) -> None:
     mcp = McpAdapter(stdio_config("--delay-ms", "60000"))
     g = gateway(mcp, site)
     try:
@@ -71,7 +72,8 @@ async def test_hung_mcp_server_falls_back_to_live_search_within_the_deadline(sit
     assert elapsed < DEADLINE_MS / 1000 + 1.0
 
 
-async def test_killed_mcp_server_falls_back_and_nothing_at_all_gives_the_guard(site: LocalSite) -> None:
+async def test_killed_mcp_server_falls_back_and_nothing_at_all_gives_the_guard(
+        site: LocalSite) -> None:
     mcp = McpAdapter(stdio_config())
     try:
         await _ask(gateway(mcp, site), "q-warm")  # the server process is up

@@ -19,7 +19,6 @@ from pmflow_gateway.streams.app import Processor
 from pmflow_gateway.streams.codec import Poison, decode
 from tests.fakes import FakeAdapter, InMemoryStore, evidence
 from tests.support.kafka import collect, produce
-from tests.unit.test_codec import PMFLOW_EXAMPLE
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 N = 10_000

@@ -8,9 +8,8 @@ from collections.abc import AsyncIterator
 import orjson
 import pytest
 
-from pmflow_gateway.bootstrap import Gateway
+from pmflow_gateway.bootstrap import Gateway, SystemClock
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
-from pmflow_gateway.bootstrap import SystemClock
 from pmflow_gateway.schemas import AnswerStatus, DeadLettered, ReplyRendered, Topics
 from pmflow_gateway.settings import Settings
 from pmflow_gateway.streams.app import Processor
@@ -19,7 +18,8 @@ from tests.support.kafka import collect, produce
 from tests.unit.test_codec import PMFLOW_EXAMPLE
 
 pytestmark = pytest.mark.kafka
-WEATHER = evidence("https://www.weather.com.cn/guangzhou/5d", "广州未来5天以多云为主，气温18至25度。")
+WEATHER = evidence("https://www.weather.com.cn/guangzhou/5d",
+                   "广州未来5天以多云为主，气温18至25度。")
 
 
 @pytest.fixture
@@ -74,7 +74,8 @@ async def test_internal_decisions_are_skipped_and_counted(
     topics = processor.topics
     internal = orjson.dumps({**PMFLOW_EXAMPLE, "question_id": "q-int", "route_mode": "internal"})
     external = orjson.dumps({**PMFLOW_EXAMPLE, "question_id": "q-ext"})
-    await produce(kafka_bootstrap, topics.route_decided, [(b"q-int", internal), (b"q-ext", external)])
+    await produce(kafka_bootstrap, topics.route_decided,
+                  [(b"q-int", internal), (b"q-ext", external)])
     records = await collect(kafka_bootstrap, [topics.reply_rendered],
                             until=lambda rs: len(rs) >= 1, settle_s=1.0)
     assert [r.key for r in records] == [b"q-ext"]

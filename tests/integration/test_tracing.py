@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import uuid
 from collections.abc import AsyncIterator
@@ -23,7 +24,8 @@ from tests.support.traces import session_exporter
 from tests.unit.test_codec import PMFLOW_EXAMPLE
 
 pytestmark = pytest.mark.kafka
-WEATHER = evidence("https://www.weather.com.cn/guangzhou/5d", "广州未来5天以多云为主，气温18至25度。")
+WEATHER = evidence("https://www.weather.com.cn/guangzhou/5d",
+                   "广州未来5天以多云为主，气温18至25度。")
 CHAIN = ["route-decided", "plan-created", "evidence-collected", "answer-ready"]
 
 
@@ -32,8 +34,8 @@ async def traced(kafka_bootstrap: str, topics: Topics) -> AsyncIterator[Processo
     session_exporter()
     gateway = Gateway(clock=SystemClock(), planner=RulesPlanner(),
                       adapters=[FakeAdapter("mcp", items=[WEATHER])], store=InMemoryStore())
-    proc = Processor(Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix, http_port=0),
-                     gateway=gateway, grace_s=5)
+    settings = Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix, http_port=0)
+    proc = Processor(settings, gateway=gateway, grace_s=5)
     await proc.start()
     yield proc
     await proc.stop()
@@ -66,7 +68,7 @@ async def test_stages_form_a_chain_that_continues_pmflows_trace(
     root = process["route-decided"]
     assert root.parent is not None and root.parent.span_id == int("ab" * 8, 16)
     # every later stage's processing span descends from the previous stage's (via its send)
-    for before, after in zip(CHAIN, CHAIN[1:], strict=False):
+    for before, after in itertools.pairwise(CHAIN):
         send = by_id[process[after].parent.span_id]  # type: ignore[union-attr]
         assert send.name == f"send {traced.topics.prefix}query.{after}.v1"
         assert send.parent.span_id == process[before].context.span_id  # type: ignore[union-attr]

@@ -40,7 +40,8 @@ class PrivateBroker:
         return f"127.0.0.1:{self.port}"
 
     def _java(self, *args: str) -> list[str]:
-        return ["java", "-Xms128m", "-Xmx512m", f"-Dlog4j2.configurationFile={self.dir}/log4j2.properties",
+        return ["java", "-Xms128m", "-Xmx512m",
+                f"-Dlog4j2.configurationFile={self.dir}/log4j2.properties",
                 "-cp", f"{self.libs}/*", *args]
 
     def _write_config(self) -> None:

@@ -24,6 +24,7 @@ def session_exporter() -> tuple[InMemorySpanExporter, TracerProvider]:
         if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-            _provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(), schedule_delay_millis=200))
+            _provider.add_span_processor(
+                BatchSpanProcessor(OTLPSpanExporter(), schedule_delay_millis=200))
         trace.set_tracer_provider(_provider)
     return _exporter, _provider

@@ -1,4 +1,4 @@
-"""OrderedExecutor: concurrency across keys, order within a key, commits only the finished prefix."""
+"""OrderedExecutor: concurrent across keys, ordered within one, commits the finished prefix."""
 
 from __future__ import annotations
 

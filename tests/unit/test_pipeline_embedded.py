@@ -11,7 +11,8 @@ from pmflow_gateway.schemas import AnswerStatus, RouteDecided
 from tests.fakes import FakeAdapter, FixedClock, InMemoryStore, evidence
 from tests.unit.test_codec import PMFLOW_EXAMPLE
 
-WEATHER = evidence("https://www.weather.com.cn/guangzhou/5d", "广州未来5天以多云为主，气温18至25度。")
+WEATHER = evidence("https://www.weather.com.cn/guangzhou/5d",
+                   "广州未来5天以多云为主，气温18至25度。")
 
 
 def gateway(*adapters: FakeAdapter) -> Gateway:
