@@ -31,6 +31,10 @@ async def _round_trip(producer: Any, consumer: Any, topic: str, key: bytes, valu
 
 async def run(bootstrap: str, *, quick: bool) -> dict[str, Any]:
     n, warmup = (50, 10) if quick else (300, 30)
+    return await measure(bootstrap, n=n, warmup=warmup)
+
+
+async def measure(bootstrap: str, *, n: int, warmup: int) -> dict[str, Any]:
     run_id = uuid.uuid4().hex[:8]
     topics = Topics(prefix=f"bench{run_id}.")
     raw_topic = f"{topics.prefix}raw.v1"
