@@ -7,11 +7,10 @@ import argparse
 import asyncio
 import importlib
 import json
+import logging
 import os
 import sys
 import time
-
-import logging
 
 from bench.report import environment, save
 

@@ -33,7 +33,7 @@ async def delete_topics(bootstrap: str, names: Iterable[str]) -> None:
     await admin.start()
     try:
         await admin.delete_topics(list(names))
-    except Exception:  # noqa: BLE001 - cleanup only
+    except Exception:  # cleanup only: a topic already gone is fine
         pass
     finally:
         await admin.close()
@@ -73,7 +73,7 @@ async def tail(bootstrap: str, topics: Sequence[str]) -> AIOKafkaConsumer:
 
 async def _partitions(consumer: AIOKafkaConsumer, topic: str) -> set[int]:
     for _ in range(50):
-        await consumer._client.force_metadata_update()  # noqa: SLF001 - new topic, no metadata yet
+        await consumer._client.force_metadata_update()  # a new topic has no metadata yet
         parts = consumer.partitions_for_topic(topic)
         if parts:
             return parts
@@ -81,9 +81,11 @@ async def _partitions(consumer: AIOKafkaConsumer, topic: str) -> set[int]:
     raise RuntimeError(f"topic {topic} has no partitions")
 
 
+OnRecord = Callable[[ConsumerRecord, float], None]
+
+
 async def read_until(consumer: AIOKafkaConsumer, done: Callable[[list[ConsumerRecord]], bool], *,
-                     timeout_s: float, on_record: Callable[[ConsumerRecord, float], None] | None = None
-                     ) -> list[ConsumerRecord]:
+                     timeout_s: float, on_record: OnRecord | None = None) -> list[ConsumerRecord]:
     """Records until `done(records)` holds or the timeout passes (then it raises)."""
     records: list[ConsumerRecord] = []
     deadline = time.monotonic() + timeout_s
@@ -101,7 +103,7 @@ async def read_until(consumer: AIOKafkaConsumer, done: Callable[[list[ConsumerRe
 
 
 async def offsets(bootstrap: str, groups: dict[str, str]) -> dict[str, dict[str, int]]:
-    """For each group: the end offset and the committed offset summed over its topic's partitions."""
+    """Per group: end and committed offsets, each summed over its topic's partitions."""
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
     await admin.start()

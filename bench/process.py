@@ -25,7 +25,8 @@ class Worker:
         self.stderr_path = ROOT / "bench" / "results" / f"worker-{prefix.strip('.')}.stderr.tmp"
 
     async def start(self, timeout_s: float = 90) -> dict[str, Any]:
-        self._stderr = open(self.stderr_path, "w")  # noqa: SIM115 - closed in stop()
+        # A file, not a pipe: nobody reads stderr while the worker runs. Closed in stop().
+        self._stderr = self.stderr_path.open("w")
         self.proc = await asyncio.create_subprocess_exec(
             *self.argv, cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=self._stderr)
@@ -59,7 +60,8 @@ class Worker:
         assert self.proc is not None and self.proc.stdout is not None
         line = await asyncio.wait_for(self.proc.stdout.readline(), timeout_s)
         if not line:
-            raise RuntimeError(f"worker exited (rc={await self.proc.wait()}); see {self.stderr_path}")
+            rc = await self.proc.wait()
+            raise RuntimeError(f"worker exited (rc={rc}); see {self.stderr_path}")
         data: dict[str, Any] = json.loads(line)
         if data.get("kind") != kind:
             raise RuntimeError(f"worker said {data.get('kind')!r}, expected {kind!r}")

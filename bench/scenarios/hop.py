@@ -68,7 +68,7 @@ async def measure(bootstrap: str, *, n: int, warmup: int) -> dict[str, Any]:
         "parameters": {"messages": n, "warmup": warmup, "payload_bytes": len(value),
                        "payload": "AnswerReady (3 sources)", "partitions": 1,
                        "producer": "aiokafka acks=all linger_ms=0 (harness, both paths)",
-                       "stage": "render (Processor with stages=['render'], in the harness process)"},
+                       "stage": "render: Processor(stages=['render']) in the harness process"},
         "results": {"raw_ms": raw_s, "ours_ms": ours_s, "ratio": ratio,
                     "hop_overhead_ms_p50": round(ours_s["p50"] - raw_s["p50"], 3)},
         "target": {"ratio_max": 2.0, "met": ratio["p50"] <= 2.0},

@@ -8,6 +8,7 @@ AnswerReady.context.stage_timings_ms."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 import uuid
 from collections import defaultdict
@@ -78,7 +79,7 @@ async def run(bootstrap: str, *, quick: bool) -> dict[str, Any]:
     measured = [question_id(run_id, i) for i in range(warmup, n)]
     e2e = [(received[q] - sent[q]) * 1000 for q in measured]
     hops = {f"{a}->{b}": summary([stamps[q][b] - stamps[q][a] for q in measured], 1)
-            for a, b in zip(HOPS, HOPS[1:], strict=False)}
+            for a, b in itertools.pairwise(HOPS)}
     stage_core = {s: summary([cores[q][s] for q in measured if s in cores[q]])
                   for s in ("plan", "evidence", "answer")}
     return {

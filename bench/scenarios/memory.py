@@ -43,14 +43,16 @@ async def measure(bootstrap: str, *, total: int, warmup: int, rounds: int) -> di
     slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
         (x - mx) ** 2 for x in xs)
     return {
-        "parameters": {"questions": pipeline.sent, "warmup": warmup, "rounds_after_warmup": rounds,
-                       "stages": list(ALL_STAGES), "adapter": "instant fake",
-                       "store": "counting fake (keeps nothing)", "rss": "/proc/<worker>/status VmRSS"},
+        "parameters": {"questions": pipeline.sent, "warmup": warmup,
+                       "rounds_after_warmup": rounds, "stages": list(ALL_STAGES),
+                       "adapter": "instant fake", "store": "counting fake (keeps nothing)",
+                       "rss": "/proc/<worker>/status VmRSS"},
         "results": {"rss_ready_kb": ready["rss_kb"], "rss_after_warmup_kb": warm["rss_kb"],
                     "rss_end_kb": end, "growth_pct": round(growth, 2),
                     "slope_kb_per_1000_questions": round(slope * 1000, 1),
                     "spread_after_warmup_kb": max(ys) - min(ys),
                     "max_rss_kb": final["max_rss_kb"], "curve": curve,
-                    "all_replied_and_committed": all_committed and pipeline.replies == pipeline.sent},
+                    "all_replied_and_committed": all_committed
+                    and pipeline.replies == pipeline.sent},
         "target": {"growth_pct_max": 10.0, "met": growth <= 10.0},
     }

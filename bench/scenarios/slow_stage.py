@@ -123,7 +123,8 @@ async def run(bootstrap: str, *, quick: bool) -> dict[str, Any]:
                        "rate": "questions / (last output - consumer ready)"},
         "results": {"ours": mine, "faststream_default": default,
                     "faststream_max_workers_3": per_partition,
-                    "ratio_vs_default": round(mine["questions_per_s"] / default["questions_per_s"], 1),
+                    "ratio_vs_default": round(
+                        mine["questions_per_s"] / default["questions_per_s"], 1),
                     "ratio_vs_max_workers_3": round(
                         mine["questions_per_s"] / per_partition["questions_per_s"], 1)},
         "target": {"questions_per_s_min": 100, "met": mine["questions_per_s"] >= 100
