@@ -4,6 +4,8 @@ of the outside world that keep no per-question state (so memory stays theirs to 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
+import sys
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -105,9 +107,29 @@ class CountingStore:
         return None
 
 
-def gateway(*, adapter_delay_s: float = 0.0) -> Gateway:
-    return Gateway(clock=SystemClock(), planner=RulesPlanner(),
-                   adapters=[InstantAdapter(delay_s=adapter_delay_s)], store=CountingStore())
+def gateway(*, adapter_delay_s: float = 0.0, real_mcp: bool = False) -> Gateway:
+    """Instant (or delayed) fake adapter; with `real_mcp`, the project's own MCP server over
+    stdio, started with `--delay-ms` (only where `pmflow_gateway.mcp_server` exists)."""
+    adapters: list[Any] = [InstantAdapter(delay_s=adapter_delay_s)]
+    closers = []
+    if real_mcp:
+        from pmflow_gateway.adapters.mcp import McpAdapter  # type: ignore[import-not-found]
+        from pmflow_gateway.adapters.mcp_config import (  # type: ignore[import-not-found]
+            McpServerConfig,
+        )
+
+        delay_ms = str(round(adapter_delay_s * 1000))
+        config = McpServerConfig(
+            name="pmflow-corpus", transport="stdio", command=sys.executable,
+            args=["-m", "pmflow_gateway.mcp_server", "--delay-ms", delay_ms], timeout_s=30.0)
+        adapters = [McpAdapter(config)]
+        closers = [adapters[0].aclose]
+    return Gateway(clock=SystemClock(), planner=RulesPlanner(), adapters=adapters,
+                   store=CountingStore(), closers=closers)
+
+
+def has_real_mcp_server() -> bool:
+    return importlib.util.find_spec("pmflow_gateway.mcp_server") is not None
 
 
 async def plan_created(run: str, i: int) -> tuple[bytes, bytes]:

@@ -13,12 +13,15 @@ ROOT = Path(__file__).parent.parent
 
 class Worker:
     def __init__(self, bootstrap: str, prefix: str, *, stages: str, otel: bool = False,
-                 adapter_delay_ms: float = 0.0, profile: str | None = None) -> None:
+                 adapter_delay_ms: float = 0.0, profile: str | None = None,
+                 real_mcp: bool = False) -> None:
         self.argv = [sys.executable, "-m", "bench.worker", "--bootstrap", bootstrap,
                      "--prefix", prefix, "--stages", stages,
                      "--adapter-delay-ms", str(adapter_delay_ms)]
         if otel:
             self.argv.append("--otel")
+        if real_mcp:
+            self.argv.append("--real-mcp")
         if profile:
             self.argv += ["--profile", profile]
         self.proc: asyncio.subprocess.Process | None = None

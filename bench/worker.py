@@ -76,7 +76,8 @@ async def main(args: argparse.Namespace) -> None:
 
     settings = Settings(kafka_bootstrap=args.bootstrap, topic_prefix=args.prefix)
     processor = Processor(settings, stages=args.stages.split(","),
-                          gateway=gateway(adapter_delay_s=args.adapter_delay_ms / 1000),
+                          gateway=gateway(adapter_delay_s=args.adapter_delay_ms / 1000,
+                                          real_mcp=args.real_mcp),
                           grace_s=10)
     await processor.start()
     deadline = time.monotonic() + 60
@@ -134,6 +135,8 @@ if __name__ == "__main__":
     parser.add_argument("--prefix", required=True)
     parser.add_argument("--stages", default="plan,evidence,answer,render,memory")
     parser.add_argument("--adapter-delay-ms", type=float, default=0.0)
+    parser.add_argument("--real-mcp", action="store_true",
+                        help="our MCP server over stdio (with --adapter-delay-ms) as the adapter")
     parser.add_argument("--otel", action="store_true")
     parser.add_argument("--profile", help="*.pstats: cProfile; anything else: pyinstrument text")
     asyncio.run(main(parser.parse_args()))

@@ -14,7 +14,7 @@ from typing import Any
 from faststream.kafka import KafkaBroker
 
 from bench import kafka
-from bench.fixtures import InstantAdapter, plan_created
+from bench.fixtures import InstantAdapter, has_real_mcp_server, plan_created
 from bench.process import Worker
 from pmflow_gateway.bootstrap import SystemClock
 from pmflow_gateway.handlers.evidence import collect_evidence
@@ -68,9 +68,10 @@ def _rates(n: int, started: float, arrivals: list[float]) -> dict[str, float]:
             "seconds": round(last - started, 2)}
 
 
-async def ours(bootstrap: str, n: int) -> dict[str, Any]:
+async def ours(bootstrap: str, n: int, *, real_mcp: bool = False) -> dict[str, Any]:
     topics, group, keys = await _setup(bootstrap, n)
-    worker = Worker(bootstrap, topics.prefix, stages="evidence", adapter_delay_ms=DELAY_MS)
+    worker = Worker(bootstrap, topics.prefix, stages="evidence", adapter_delay_ms=DELAY_MS,
+                    real_mcp=real_mcp)
     try:
         ready = await worker.start()
         arrivals, duplicates = await _outputs(bootstrap, topics, keys, timeout_s=60 + n / 20)
@@ -114,6 +115,9 @@ async def run(bootstrap: str, *, quick: bool) -> dict[str, Any]:
     await asyncio.sleep(1)
     default = await faststream(bootstrap, n_fs, max_workers=1)
     per_partition = await faststream(bootstrap, n_fs, max_workers=PARTITIONS)
+    # The project's MCP server (`python -m pmflow_gateway.mcp_server --delay-ms 500`) over
+    # stdio, where this checkout has it.
+    real = await ours(bootstrap, n_ours, real_mcp=True) if has_real_mcp_server() else None
     return {
         "parameters": {"adapter_delay_ms": DELAY_MS, "partitions": PARTITIONS,
                        "questions_ours": n_ours, "questions_faststream": n_fs,
@@ -121,7 +125,7 @@ async def run(bootstrap: str, *, quick: bool) -> dict[str, Any]:
                        "faststream": "@broker.subscriber(topic, group_id=...), default ack "
                                      "policy, same handler (collect_evidence + publish)",
                        "rate": "questions / (last output - consumer ready)"},
-        "results": {"ours": mine, "faststream_default": default,
+        "results": {"ours": mine, "ours_real_mcp_server": real, "faststream_default": default,
                     "faststream_max_workers_3": per_partition,
                     "ratio_vs_default": round(
                         mine["questions_per_s"] / default["questions_per_s"], 1),
