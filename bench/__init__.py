@@ -1,0 +1,1 @@
+"""Benchmarks against the real broker (DESIGN §9). `python -m bench --help`."""

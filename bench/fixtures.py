@@ -1,0 +1,150 @@
+"""What the scenarios feed the stages: PMFlow's example route decision, evidence, and fakes
+of the outside world that keep no per-question state (so memory stays theirs to measure)."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import sys
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from pmflow_gateway.bootstrap import Gateway, SystemClock
+from pmflow_gateway.embedded import ask_in_process
+from pmflow_gateway.handlers.plan import PlanDefaults, plan_question
+from pmflow_gateway.handlers.planner_rules import RulesPlanner
+from pmflow_gateway.handlers.ports import AdapterResult
+from pmflow_gateway.schemas import (
+    AdapterAttempt,
+    AnswerReady,
+    ExternalEvidence,
+    ExternalQueryPlan,
+    PlanCreated,
+    RouteDecided,
+)
+from pmflow_gateway.streams.codec import encode
+
+# DESIGN §3's RouteDecided, as PMFlow publishes it; a long budget so a backlog never times out.
+EXAMPLE: dict[str, Any] = {
+    "event_id": "5b0c2f4e-0d7e-4a36-9d1e-8f3f3a8f2c11", "question_id": "q-20261202-0001",
+    "tenant_id": "acme", "occurred_at": "2026-12-02T08:00:00+00:00", "schema_version": 1,
+    "question": "帮我看看未来 5 天的广州天气如何", "locale": "zh-CN", "thread_id": "t-42",
+    "route_mode": "external", "effective_source_policy": "external_only",
+    "decision_origin": "probe", "reply_contract": "external_realtime",
+    "query_profile": {"needs_private_context": False, "needs_freshness": True,
+                      "referenced_objects": ["weather"]},
+    "probe_snapshot": {},
+    "sources": [{"source_type": "feishu", "source_label": "Feishu history",
+                 "title": "群聊记录", "target_url": None, "snippet": "上周广州下雨"}],
+    "deadline_ms": 600_000,
+}
+
+EVIDENCE = [
+    ExternalEvidence(source_type="mcp_search", source_label=label, title=title, target_url=url,
+                     snippet=snippet, retrieved_at=datetime(2026, 12, 2, 8, 0, tzinfo=UTC),
+                     freshness_score=0.9, authority_score=0.6)
+    for label, title, url, snippet in [
+        ("中国天气网", "广州未来5天天气", "https://www.weather.com.cn/guangzhou/5d",
+         "广州未来5天以多云为主，气温18至25度，周四有小雨。"),
+        ("广州气象", "广州天气预报", "https://gz.weather.example.org/forecast",
+         "未来五天广州多云间晴，最高气温25度，最低18度。"),
+        ("Weather", "Guangzhou 5-day forecast", "https://weather.example.com/guangzhou",
+         "Guangzhou: mostly cloudy for 5 days, 18-25°C, light rain on Thursday."),
+    ]
+]
+
+
+def question_id(run: str, i: int) -> str:
+    return f"q-{run}-{i:06d}"
+
+
+def route_decided(run: str, i: int) -> tuple[bytes, bytes]:
+    """Key and value of question `i` of this run, as a plain Kafka client would send them."""
+    qid = question_id(run, i)
+    doc = {**EXAMPLE, "event_id": str(uuid.uuid4()), "question_id": qid,
+           "occurred_at": datetime.now(UTC).isoformat()}
+    return qid.encode(), RouteDecided.model_validate(doc).model_dump_json().encode()
+
+
+@dataclass
+class InstantAdapter:
+    """An MCP server that answers at once with the same three pages."""
+
+    name: str = "mcp"
+    delay_s: float = 0.0
+    calls: int = 0
+
+    async def collect(self, plan: ExternalQueryPlan, *, timeout_s: float) -> AdapterResult:
+        self.calls += 1
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
+        return AdapterResult(items=list(EVIDENCE), attempts=[AdapterAttempt(
+            adapter=self.name, outcome="ok", latency_ms=self.delay_s * 1000,
+            evidence_count=len(EVIDENCE))])
+
+
+@dataclass
+class CountingStore:
+    """The MemoryStore port that only counts: the real one keeps its rows in PostgreSQL."""
+
+    answers: int = 0
+    feedback: int = 0
+
+    async def record_answer(self, event: object) -> bool:
+        self.answers += 1
+        return True
+
+    async def apply_feedback(self, event: object) -> bool:
+        self.feedback += 1
+        return True
+
+    async def similar(self, tenant_id: str, question: str, *, limit: int = 5) -> list[object]:
+        return []
+
+    async def aclose(self) -> None:
+        return None
+
+
+def gateway(*, adapter_delay_s: float = 0.0, real_mcp: bool = False) -> Gateway:
+    """Instant (or delayed) fake adapter; with `real_mcp`, the project's own MCP server over
+    stdio, started with `--delay-ms` (only where `pmflow_gateway.mcp_server` exists)."""
+    adapters: list[Any] = [InstantAdapter(delay_s=adapter_delay_s)]
+    closers = []
+    if real_mcp:
+        from pmflow_gateway.adapters.mcp import McpAdapter  # type: ignore[import-not-found]
+        from pmflow_gateway.adapters.mcp_config import (  # type: ignore[import-not-found]
+            McpServerConfig,
+        )
+
+        delay_ms = str(round(adapter_delay_s * 1000))
+        config = McpServerConfig(
+            name="pmflow-corpus", transport="stdio", command=sys.executable,
+            args=["-m", "pmflow_gateway.mcp_server", "--delay-ms", delay_ms], timeout_s=30.0)
+        adapters = [McpAdapter(config)]
+        closers = [adapters[0].aclose]
+    return Gateway(clock=SystemClock(), planner=RulesPlanner(), adapters=adapters,
+                   store=CountingStore(), closers=closers)
+
+
+def has_real_mcp_server() -> bool:
+    return importlib.util.find_spec("pmflow_gateway.mcp_server") is not None
+
+
+async def plan_created(run: str, i: int) -> tuple[bytes, bytes]:
+    """Question `i` as the plan stage would have published it."""
+    key, value = route_decided(run, i)
+    route = RouteDecided.model_validate_json(value)
+    plan = await plan_question(route, planner=RulesPlanner(), clock=SystemClock(),
+                               defaults=PlanDefaults(deadline_ms=600_000))
+    assert isinstance(plan, PlanCreated)
+    return key, encode(plan)
+
+
+async def answer_ready(run: str, i: int) -> tuple[bytes, bytes]:
+    """Question `i` as the answer stage would have published it (three sources)."""
+    key, value = route_decided(run, i)
+    outcome = await ask_in_process(RouteDecided.model_validate_json(value), gateway())
+    assert isinstance(outcome.answer, AnswerReady)
+    return key, encode(outcome.answer)

@@ -1,0 +1,59 @@
+"""What every result carries (machine, commit, interpreter) and the small statistics used."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).parent / "results"
+
+
+def environment() -> dict[str, Any]:
+    root = Path(__file__).parent.parent
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                            text=True, check=False).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "pmflow_gateway"], cwd=root,
+                           capture_output=True, text=True, check=False).stdout.strip()
+    return {"cpu_count": os.cpu_count(), "commit": commit,
+            "gateway_code_modified": bool(dirty),  # a local patch was in place
+            "python": platform.python_version(), "platform": platform.platform(),
+            "load_avg_1m": round(os.getloadavg()[0], 2)}
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100) of a non-empty list."""
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, round(q / 100 * len(ordered) + 0.5) - 1))
+    return ordered[rank]
+
+
+def summary(values: list[float], digits: int = 3) -> dict[str, float]:
+    return {"n": len(values), "p50": round(percentile(values, 50), digits),
+            "p95": round(percentile(values, 95), digits),
+            "p99": round(percentile(values, 99), digits),
+            "max": round(max(values), digits)}
+
+
+def save(name: str, result: dict[str, Any]) -> Path:
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
+def rss_kb() -> int:
+    """Resident set size of this process, from /proc (no extra dependency)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+if __name__ == "__main__":
+    json.dump(environment(), sys.stdout)

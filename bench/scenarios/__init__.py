@@ -1,0 +1,1 @@
+"""One module per scenario; each has `async def run(bootstrap, *, quick) -> dict`."""

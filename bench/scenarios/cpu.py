@@ -1,0 +1,64 @@
+"""CPU per question for the whole pipeline (plan, evidence, answer, render, memory) in one worker
+process, external I/O replaced by instant fakes; tracing off, then with an SDK TracerProvider
+exporting to a counter. CPU is the worker's own rusage, read before and after the questions."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from bench.pipeline import ALL_STAGES, Pipeline
+from bench.process import Worker
+
+IDLE_S = 2.0
+
+
+async def measure(bootstrap: str, n: int, *, otel: bool, profile: str | None = None
+                  ) -> dict[str, Any]:
+    pipeline = Pipeline(bootstrap)
+    await pipeline.setup()
+    worker = Worker(bootstrap, pipeline.topics.prefix, stages=",".join(ALL_STAGES), otel=otel,
+                    profile=profile)
+    try:
+        ready = await worker.start()
+        await asyncio.sleep(IDLE_S)  # the cost of a worker with nothing to do, to subtract
+        before = await worker.sample()
+        idle_s = before["monotonic"] - ready["monotonic"]
+        idle_cpu_per_s = (before["cpu_s"] - ready["cpu_s"]) / idle_s
+        fed = await pipeline.feed(n, timeout_s=max(60, n / 50))
+        after = await worker.sample()
+    finally:
+        final = await worker.stop()
+        await pipeline.close()
+    cpu_s = after["cpu_s"] - before["cpu_s"]
+    wall_s = after["monotonic"] - before["monotonic"]
+    return {
+        "questions": n,
+        "cpu_ms_per_question": round(cpu_s / n * 1000, 3),
+        "cpu_ms_per_question_idle_subtracted": round(
+            (cpu_s - idle_cpu_per_s * wall_s) / n * 1000, 3),
+        "user_ms_per_question": round((after["utime_s"] - before["utime_s"]) / n * 1000, 3),
+        "system_ms_per_question": round((after["stime_s"] - before["stime_s"]) / n * 1000, 3),
+        "idle_cpu_ms_per_s": round(idle_cpu_per_s * 1000, 2),
+        "wall_s": round(wall_s, 2),
+        "questions_per_s": round(n / fed["seconds_to_replies"], 1),
+        "all_replied_and_committed": fed["replies"] == n and fed["committed_all"],
+        "stage_counts": final["counts"],
+        "spans_exported": final["spans_exported"],
+    }
+
+
+async def run(bootstrap: str, *, quick: bool) -> dict[str, Any]:
+    n = 300 if quick else 5000
+    off = await measure(bootstrap, n, otel=False)
+    on = await measure(bootstrap, n, otel=True)
+    return {
+        "parameters": {"questions": n, "partitions": 3, "stages": list(ALL_STAGES),
+                       "adapter": "instant fake (3 pages)", "store": "counting fake",
+                       "idle_window_s": IDLE_S},
+        "results": {"otel_off": off, "otel_on": on,
+                    "otel_cost_ratio": round(
+                        on["cpu_ms_per_question"] / off["cpu_ms_per_question"], 2)},
+        "target": {"cpu_ms_per_question_max": 1.5,
+                   "met": off["cpu_ms_per_question"] <= 1.5},
+    }

@@ -1,0 +1,142 @@
+"""The process being measured: a `Processor` with fakes for the outside world.
+
+    python -m bench.worker --bootstrap B --prefix P --stages plan,evidence [--otel] [--profile F]
+
+Prints one JSON line when every stage has its partitions ("ready"), then one per command read
+on stdin: `sample` (CPU seconds and RSS of this process so far), `stop` (drains, then a last
+sample). The harness that feeds and reads Kafka runs in another process, so nothing it does
+is counted here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import resource
+import sys
+import time
+from typing import Any
+
+from bench.report import rss_kb
+
+
+class CountingExporter:
+    """An SDK span exporter that drops the spans (the export itself is not what we measure)."""
+
+    def __init__(self) -> None:
+        self.spans = 0
+
+    def export(self, spans: Any) -> Any:
+        from opentelemetry.sdk.trace.export import SpanExportResult
+
+        self.spans += len(spans)
+        return SpanExportResult.SUCCESS
+
+    def shutdown(self) -> None:
+        return None
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True
+
+
+def install_tracing() -> CountingExporter:
+    from opentelemetry import trace
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    exporter = CountingExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "pmflow-bench"}))
+    provider.add_span_processor(BatchSpanProcessor(exporter))  # type: ignore[arg-type]
+    trace.set_tracer_provider(provider)
+    return exporter
+
+
+def sample(processor: Any, exporter: CountingExporter | None) -> dict[str, Any]:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return {"cpu_s": usage.ru_utime + usage.ru_stime, "utime_s": usage.ru_utime,
+            "stime_s": usage.ru_stime, "rss_kb": rss_kb(), "max_rss_kb": usage.ru_maxrss,
+            "monotonic": time.monotonic(),
+            "counts": {r.stage.name: dict(r.counts) for r in processor.runners},
+            "in_flight": {r.stage.name: r.executor.in_flight for r in processor.runners},
+            "spans_exported": exporter.spans if exporter else None}
+
+
+def emit(kind: str, data: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps({"kind": kind, **data}) + "\n")
+    sys.stdout.flush()
+
+
+async def main(args: argparse.Namespace) -> None:
+    exporter = install_tracing() if args.otel else None
+    from bench.fixtures import gateway
+    from pmflow_gateway.settings import Settings
+    from pmflow_gateway.streams.app import Processor
+
+    settings = Settings(kafka_bootstrap=args.bootstrap, topic_prefix=args.prefix)
+    processor = Processor(settings, stages=args.stages.split(","),
+                          gateway=gateway(adapter_delay_s=args.adapter_delay_ms / 1000,
+                                          real_mcp=args.real_mcp),
+                          grace_s=10)
+    await processor.start()
+    deadline = time.monotonic() + 60
+    while not all(r.consumer is not None and r.consumer.assignment() for r in processor.runners):
+        if time.monotonic() > deadline:
+            raise SystemExit("stages got no partitions within 60 s")
+        await asyncio.sleep(0.05)
+    profiler = start_profiler(args.profile) if args.profile else None
+    emit("ready", sample(processor, exporter))
+    loop = asyncio.get_running_loop()
+    while True:
+        command = (await loop.run_in_executor(None, sys.stdin.readline)).strip()
+        if command == "sample":
+            emit("sample", sample(processor, exporter))
+        elif command in ("stop", ""):
+            break
+    if profiler is not None:
+        stop_profiler(profiler, args.profile)
+    final = sample(processor, exporter)
+    await processor.stop()
+    if exporter is not None:
+        from opentelemetry import trace
+
+        trace.get_tracer_provider().shutdown()  # type: ignore[attr-defined]
+    emit("stopped", final)
+
+
+def start_profiler(path: str) -> Any:
+    if path.endswith(".pstats"):
+        import cProfile
+
+        profile = cProfile.Profile()
+        profile.enable()
+        return profile
+    from pyinstrument import Profiler
+
+    profiler = Profiler(interval=0.0005, async_mode="disabled")
+    profiler.start()
+    return profiler
+
+
+def stop_profiler(profiler: Any, path: str) -> None:
+    if path.endswith(".pstats"):
+        profiler.disable()
+        profiler.dump_stats(path)
+        return
+    profiler.stop()
+    with open(path, "w") as out:
+        out.write(profiler.output_text(unicode=True, color=False, show_all=False))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="python -m bench.worker")
+    parser.add_argument("--bootstrap", required=True)
+    parser.add_argument("--prefix", required=True)
+    parser.add_argument("--stages", default="plan,evidence,answer,render,memory")
+    parser.add_argument("--adapter-delay-ms", type=float, default=0.0)
+    parser.add_argument("--real-mcp", action="store_true",
+                        help="our MCP server over stdio (with --adapter-delay-ms) as the adapter")
+    parser.add_argument("--otel", action="store_true")
+    parser.add_argument("--profile", help="*.pstats: cProfile; anything else: pyinstrument text")
+    asyncio.run(main(parser.parse_args()))
