@@ -12,8 +12,10 @@ so neither a planted link nor a planted command can reach the user's reply.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass, field
 from importlib import resources
@@ -83,13 +85,29 @@ INJECTION_RE = re.compile("|".join(f"(?:{p})" for p in _INJECTION_PATTERNS), re.
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
+@functools.cache
+def _invisible_class() -> re.Pattern[str]:
+    """Every format (Cf) and control (Cc, but newline and tab) character of this Python's
+    Unicode database, as one character class of ranges: one regex pass instead of two
+    `unicodedata.category` calls per character."""
+    ranges: list[tuple[int, int]] = []
+    for code in range(sys.maxunicode + 1):
+        c = chr(code)
+        if unicodedata.category(c) == "Cf" or (unicodedata.category(c) == "Cc" and c not in "\n\t"):
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1] = (ranges[-1][0], code)
+            else:
+                ranges.append((code, code))
+    return re.compile("[" + "".join(re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "")
+                                    for a, b in ranges) + "]+")
+
+
 def strip_invisible(text: str) -> str:
     """Drop every character that renders as nothing but can carry or reorder text."""
-    kept = (c for c in text if unicodedata.category(c) != "Cf"
-            and (c in "\n\t" or unicodedata.category(c) != "Cc"))
-    return _VARIATION_SELECTORS.sub("", "".join(kept))
+    return _VARIATION_SELECTORS.sub("", _invisible_class().sub("", text))
 
 
+@functools.lru_cache(maxsize=4096)
 def folded(text: str) -> str:
     """The form used for detection only: full-width and compatibility letters unified."""
     return unicodedata.normalize("NFKC", strip_invisible(text)).lower()
