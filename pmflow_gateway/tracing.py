@@ -61,8 +61,10 @@ def _carrier(headers: Headers) -> dict[str, str]:
 def _recording() -> bool:
     """Whether an SDK is installed; without one, spans are not worth their CPU (about a
     quarter of a stage's), only the caller's trace context is passed on."""
-    return not isinstance(trace.get_tracer_provider(),
-                          trace.ProxyTracerProvider | trace.NoOpTracerProvider)
+    # `get_tracer_provider()` reads os.environ on every call until a provider is set; the
+    # API's global (set at most once per process) answers the same question without that.
+    provider = getattr(trace, "_TRACER_PROVIDER", None)
+    return provider is not None and not isinstance(provider, trace.NoOpTracerProvider)
 
 
 @contextmanager
@@ -101,7 +103,8 @@ def publishing(topic: str, key: str | None) -> Iterator[list[tuple[str, bytes]]]
     """A producer span; yields the trace headers to put on the record."""
     if not _recording():
         passed_on: dict[str, str] = {}
-        propagate.inject(passed_on)  # an upstream trace goes on even without an SDK here
+        if trace.get_current_span().get_span_context().is_valid:
+            propagate.inject(passed_on)  # an upstream trace goes on even without an SDK here
         yield [(k, v.encode("latin-1")) for k, v in passed_on.items()]
         return
     attributes: dict[str, Any] = {

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from dataclasses import dataclass
@@ -52,6 +53,7 @@ __all__ = [  # Draft is re-exported: callers of the first version imported it fr
 
 EXTERNAL_SOURCE_TYPES = frozenset({"url", "mcp_search", "live_search"})
 # A source labelled only this is an internal one.
+_WHITESPACE = re.compile(r"\s")
 INTERNAL_BARE_LABELS = frozenset({"doc", "docs", "system", "internal", "history", "内部"})
 # Workspace hosts: a link there is an internal document even when it travels as a URL.
 INTERNAL_DOMAINS = frozenset({"feishu.cn", "feishu.net", "larksuite.com", "larkoffice.com",
@@ -80,6 +82,7 @@ def url_key(url: str) -> str | None:
         return None
 
 
+@functools.lru_cache(maxsize=8192)  # pure, asked many times per question
 def host_of(url: str) -> str:
     try:
         return (urlsplit(url).hostname or "").lower()
@@ -117,7 +120,7 @@ def _url_problem(url: str) -> str | None:
         return f"not http(s): {url[:80]!r}"
     if not parts.hostname or parts.username or parts.password:
         return f"no plain host: {url[:80]!r}"
-    if len(url) > MAX_URL_CHARS or strip_invisible(url) != url or any(c.isspace() for c in url):
+    if len(url) > MAX_URL_CHARS or strip_invisible(url) != url or _WHITESPACE.search(url):
         return f"malformed url: {url[:80]!r}"
     if registrable_domain(parts.hostname) in INTERNAL_DOMAINS:
         return f"internal workspace host: {parts.hostname}"

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import json
 import re
-import sys
 import unicodedata
 from dataclasses import dataclass, field
 from importlib import resources
@@ -81,6 +81,8 @@ INTERNAL_NAMES = ("feishu", "飞书", "larksuite", "lark", "pmflow", "doc")
 # the others match anywhere ("PMFlowRecords").
 _INTERNAL_NAME_RE = {name: re.compile(rf"(?<![a-z]){name}(?![a-z])" if name in ("lark", "doc")
                                       else re.escape(name)) for name in INTERNAL_NAMES}
+# One pass that rules out the common case (no internal name at all) before the per-name checks.
+_ANY_INTERNAL_NAME = re.compile("|".join(f"(?:{r.pattern})" for r in _INTERNAL_NAME_RE.values()))
 INJECTION_RE = re.compile("|".join(f"(?:{p})" for p in _INJECTION_PATTERNS), re.IGNORECASE)
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -91,7 +93,9 @@ def _invisible_class() -> re.Pattern[str]:
     Unicode database, as one character class of ranges: one regex pass instead of two
     `unicodedata.category` calls per character."""
     ranges: list[tuple[int, int]] = []
-    for code in range(sys.maxunicode + 1):
+    # Every assigned Cf/Cc character lies in planes 0, 1 and 14; scanning only those keeps
+    # the first call near 0.1 s instead of 0.5 s.
+    for code in itertools.chain(range(0x20000), range(0xE0000, 0xF0000)):
         c = chr(code)
         if unicodedata.category(c) == "Cf" or (unicodedata.category(c) == "Cc" and c not in "\n\t"):
             if ranges and ranges[-1][1] == code - 1:
@@ -123,6 +127,8 @@ def mentions_internal(text: str, *, asked: str = "") -> bool:
     lower = folded(text)
     if any(phrase in lower for phrase in INTERNAL_PHRASES):
         return True
+    if not _ANY_INTERNAL_NAME.search(lower):
+        return False
     asked_lower = folded(asked)
     return any(name not in asked_lower and _INTERNAL_NAME_RE[name].search(lower)
                for name in INTERNAL_NAMES)
@@ -156,9 +162,16 @@ def clean_sentence(sentence: str, *, asked: str = "") -> str | None:
 
 
 def clean_sentences(snippet: str, *, asked: str = "") -> list[str]:
+    return list(_clean_sentences(snippet, asked))
+
+
+@functools.lru_cache(maxsize=4096)
+def _clean_sentences(snippet: str, asked: str) -> tuple[str, ...]:
+    # Pure, and asked for the same snippets several times per question (verifier, composer,
+    # titles): cached.
     parts = _SENTENCE_END.split(strip_invisible(snippet))
     cleaned = (clean_sentence(p, asked=asked) for p in parts if p and p.strip())
-    return [s for s in cleaned if s]
+    return tuple(s for s in cleaned if s)
 
 
 def clean_text(snippet: str, *, asked: str = "") -> str:

@@ -6,6 +6,7 @@ after it, and stops at the first that returns usable evidence. Every attempt is 
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from urllib.parse import urlsplit, urlunsplit
@@ -27,6 +28,7 @@ MIN_ATTEMPT_S = 0.05
 EARLIER_ADAPTER_SHARE = 0.6
 
 
+@functools.lru_cache(maxsize=8192)  # pure; the verifier asks again for the same URLs
 def canonical_url(url: str) -> str:
     """Scheme and host lower-cased, fragment and trailing slash dropped: one page, one key."""
     parts = urlsplit(url.strip())

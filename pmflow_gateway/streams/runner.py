@@ -58,6 +58,7 @@ class StageRunner:
         self.executor = OrderedExecutor(self.process, max_in_flight=config.max_in_flight)
         self.consumer: AIOKafkaConsumer | None = None  # set once FastStream has started it
         self._commit_task: asyncio.Task[None] | None = None
+        self._seconds = STAGE_SECONDS.labels(stage.name)  # the labelled child, looked up once
         self.counts = {"processed": 0, "skipped": 0, "dead_lettered": 0, "failed": 0}
 
     def _bound(self) -> Gateway:
@@ -69,7 +70,7 @@ class StageRunner:
             await self.executor.submit(record)
 
     async def process(self, record: ConsumerRecord) -> None:
-        timer = STAGE_SECONDS.labels(self.stage.name).time()
+        timer = self._seconds.time()
         with timer, consuming(topic=record.topic, partition=record.partition,
                               offset=record.offset, key=record.key, group=self.group_id,
                               headers=record.headers or (), stage=self.stage.name) as span:
