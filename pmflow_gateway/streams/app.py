@@ -46,7 +46,8 @@ class Processor:
     """The workers of the chosen stages in one process, on one FastStream broker."""
 
     def __init__(self, settings: Settings, *, stages: Sequence[str] = (),
-                 gateway: Gateway | None = None, grace_s: float = 10.0) -> None:
+                 gateway: Gateway | None = None, grace_s: float = 10.0,
+                 runner_config: RunnerConfig | None = None) -> None:
         unknown = set(stages) - set(STAGES)
         if unknown:
             raise ValueError(f"unknown stage(s): {', '.join(sorted(unknown))}; "
@@ -62,8 +63,8 @@ class Processor:
         self.runners: list[StageRunner] = []
         self.health: HealthServer | None = None
         self._subscribers: list[Any] = []  # FastStream's subscriber type is internal
-        config = RunnerConfig(max_in_flight=settings.in_flight,
-                              max_message_bytes=settings.max_message_bytes)
+        config = runner_config or RunnerConfig(max_in_flight=settings.in_flight,
+                                               max_message_bytes=settings.max_message_bytes)
         for name in self.stage_names:
             self._add_runner(name, config)
         self.app = FastStream(self.broker)

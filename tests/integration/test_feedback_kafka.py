@@ -1,0 +1,76 @@
+"""The feedback loop through the real broker into PostgreSQL: a rated answer gets its
+feedback written back; feedback about another tenant's or an unknown question is
+dead-lettered with the reason and changes nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import orjson
+import pytest
+
+from pmflow_gateway.adapters.store import SqlMemoryStore
+from pmflow_gateway.bootstrap import Gateway, SystemClock
+from pmflow_gateway.handlers.planner_rules import RulesPlanner
+from pmflow_gateway.schemas import DeadLettered, Topics
+from pmflow_gateway.settings import Settings
+from pmflow_gateway.streams.app import Processor
+from pmflow_gateway.streams.runner import RunnerConfig
+from tests.fakes import FakeAdapter, evidence
+from tests.support.kafka import collect, produce
+from tests.unit.test_codec import PMFLOW_EXAMPLE
+
+pytestmark = [pytest.mark.kafka, pytest.mark.postgres]
+WEATHER = evidence("https://www.weather.com.cn/guangzhou/5d",
+                   "广州未来5天以多云为主，气温18至25度。")
+
+
+@pytest.fixture
+async def processor(kafka_bootstrap: str, postgres_url: str,
+                    topics: Topics) -> AsyncIterator[tuple[Processor, SqlMemoryStore]]:
+    store = await SqlMemoryStore.from_url(postgres_url)
+    gateway = Gateway(clock=SystemClock(), planner=RulesPlanner(),
+                      adapters=[FakeAdapter("mcp", items=[WEATHER])], store=store)
+    proc = Processor(Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix,
+                              http_port=0), gateway=gateway, grace_s=5,
+                     # unknown-question retries in milliseconds, not seconds
+                     runner_config=RunnerConfig(retries=2, backoff_s=0.05))
+    await proc.start()
+    yield proc, store
+    await proc.stop()
+
+
+def feedback(question_id: str, tenant: str, outcome: str) -> bytes:
+    return orjson.dumps({"event_id": str(uuid.uuid4()), "question_id": question_id,
+                         "tenant_id": tenant, "occurred_at": "2026-12-02T09:00:00+00:00",
+                         "schema_version": 1, "outcome": outcome, "comment": "test"})
+
+
+async def test_feedback_round_trip_and_refusals(
+        processor: tuple[Processor, SqlMemoryStore], kafka_bootstrap: str) -> None:
+    proc, store = processor
+    tenant, question_id = f"fb{uuid.uuid4().hex[:6]}", f"q-{uuid.uuid4().hex[:8]}"
+    route = {**PMFLOW_EXAMPLE, "question_id": question_id, "tenant_id": tenant}
+    await produce(kafka_bootstrap, proc.topics.route_decided,
+                  [(question_id.encode(), orjson.dumps(route))])
+    for _ in range(100):
+        if await store.qa_record(tenant, question_id) is not None:
+            break
+        await asyncio.sleep(0.1)
+    await produce(kafka_bootstrap, proc.topics.feedback, [
+        (question_id.encode(), feedback(question_id, tenant, "helpful")),
+        (question_id.encode(), feedback(question_id, "other-tenant", "incorrect")),
+        (b"q-unknown", feedback("q-unknown", tenant, "stale")),
+    ])
+    records = await collect(kafka_bootstrap, [proc.topics.dead_letter],
+                            until=lambda rs: len(rs) >= 2, timeout_s=30, settle_s=0.5)
+    letters = [DeadLettered.model_validate_json(r.value) for r in records]
+    assert sorted(x.tenant_id or "" for x in letters) == sorted(["other-tenant", tenant])
+    assert all("UnknownQuestion" in x.reason and x.stage == "feedback" for x in letters)
+    record = await store.qa_record(tenant, question_id)
+    assert record is not None and record["feedback_outcome"] == "helpful"
+    memory = await store.route_memory(tenant, PMFLOW_EXAMPLE["question"])  # type: ignore[arg-type]
+    assert memory is not None and memory["feedback_outcome"] == "helpful"
+    assert await store.qa_record("other-tenant", question_id) is None
