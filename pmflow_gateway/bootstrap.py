@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
+from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.adapters.live_search import LiveSearchAdapter
 from pmflow_gateway.adapters.llm import OpenAIChatModel
 from pmflow_gateway.adapters.mcp import adapters_from_config
@@ -18,10 +18,8 @@ from pmflow_gateway.handlers.planner_rules import RulesPlanner
 from pmflow_gateway.handlers.ports import Clock, EvidenceAdapter, MemoryStore
 from pmflow_gateway.settings import Settings
 
-
-class SystemClock:
-    def now(self) -> datetime:
-        return datetime.now(UTC)
+__all__ = ["Gateway", "SystemClock", "build_adapters", "build_gateway", "build_model",
+           "build_planner"]
 
 
 @dataclass(kw_only=True)

@@ -12,9 +12,10 @@ import asyncio
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from urllib.parse import urlsplit, urlunsplit
 
+from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.adapters.page_text import PageText, read_page
 from pmflow_gateway.adapters.passages import BM25, chunk_text
 from pmflow_gateway.adapters.published import mentions_a_date, parse_date, published_at
@@ -33,11 +34,6 @@ from pmflow_gateway.handlers.scoring import authority_score, freshness_score
 from pmflow_gateway.schemas import AdapterAttempt, ExternalEvidence, ExternalQueryPlan
 
 ADAPTER = "live_search"
-
-
-class UtcClock:
-    def now(self) -> datetime:
-        return datetime.now(UTC)
 
 
 @dataclass(kw_only=True)
@@ -106,7 +102,7 @@ class LiveSearchAdapter:
         self._fetcher = SafeFetcher(allow_hosts=allow_hosts, max_bytes=max_bytes_per_page,
                                     max_redirects=max_redirects, timeout_s=fetch_timeout_s,
                                     resolver=resolver)
-        self._clock = clock or UtcClock()
+        self._clock = clock or SystemClock()
 
     async def collect(self, plan: ExternalQueryPlan, *, timeout_s: float) -> AdapterResult:
         deadline = time.monotonic() + min(timeout_s, self.total_timeout_s)

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.adapters.mcp import McpAdapter
 from pmflow_gateway.adapters.mcp_config import default_servers
 from pmflow_gateway.handlers.answer import verify_and_compose
@@ -16,11 +17,6 @@ from pmflow_gateway.handlers.plan import PlanDefaults, plan_question
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided
-
-
-class SystemClock:
-    def now(self) -> datetime:
-        return datetime.now(UTC)
 
 
 def route(question: str, locale: str) -> RouteDecided:

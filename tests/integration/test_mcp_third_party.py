@@ -10,7 +10,7 @@ from pmflow_gateway.adapters.mcp import McpAdapter
 from pmflow_gateway.adapters.mcp_config import McpServerConfig
 from pmflow_gateway.handlers.scoring import FRESH_ENOUGH
 from pmflow_gateway.schemas import ExternalQueryPlan
-from tests.support.local_site import LocalSite
+from tests.support.web_site import LocalSite
 
 WEATHER = ExternalQueryPlan(
     query_kind="weather", freshness_required=True, topic="广州未来5天天气",
@@ -57,9 +57,10 @@ def weather_page(published: datetime) -> str:
 
 async def test_mcp_server_fetch_reads_a_dated_local_page() -> None:
     published = datetime.now(UTC) - timedelta(hours=3)
-    pages = {"/forecast/%E5%B9%BF%E5%B7%9E": ("text/html; charset=utf-8", weather_page(published)),
-             "/robots.txt": ("text/plain", "User-agent: *\nAllow: /\n")}
-    with LocalSite(pages) as site:
+    html = {"Content-Type": "text/html; charset=utf-8"}
+    routes = {"/forecast/%E5%B9%BF%E5%B7%9E": (200, html, weather_page(published)),
+              "/robots.txt": (200, {"Content-Type": "text/plain"}, "User-agent: *\nAllow: /\n")}
+    with LocalSite(routes) as site:
         adapter = McpAdapter(McpServerConfig(
             name="fetch", command=sys.executable,
             args=["-m", "mcp_server_fetch", "--allow-private-ips"],
@@ -69,7 +70,8 @@ async def test_mcp_server_fetch_reads_a_dated_local_page() -> None:
             result = await adapter.collect(WEATHER, timeout_s=20)
         finally:
             await adapter.aclose()
-        assert "/robots.txt" in site.requests  # it checks robots.txt, and we allow it
+        # it checks robots.txt, and we allow it
+        assert "/robots.txt" in site.paths_requested()
     assert [(a.outcome, a.tool) for a in result.attempts] == [("ok", "fetch")]
     [item] = result.items
     assert item.target_url == site.url("/forecast/%E5%B9%BF%E5%B7%9E")

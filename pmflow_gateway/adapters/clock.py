@@ -1,0 +1,10 @@
+"""The real Clock: the system's time, in UTC."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+
+class SystemClock:
+    def now(self) -> datetime:
+        return datetime.now(UTC)
