@@ -45,6 +45,10 @@ def evidence(url: str, snippet: str, *, fresh: float = 0.9, source_type: str = "
         freshness_score=fresh, authority_score=0.5)
 
 
+WEATHER = evidence("https://www.weather.com.cn/guangzhou/5d",
+                   "广州未来5天以多云为主，气温18至25度。")
+
+
 @dataclass
 class InMemoryStore:
     """The MemoryStore port as two dicts; idempotent by event id like the real one."""

@@ -12,34 +12,25 @@ import orjson
 import pytest
 
 from pmflow_gateway.adapters.store import SqlMemoryStore
-from pmflow_gateway.bootstrap import Gateway, SystemClock
-from pmflow_gateway.handlers.planner_rules import RulesPlanner
 from pmflow_gateway.schemas import DeadLettered, Topics
-from pmflow_gateway.settings import Settings
 from pmflow_gateway.streams.app import Processor
 from pmflow_gateway.streams.runner import RunnerConfig
-from tests.fakes import FakeAdapter, evidence
 from tests.support.kafka import collect, produce
+from tests.support.processors import running
 from tests.unit.test_codec import PMFLOW_EXAMPLE
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres]
-WEATHER = evidence("https://www.weather.com.cn/guangzhou/5d",
-                   "广州未来5天以多云为主，气温18至25度。")
 
 
 @pytest.fixture
 async def processor(kafka_bootstrap: str, postgres_url: str,
                     topics: Topics) -> AsyncIterator[tuple[Processor, SqlMemoryStore]]:
     store = await SqlMemoryStore.from_url(postgres_url)
-    gateway = Gateway(clock=SystemClock(), planner=RulesPlanner(),
-                      adapters=[FakeAdapter("mcp", items=[WEATHER])], store=store)
-    proc = Processor(Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix,
-                              http_port=0), gateway=gateway, grace_s=5,
-                     # unknown-question retries in milliseconds, not seconds
-                     runner_config=RunnerConfig(retries=2, backoff_s=0.05))
-    await proc.start()
-    yield proc, store
-    await proc.stop()
+    # unknown-question retries in milliseconds, not seconds
+    async with running(kafka_bootstrap, topics, store=store,
+                       runner_config=RunnerConfig(retries=2, backoff_s=0.05)) as proc:
+        yield proc, store
+    await store.aclose()
 
 
 def feedback(question_id: str, tenant: str, outcome: str) -> bytes:

@@ -11,14 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pmflow_gateway.bootstrap import Gateway, SystemClock
-from pmflow_gateway.handlers.planner_rules import RulesPlanner
 from pmflow_gateway.schemas import DeadLettered, RouteDecided, Topics
-from pmflow_gateway.settings import Settings
 from pmflow_gateway.streams.app import Processor
 from pmflow_gateway.streams.codec import Poison, decode
-from tests.fakes import FakeAdapter, InMemoryStore, evidence
+from tests.fakes import FakeAdapter, evidence
 from tests.support.kafka import collect, produce
+from tests.support.processors import running
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 N = 10_000
@@ -79,13 +77,8 @@ def corpus() -> list[bytes]:
 async def processor(corpus: list[bytes], kafka_bootstrap: str,
                     topics: Topics) -> AsyncIterator[Processor]:
     adapter = FakeAdapter("mcp", items=[evidence("https://example.org/a", "A fact. [1]")])
-    gateway = Gateway(clock=SystemClock(), planner=RulesPlanner(), adapters=[adapter],
-                      store=InMemoryStore())
-    proc = Processor(Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix,
-                              http_port=None), gateway=gateway, grace_s=5)
-    await proc.start()
-    yield proc
-    await proc.stop()
+    async with running(kafka_bootstrap, topics, adapters=[adapter]) as proc:
+        yield proc
 
 
 async def test_ten_thousand_generated_route_events(corpus: list[bytes], processor: Processor,

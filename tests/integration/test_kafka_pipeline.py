@@ -8,29 +8,20 @@ from collections.abc import AsyncIterator
 import orjson
 import pytest
 
-from pmflow_gateway.bootstrap import Gateway, SystemClock
-from pmflow_gateway.handlers.planner_rules import RulesPlanner
 from pmflow_gateway.schemas import AnswerStatus, DeadLettered, ReplyRendered, Topics
-from pmflow_gateway.settings import Settings
 from pmflow_gateway.streams.app import Processor
-from tests.fakes import FakeAdapter, InMemoryStore, evidence
+from tests.fakes import WEATHER
 from tests.support.kafka import collect, produce
+from tests.support.processors import running
 from tests.unit.test_codec import PMFLOW_EXAMPLE
 
 pytestmark = pytest.mark.kafka
-WEATHER = evidence("https://www.weather.com.cn/guangzhou/5d",
-                   "广州未来5天以多云为主，气温18至25度。")
 
 
 @pytest.fixture
 async def processor(kafka_bootstrap: str, topics: Topics) -> AsyncIterator[Processor]:
-    gateway = Gateway(clock=SystemClock(), planner=RulesPlanner(),
-                      adapters=[FakeAdapter("mcp", items=[WEATHER])], store=InMemoryStore())
-    settings = Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix, http_port=0)
-    proc = Processor(settings, gateway=gateway, grace_s=5)
-    await proc.start()
-    yield proc
-    await proc.stop()
+    async with running(kafka_bootstrap, topics) as proc:
+        yield proc
 
 
 async def test_hand_written_route_decided_yields_reply_with_external_sources_only(

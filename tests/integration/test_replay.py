@@ -23,13 +23,11 @@ from pmflow_gateway.schemas import (
 )
 from pmflow_gateway.streams.app import ensure_topics
 from pmflow_gateway.streams.codec import encode
-from tests.fakes import FakeAdapter, InMemoryStore, evidence
+from tests.fakes import WEATHER, FakeAdapter, InMemoryStore
 from tests.support.kafka import produce
 from tests.unit.test_codec import PMFLOW_EXAMPLE
 
 pytestmark = pytest.mark.kafka
-WEATHER = evidence("https://www.weather.com.cn/guangzhou/5d",
-                   "广州未来5天以多云为主，气温18至25度。")
 
 
 class NewsPlanner:

@@ -17,15 +17,7 @@ from pmflow_gateway.handlers.ports import UnknownQuestion
 from pmflow_gateway.schemas import AnswerStatus
 from pmflow_gateway.settings import Settings
 from tests.fakes import FixedClock
-from tests.support.pg import STORE_BACKENDS, answer_ready, empty_database, feedback_given
-
-
-@pytest.fixture(params=STORE_BACKENDS)
-async def database(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> AsyncIterator[tuple[str, dict[str, Any]]]:
-    async with empty_database(request.param, tmp_path) as found:
-        yield found
+from tests.support.pg import answer_ready, feedback_given
 
 
 @pytest.fixture

@@ -18,17 +18,9 @@ from pmflow_gateway.adapters.migrations import (
 )
 from pmflow_gateway.adapters.store import SqlMemoryStore, create_engine
 from pmflow_gateway.adapters.store_schema import metadata
-from tests.support.pg import STORE_BACKENDS, answer_ready, empty_database
+from tests.support.pg import answer_ready
 
 LATEST = len(load_migrations())
-
-
-@pytest.fixture(params=STORE_BACKENDS)
-async def database(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> AsyncIterator[tuple[str, dict[str, Any]]]:
-    async with empty_database(request.param, tmp_path) as found:
-        yield found
 
 
 @pytest.fixture

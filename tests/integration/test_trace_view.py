@@ -10,8 +10,6 @@ from collections.abc import AsyncIterator
 import orjson
 import pytest
 
-from pmflow_gateway.bootstrap import Gateway, SystemClock
-from pmflow_gateway.handlers.planner_rules import RulesPlanner
 from pmflow_gateway.ops.trace_view import (
     TraceNotFound,
     build_tree,
@@ -20,16 +18,13 @@ from pmflow_gateway.ops.trace_view import (
     render_tree,
 )
 from pmflow_gateway.schemas import Topics
-from pmflow_gateway.settings import Settings
 from pmflow_gateway.streams.app import Processor
-from tests.fakes import FakeAdapter, InMemoryStore, evidence
 from tests.support.kafka import collect, produce
+from tests.support.processors import running
 from tests.support.traces import session_exporter
 from tests.unit.test_codec import PMFLOW_EXAMPLE
 
 pytestmark = [pytest.mark.kafka, pytest.mark.jaeger]
-WEATHER = evidence("https://www.weather.com.cn/guangzhou/5d",
-                   "广州未来5天以多云为主，气温18至25度。")
 CHAIN = ["route-decided", "plan-created", "evidence-collected", "answer-ready"]
 
 
@@ -38,13 +33,8 @@ async def processor(kafka_bootstrap: str, topics: Topics) -> AsyncIterator[Proce
     if not os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
         pytest.skip("jaeger test: set OTEL_EXPORTER_OTLP_ENDPOINT")
     session_exporter()  # the one tracer provider of the session, exporting to Jaeger
-    gateway = Gateway(clock=SystemClock(), planner=RulesPlanner(),
-                      adapters=[FakeAdapter("mcp", items=[WEATHER])], store=InMemoryStore())
-    proc = Processor(Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix),
-                     gateway=gateway, grace_s=5)
-    await proc.start()
-    yield proc
-    await proc.stop()
+    async with running(kafka_bootstrap, topics) as proc:
+        yield proc
 
 
 async def _traced_question(proc: Processor, bootstrap: str) -> str:

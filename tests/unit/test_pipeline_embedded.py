@@ -8,11 +8,8 @@ from pmflow_gateway.bootstrap import Gateway
 from pmflow_gateway.embedded import ask_in_process
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided
-from tests.fakes import FakeAdapter, FixedClock, InMemoryStore, evidence
+from tests.fakes import WEATHER, FakeAdapter, FixedClock, InMemoryStore
 from tests.unit.test_codec import PMFLOW_EXAMPLE
-
-WEATHER = evidence("https://www.weather.com.cn/guangzhou/5d",
-                   "广州未来5天以多云为主，气温18至25度。")
 
 
 def gateway(*adapters: FakeAdapter) -> Gateway:
