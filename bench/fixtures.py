@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from pmflow_gateway.bootstrap import Gateway, SystemClock
+from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.embedded import ask_in_process
-from pmflow_gateway.handlers.plan import PlanDefaults, plan_question
+from pmflow_gateway.handlers.compose import EXTRACTIVE
+from pmflow_gateway.handlers.plan import plan_question
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
-from pmflow_gateway.handlers.ports import AdapterResult
+from pmflow_gateway.ports import AdapterResult, Deps, PlanDefaults
 from pmflow_gateway.schemas import (
     AdapterAttempt,
     AnswerReady,
@@ -96,7 +97,7 @@ class CountingStore:
         return None
 
 
-def gateway(*, adapter_delay_s: float = 0.0, real_mcp: bool = False) -> Gateway:
+def gateway(*, adapter_delay_s: float = 0.0, real_mcp: bool = False) -> Deps:
     """Instant (or delayed) fake adapter; with `real_mcp`, the project's own MCP server over
     stdio, started with `--delay-ms` (only where `pmflow_gateway.mcp_server` exists)."""
     adapters: list[Any] = [InstantAdapter(delay_s=adapter_delay_s)]
@@ -113,7 +114,8 @@ def gateway(*, adapter_delay_s: float = 0.0, real_mcp: bool = False) -> Gateway:
             args=["-m", "pmflow_gateway.mcp_server", "--delay-ms", delay_ms], timeout_s=30.0)
         adapters = [McpAdapter(config)]
         closers = [adapters[0].aclose]
-    return Gateway(clock=SystemClock(), planner=RulesPlanner(), adapters=adapters,
+    return Deps(
+        composer=EXTRACTIVE, clock=SystemClock(), planner=RulesPlanner(), adapters=adapters,
                    store=CountingStore(), closers=closers)
 
 

@@ -76,7 +76,7 @@ async def main(args: argparse.Namespace) -> None:
 
     settings = Settings(kafka_bootstrap=args.bootstrap, topic_prefix=args.prefix)
     processor = Processor(settings, stages=args.stages.split(","),
-                          gateway=gateway(adapter_delay_s=args.adapter_delay_ms / 1000,
+                          deps=gateway(adapter_delay_s=args.adapter_delay_ms / 1000,
                                           real_mcp=args.real_mcp),
                           grace_s=10)
     await processor.start()

@@ -1,9 +1,9 @@
-"""Builds the real object graph from settings; tests build a `Gateway` with fakes instead."""
+"""The composition root: builds the real `Deps` from settings. Only entry points import it
+(the CLI, the workers' start-up, bench); tests build `Deps` with fakes instead."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.adapters.live_search import LiveSearchAdapter
@@ -11,34 +11,14 @@ from pmflow_gateway.adapters.llm import OpenAIChatModel
 from pmflow_gateway.adapters.mcp import adapters_from_config
 from pmflow_gateway.adapters.search_engines import DuckDuckGoHtml, SearxngJson
 from pmflow_gateway.adapters.store import open_store
-from pmflow_gateway.handlers.compose import EXTRACTIVE, Composer, make_composer
-from pmflow_gateway.handlers.plan import PlanDefaults, Planner
+from pmflow_gateway.handlers.compose import make_composer
 from pmflow_gateway.handlers.planner_model import ModelPlanner
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
-from pmflow_gateway.handlers.ports import Clock, EvidenceAdapter, MemoryStore
+from pmflow_gateway.ports import Deps, EvidenceAdapter, PlanDefaults, Planner
 from pmflow_gateway.settings import Settings
 
-__all__ = ["Gateway", "SystemClock", "build_adapters", "build_gateway", "build_model",
-           "build_planner"]
+__all__ = ["SystemClock", "build_adapters", "build_deps", "build_model", "build_planner"]
 
-
-@dataclass(kw_only=True)
-class Gateway:
-    """Everything the stage cores need, built once per process."""
-
-    clock: Clock
-    planner: Planner
-    adapters: list[EvidenceAdapter]
-    store: MemoryStore
-    composer: Composer = EXTRACTIVE
-    memory_domain_hints: bool = False
-    plan_defaults: PlanDefaults = field(default_factory=PlanDefaults)
-    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
-
-    async def aclose(self) -> None:
-        for close in reversed(self.closers):
-            await close()
-        self.closers.clear()
 
 
 async def _nothing() -> None:
@@ -75,7 +55,7 @@ def build_adapters(settings: Settings) -> list[EvidenceAdapter]:
     return [*adapters_from_config(settings.mcp_config), fallback]
 
 
-async def build_gateway(settings: Settings) -> Gateway:
+async def build_deps(settings: Settings) -> Deps:
     store = await open_store(settings)
     planner, close_planner = build_planner(settings)
     adapters = build_adapters(settings)
@@ -85,7 +65,7 @@ async def build_gateway(settings: Settings) -> Gateway:
     if composer_model is not None:
         closers.append(composer_model.aclose)
     composer = make_composer(composer_model, timeout_s=settings.llm_timeout_s)
-    return Gateway(
+    return Deps(
         clock=SystemClock(),
         planner=planner,
         adapters=adapters,

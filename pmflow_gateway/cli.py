@@ -41,13 +41,15 @@ def _print_json(obj: object) -> None:
 
 
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
+    from pmflow_gateway.bootstrap import build_deps
     from pmflow_gateway.streams.app import Processor
     from pmflow_gateway.streams.health import configure_logging
     from pmflow_gateway.tracing import configure_tracing, shutdown_tracing
 
     async def run() -> None:
         # aiokafka clients must be created inside the running loop
-        processor = Processor(settings, stages=args.stage or (), grace_s=args.grace)
+        processor = Processor(settings, stages=args.stage or (), grace_s=args.grace,
+                              deps=lambda: build_deps(settings))
         print(f"pmflow-gateway: stages {', '.join(processor.stage_names)} on "
               f"{settings.kafka_bootstrap}", file=sys.stderr)
         await processor.app.run()
@@ -65,14 +67,14 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _ask_embedded(route: RouteDecided, settings: Settings, as_json: bool) -> int:
-    from pmflow_gateway.bootstrap import build_gateway
+    from pmflow_gateway.bootstrap import build_deps
     from pmflow_gateway.embedded import ask_in_process
 
     def progress(stage: str, event: object) -> None:
         if not as_json:
             print(f"· {stage_line(stage, event)}", file=sys.stderr)
 
-    gateway = await build_gateway(settings)
+    gateway = await build_deps(settings)
     try:
         outcome = await ask_in_process(route, gateway, progress=progress)
     finally:
@@ -163,7 +165,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_plan(args: argparse.Namespace, settings: Settings) -> int:
     from pmflow_gateway.bootstrap import build_planner
-    from pmflow_gateway.handlers.plan import PlanDefaults, finish_plan
+    from pmflow_gateway.handlers.plan import finish_plan
+    from pmflow_gateway.ports import PlanDefaults
 
     if bool(args.question) == bool(args.batch):
         print("error: give a QUESTION or --batch FILE (not both)", file=sys.stderr)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pmflow_gateway.bootstrap import Gateway
+from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import (
     AnswerReady,
     EvidenceCollected,
@@ -26,24 +26,24 @@ class Outcome:
     reply: ReplyRendered | None
 
 
-async def ask_in_process(route: RouteDecided, gateway: Gateway, *,
+async def ask_in_process(route: RouteDecided, deps: Deps, *,
                          progress: Progress | None = None) -> Outcome:
     """Plan, collect, answer, render and remember, exactly as the workers would."""
     report = progress or (lambda stage, event: None)
-    plan = await STAGES["plan"].handle(gateway, route)
+    plan = await STAGES["plan"].handle(deps, route)
     if plan is None:
         report("skipped", route)
         return Outcome(None, None, None, None)
     assert isinstance(plan, PlanCreated)
     report("plan", plan)
-    evidence = await STAGES["evidence"].handle(gateway, plan)
+    evidence = await STAGES["evidence"].handle(deps, plan)
     assert isinstance(evidence, EvidenceCollected)
     report("evidence", evidence)
-    answer = await STAGES["answer"].handle(gateway, evidence)
+    answer = await STAGES["answer"].handle(deps, evidence)
     assert isinstance(answer, AnswerReady)
     report("answer", answer)
-    reply = await STAGES["render"].handle(gateway, answer)
+    reply = await STAGES["render"].handle(deps, answer)
     assert isinstance(reply, ReplyRendered)
-    await STAGES["memory"].handle(gateway, answer)
+    await STAGES["memory"].handle(deps, answer)
     report("reply", reply)
     return Outcome(plan, evidence, answer, reply)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from pmflow_gateway.handlers.ports import AdapterResult
+from pmflow_gateway.ports import AdapterResult
 from pmflow_gateway.schemas import AdapterAttempt, ExternalEvidence, ExternalQueryPlan
 
 
@@ -66,7 +66,7 @@ class InMemoryStore:
         return True
 
     async def apply_feedback(self, event: object) -> bool:
-        from pmflow_gateway.handlers.ports import UnknownQuestion
+        from pmflow_gateway.ports import UnknownQuestion
 
         key = (event.tenant_id, event.question_id)  # type: ignore[attr-defined]
         if key not in self.answers:

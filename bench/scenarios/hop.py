@@ -41,7 +41,7 @@ async def measure(bootstrap: str, *, n: int, warmup: int) -> dict[str, Any]:
     await kafka.create_topics(bootstrap, topics, partitions=1, extra=[raw_topic])
     key, value = await answer_ready(run_id, 0)
     processor = Processor(Settings(kafka_bootstrap=bootstrap, topic_prefix=topics.prefix),
-                          stages=["render"], gateway=gateway(), grace_s=5)
+                          stages=["render"], deps=gateway(), grace_s=5)
     producer = kafka.producer(bootstrap)
     await producer.start()
     raw_in = await kafka.tail(bootstrap, [raw_topic])

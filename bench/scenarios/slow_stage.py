@@ -16,7 +16,7 @@ from faststream.kafka import KafkaBroker
 from bench import kafka
 from bench.fixtures import InstantAdapter, has_real_mcp_server, plan_created
 from bench.process import Worker
-from pmflow_gateway.bootstrap import SystemClock
+from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.handlers.evidence import collect_evidence
 from pmflow_gateway.schemas import PlanCreated, Topics
 from pmflow_gateway.streams.codec import encode

@@ -29,8 +29,8 @@ from pmflow_gateway.adapters.ssrf import (
     SafeFetcher,
     system_resolver,
 )
-from pmflow_gateway.handlers.ports import AdapterResult, Clock
 from pmflow_gateway.handlers.scoring import authority_score, freshness_score
+from pmflow_gateway.ports import AdapterResult, Clock
 from pmflow_gateway.schemas import AdapterAttempt, ExternalEvidence, ExternalQueryPlan
 
 ADAPTER = "live_search"

@@ -27,9 +27,9 @@ from pmflow_gateway.adapters.mcp_results import (
 )
 from pmflow_gateway.adapters.mcp_session import CircuitBreaker, McpSession
 from pmflow_gateway.handlers.evidence import canonical_url
-from pmflow_gateway.handlers.ports import AdapterResult
 from pmflow_gateway.handlers.scoring import FRESH_ENOUGH, authority_score, freshness_score
 from pmflow_gateway.mcp_server.terms import overlap, terms
+from pmflow_gateway.ports import AdapterResult
 from pmflow_gateway.schemas import AdapterAttempt, ExternalEvidence, ExternalQueryPlan
 
 ADAPTER = "mcp"

@@ -19,8 +19,6 @@ from urllib.parse import urlsplit
 from pmflow_gateway.handlers.compose import (
     EXTRACTIVE,
     URL_RE,
-    Composer,
-    Draft,
     asked_text,
     clean_sentences,
     folded,
@@ -29,8 +27,8 @@ from pmflow_gateway.handlers.compose import (
     strip_invisible,
 )
 from pmflow_gateway.handlers.evidence import canonical_url
-from pmflow_gateway.handlers.ports import Clock
 from pmflow_gateway.handlers.scoring import FRESH_ENOUGH
+from pmflow_gateway.ports import Clock, Composer, Draft
 from pmflow_gateway.schemas import (
     AnswerContract,
     AnswerReady,
@@ -45,8 +43,8 @@ from pmflow_gateway.schemas import (
     stage_event_id,
 )
 
-__all__ = [  # Draft is re-exported: callers of the first version imported it from here
-    "EXTERNAL_SOURCE_TYPES", "Draft", "is_english", "missing_detail", "registrable_domain",
+__all__ = [
+    "EXTERNAL_SOURCE_TYPES", "is_english", "missing_detail", "registrable_domain",
     "site_of", "source_title", "status_text", "url_key", "verify_and_compose", "verify_draft",
     "verify_evidence", "verify_sources",
 ]

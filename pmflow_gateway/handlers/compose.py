@@ -19,11 +19,10 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from pmflow_gateway.handlers.ports import ChatModel
+from pmflow_gateway.ports import ChatModel, Composer, Draft
 from pmflow_gateway.schemas import AnswerContract, ExternalEvidence, ExternalQueryPlan
 
 MAX_SENTENCE_CHARS = 280
@@ -187,22 +186,6 @@ def _has_content(text: str) -> bool:
     return sum(ch.isalnum() for ch in text) >= 2
 
 
-@dataclass(frozen=True, kw_only=True)
-class Draft:
-    """An answer before the answer verifier has seen it."""
-
-    answer: str
-    cited: list[int] = field(default_factory=list)
-    composer: str = "extractive"
-    note: str | None = None  # why a model composer fell back, when it did
-
-
-class Composer(Protocol):
-    """Writes a draft from numbered, verified evidence (item n is `items[n - 1]`)."""
-
-    async def compose(self, question: str, plan: ExternalQueryPlan,
-                      items: list[ExternalEvidence], *, timeout_s: float) -> Draft:
-        ...
 
 
 # ---------------------------------------------------------------- extractive

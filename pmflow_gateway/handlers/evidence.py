@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 from urllib.parse import urlsplit, urlunsplit
 
-from pmflow_gateway.handlers.ports import Clock, EvidenceAdapter
+from pmflow_gateway.ports import Clock, EvidenceAdapter
 from pmflow_gateway.schemas import (
     AdapterAttempt,
     AnswerContract,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from pmflow_gateway.handlers.ports import MemoryStore
+from pmflow_gateway.ports import MemoryStore
 from pmflow_gateway.schemas import AnswerReady, AnswerStatus, FeedbackGiven
 
 # Feedback that says the answer (or the route that led to it) should not be repeated.

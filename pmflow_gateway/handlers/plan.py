@@ -10,39 +10,20 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import timedelta
-from typing import Protocol
 
-from pmflow_gateway.handlers.ports import Clock
+from pmflow_gateway.ports import Clock, PlanDefaults, Planner
 from pmflow_gateway.schemas import (
     AnswerContract,
     ExternalQueryPlan,
     PlanCreated,
-    PlannerInfo,
     QuestionContext,
     RouteDecided,
     stage_event_id,
 )
 
-MAX_QUERIES = 3
-MAX_QUERY_CHARS = 200
 MAX_ENTITY_CHARS = 100
 _HOST = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}")
-
-
-class Planner(Protocol):
-    async def plan(self, route: RouteDecided) -> tuple[ExternalQueryPlan, PlannerInfo]:
-        """A plan for the question; never raises for a bad question (it plans `clarify`)."""
-        ...
-
-
-@dataclass(frozen=True, kw_only=True)
-class PlanDefaults:
-    deadline_ms: int = 20_000
-    result_limit: int = 3
-    max_queries: int = MAX_QUERIES
-    max_query_chars: int = MAX_QUERY_CHARS
 
 
 def is_for_us(route: RouteDecided) -> bool:

@@ -18,9 +18,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pmflow_gateway.handlers.plan import Planner
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
-from pmflow_gateway.handlers.ports import ChatModel
+from pmflow_gateway.ports import ChatModel, Planner
 from pmflow_gateway.schemas import (
     AnswerContract,
     ExternalQueryPlan,

@@ -20,8 +20,8 @@ from pmflow_gateway.handlers.answer import (
     verify_draft,
     verify_sources,
 )
-from pmflow_gateway.handlers.compose import Draft, asked_text, strip_invisible
-from pmflow_gateway.handlers.ports import Clock
+from pmflow_gateway.handlers.compose import asked_text, strip_invisible
+from pmflow_gateway.ports import Clock, Draft
 from pmflow_gateway.schemas import (
     AnswerReady,
     AnswerStatus,

@@ -22,8 +22,9 @@ from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaError
 from pydantic import ValidationError
 
-from pmflow_gateway.bootstrap import SystemClock
-from pmflow_gateway.handlers.plan import PlanDefaults, Planner, plan_question
+from pmflow_gateway.adapters.clock import SystemClock
+from pmflow_gateway.handlers.plan import plan_question
+from pmflow_gateway.ports import PlanDefaults, Planner
 from pmflow_gateway.schemas import AnswerContract, AnswerReady, RouteDecided, Topics
 from pmflow_gateway.settings import Settings
 

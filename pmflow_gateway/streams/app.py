@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
@@ -11,7 +11,7 @@ from faststream import FastStream
 from faststream.kafka import KafkaBroker, KafkaMessage
 from faststream.middlewares import AckPolicy
 
-from pmflow_gateway.bootstrap import Gateway, build_gateway
+from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import Topics
 from pmflow_gateway.settings import Settings
 from pmflow_gateway.streams.health import CONSUMER_LAG, IN_FLIGHT, HealthServer
@@ -46,7 +46,7 @@ class Processor:
     """The workers of the chosen stages in one process, on one FastStream broker."""
 
     def __init__(self, settings: Settings, *, stages: Sequence[str] = (),
-                 gateway: Gateway | None = None, grace_s: float = 10.0,
+                 deps: Deps | Callable[[], Awaitable[Deps]], grace_s: float = 10.0,
                  runner_config: RunnerConfig | None = None) -> None:
         unknown = set(stages) - set(STAGES)
         if unknown:
@@ -54,7 +54,10 @@ class Processor:
                              f"choose from {', '.join(STAGES)}")
         self.settings = settings
         self.topics = Topics(prefix=settings.topic_prefix)
-        self.gateway = gateway
+        # Built dependencies, or how to build them at start-up (inside the event loop, where
+        # the clients they hold must be made): the entry point decides, never this module.
+        self.deps: Deps | None = deps if isinstance(deps, Deps) else None
+        self._make_deps = None if isinstance(deps, Deps) else deps
         self.grace_s = grace_s
         self.stage_names = list(stages) or list(STAGES)
         self.broker = KafkaBroker(settings.kafka_bootstrap, logger=None,
@@ -74,7 +77,7 @@ class Processor:
         self.app.after_shutdown(self._close)
 
     def _add_runner(self, name: str, config: RunnerConfig) -> None:
-        runner = StageRunner(STAGES[name], gateway=self.gateway,
+        runner = StageRunner(STAGES[name], deps=self.deps,
                              publisher=self.publisher, topics=self.topics, config=config)
         subscriber = self.broker.subscriber(
             runner.topic,
@@ -102,10 +105,11 @@ class Processor:
         created = await ensure_topics(self.settings.kafka_bootstrap, self.topics)
         if created:
             log.info("created topics: %s", ", ".join(created))
-        if self.gateway is None:
-            self.gateway = await build_gateway(self.settings)
+        if self.deps is None:
+            assert self._make_deps is not None
+            self.deps = await self._make_deps()
         for runner in self.runners:
-            runner.gateway = self.gateway
+            runner.deps = self.deps
         await self.publisher.start()
 
     async def _start_committing(self) -> None:
@@ -144,8 +148,8 @@ class Processor:
 
     async def _close(self) -> None:
         await self.publisher.stop()
-        if self.gateway is not None:
-            await self.gateway.aclose()
+        if self.deps is not None:
+            await self.deps.aclose()
 
     async def start(self) -> None:
         """Start without FastStream's signal handling (tests and the in-process CLI)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, ConsumerRecord, TopicPartition
 from opentelemetry.trace import Span
 
-from pmflow_gateway.bootstrap import Gateway
+from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import DeadLettered, Topics
 from pmflow_gateway.schemas.contracts import Frozen
 from pmflow_gateway.schemas.events import Envelope
@@ -45,12 +45,12 @@ class RunnerConfig:
 
 
 class StageRunner:
-    def __init__(self, stage: Stage, *, gateway: Gateway | None, publisher: EventPublisher,
+    def __init__(self, stage: Stage, *, deps: Deps | None, publisher: EventPublisher,
                  topics: Topics, config: RunnerConfig) -> None:
         self.stage = stage
         self.topic = stage.source(topics)
         self.group_id = f"{topics.prefix}gateway-{stage.name}"
-        self.gateway = gateway  # bound at start-up, when the gateway has been built
+        self.deps = deps  # bound at start-up, once the dependencies are built
         self._publisher = publisher
         self._topics = topics
         self._config = config
@@ -61,9 +61,9 @@ class StageRunner:
         self._seconds = STAGE_SECONDS.labels(stage.name)  # the labelled child, looked up once
         self.counts = {"processed": 0, "skipped": 0, "dead_lettered": 0, "failed": 0}
 
-    def _bound(self) -> Gateway:
-        assert self.gateway is not None, "runner used before start-up bound its gateway"
-        return self.gateway
+    def _bound(self) -> Deps:
+        assert self.deps is not None, "runner used before start-up bound its dependencies"
+        return self.deps
 
     async def on_batch(self, records: Iterable[ConsumerRecord]) -> None:
         for record in records:

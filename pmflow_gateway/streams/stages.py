@@ -12,7 +12,6 @@ from typing import Any
 from opentelemetry.trace import Span
 
 from pmflow_gateway import tracing
-from pmflow_gateway.bootstrap import Gateway
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.evidence import collect_evidence
 from pmflow_gateway.handlers.failure import failed_answer
@@ -23,6 +22,7 @@ from pmflow_gateway.handlers.memory import (
 )
 from pmflow_gateway.handlers.plan import is_for_us, plan_question
 from pmflow_gateway.handlers.render import render_reply
+from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import (
     AnswerReady,
     EvidenceCollected,
@@ -35,7 +35,7 @@ from pmflow_gateway.schemas import (
 from pmflow_gateway.schemas.contracts import Frozen
 from pmflow_gateway.schemas.events import Envelope
 
-Handle = Callable[[Gateway, Any], Awaitable[Frozen | None]]
+Handle = Callable[[Deps, Any], Awaitable[Frozen | None]]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,31 +50,31 @@ class Stage:
     gives_up_with_answer: bool = False
 
 
-async def _plan(g: Gateway, e: RouteDecided) -> PlanCreated | None:
+async def _plan(g: Deps, e: RouteDecided) -> PlanCreated | None:
     hints = (await preferred_domain_hints(g.store, e.tenant_id, e.question)
              if g.memory_domain_hints and is_for_us(e) else [])
     return await plan_question(e, planner=g.planner, clock=g.clock, defaults=g.plan_defaults,
                                domain_hints=hints)
 
 
-async def _evidence(g: Gateway, e: PlanCreated) -> EvidenceCollected:
+async def _evidence(g: Deps, e: PlanCreated) -> EvidenceCollected:
     return await collect_evidence(e, adapters=g.adapters, clock=g.clock)
 
 
-async def _answer(g: Gateway, e: EvidenceCollected) -> AnswerReady:
+async def _answer(g: Deps, e: EvidenceCollected) -> AnswerReady:
     return await verify_and_compose(e, clock=g.clock, composer=g.composer)
 
 
-async def _render(g: Gateway, e: AnswerReady) -> Frozen:
+async def _render(g: Deps, e: AnswerReady) -> Frozen:
     return render_reply(e, clock=g.clock)
 
 
-async def _remember(g: Gateway, e: AnswerReady) -> None:
+async def _remember(g: Deps, e: AnswerReady) -> None:
     with tracing.span("db write qa_records", **{"db.operation.name": "record_answer"}) as s:
         s.set_attribute("pmflow.applied", await remember_answer(e, store=g.store))
 
 
-async def _feedback(g: Gateway, e: FeedbackGiven) -> None:
+async def _feedback(g: Deps, e: FeedbackGiven) -> None:
     with tracing.span("db write qa_records", **{"db.operation.name": "apply_feedback"}) as s:
         s.set_attribute("pmflow.applied", await remember_feedback(e, store=g.store))
 
@@ -104,7 +104,7 @@ STAGES: dict[str, Stage] = {
 }
 
 
-def give_up_answer(g: Gateway, event: Envelope, reason: str) -> AnswerReady:
+def give_up_answer(g: Deps, event: Envelope, reason: str) -> AnswerReady:
     assert isinstance(event, RouteDecided | PlanCreated | EvidenceCollected)
     return failed_answer(event, reason, clock=g.clock)
 

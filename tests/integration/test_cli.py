@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from pmflow_gateway.bootstrap import build_deps
 from pmflow_gateway.schemas import AnswerStatus, Topics
 from pmflow_gateway.settings import Settings
 from pmflow_gateway.streams.app import Processor
@@ -73,7 +74,7 @@ def test_bad_input_gets_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
 async def workers(kafka_bootstrap: str, topics: Topics, tmp_path: Path) -> AsyncIterator[Processor]:
     settings = Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix,
                         data_dir=tmp_path, http_port=0)
-    proc = Processor(settings, grace_s=5)
+    proc = Processor(settings, grace_s=5, deps=lambda: build_deps(settings))
     await proc.start()
     yield proc
     await proc.stop()

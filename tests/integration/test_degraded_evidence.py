@@ -11,12 +11,14 @@ from collections.abc import Iterator
 import orjson
 import pytest
 
+from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.adapters.live_search import LiveSearchAdapter
 from pmflow_gateway.adapters.mcp import McpAdapter
 from pmflow_gateway.adapters.search_engines import SearxngJson
-from pmflow_gateway.bootstrap import Gateway, SystemClock
 from pmflow_gateway.embedded import ask_in_process
+from pmflow_gateway.handlers.compose import EXTRACTIVE
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
+from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided
 from tests.fakes import InMemoryStore
 from tests.integration.test_live_search_local_site import ANSWER_PAGE, HTML, searx_results
@@ -43,15 +45,16 @@ def route(question_id: str) -> RouteDecided:
                                         "deadline_ms": DEADLINE_MS})
 
 
-def gateway(mcp: McpAdapter, site: LocalSite | None) -> Gateway:
+def gateway(mcp: McpAdapter, site: LocalSite | None) -> Deps:
     endpoint = site.url("/search", host="localhost") if site else "http://localhost:9/search"
     fallback = LiveSearchAdapter(engine=SearxngJson(endpoint.removesuffix("/search")),
                                  allow_hosts=["localhost"] if site else [])
-    return Gateway(clock=SystemClock(), planner=RulesPlanner(), adapters=[mcp, fallback],
+    return Deps(
+        composer=EXTRACTIVE, clock=SystemClock(), planner=RulesPlanner(), adapters=[mcp, fallback],
                    store=InMemoryStore())
 
 
-async def _ask(g: Gateway, question_id: str) -> tuple[float, object]:
+async def _ask(g: Deps, question_id: str) -> tuple[float, object]:
     started = time.monotonic()
     outcome = await ask_in_process(route(question_id), g)
     return time.monotonic() - started, outcome.answer

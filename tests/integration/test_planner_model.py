@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from pmflow_gateway.adapters.llm import OpenAIChatModel
-from pmflow_gateway.handlers.plan import PlanDefaults, plan_question
+from pmflow_gateway.handlers.plan import plan_question
 from pmflow_gateway.handlers.planner_model import ModelPlanner
 from pmflow_gateway.handlers.planner_rules import plan_by_rules
+from pmflow_gateway.ports import PlanDefaults
 from pmflow_gateway.schemas import ExternalQueryPlan, PlannerInfo, RouteDecided
 from tests.fakes import FixedClock
 from tests.support.openai_server import ScriptedOpenAI

@@ -8,11 +8,12 @@ from datetime import UTC, datetime, timedelta
 import orjson
 import pytest
 
-from pmflow_gateway.bootstrap import Gateway, SystemClock
+from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.embedded import ask_in_process
-from pmflow_gateway.handlers.plan import PlanDefaults
+from pmflow_gateway.handlers.compose import EXTRACTIVE
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
 from pmflow_gateway.ops.replay import SKIPPED, WOULD_SEARCH, parse_time, replay
+from pmflow_gateway.ports import Deps, PlanDefaults
 from pmflow_gateway.schemas import (
     AnswerContract,
     ExternalQueryPlan,
@@ -48,7 +49,8 @@ def _route(question_id: str, *, tenant: str = "acme", route_mode: str = "externa
 
 async def _record(bootstrap: str, topics: Topics, routes: list[RouteDecided]) -> None:
     """Publish the questions and what the current pipeline answered for them."""
-    gateway = Gateway(clock=SystemClock(), planner=RulesPlanner(),
+    gateway = Deps(
+        composer=EXTRACTIVE, clock=SystemClock(), planner=RulesPlanner(),
                       adapters=[FakeAdapter("mcp", items=[WEATHER])], store=InMemoryStore())
     await produce(bootstrap, topics.route_decided,
                   [(r.question_id.encode(), encode(r)) for r in routes])

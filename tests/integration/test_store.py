@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from pmflow_gateway.adapters.store import SqlMemoryStore, open_store
 from pmflow_gateway.adapters.store_schema import applied_events, qa_records
 from pmflow_gateway.handlers.memory import preferred_domain_hints, remember_answer
-from pmflow_gateway.handlers.ports import UnknownQuestion
+from pmflow_gateway.ports import UnknownQuestion
 from pmflow_gateway.schemas import AnswerStatus
 from pmflow_gateway.settings import Settings
 from tests.fakes import FixedClock

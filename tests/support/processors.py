@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
-from pmflow_gateway.bootstrap import Gateway, SystemClock
+from pmflow_gateway.adapters.clock import SystemClock
+from pmflow_gateway.handlers.compose import EXTRACTIVE
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
-from pmflow_gateway.handlers.ports import EvidenceAdapter, MemoryStore
+from pmflow_gateway.ports import Deps, EvidenceAdapter, MemoryStore
 from pmflow_gateway.schemas import Topics
 from pmflow_gateway.settings import Settings
 from pmflow_gateway.streams.app import Processor
@@ -22,11 +23,12 @@ async def running(bootstrap: str, topics: Topics, *,
                   store: MemoryStore | None = None,
                   runner_config: RunnerConfig | None = None) -> AsyncIterator[Processor]:
     """Every stage in this process; by default the MCP adapter answers with WEATHER."""
-    gateway = Gateway(clock=SystemClock(), planner=RulesPlanner(),
+    gateway = Deps(
+        composer=EXTRACTIVE, clock=SystemClock(), planner=RulesPlanner(),
                       adapters=list(adapters or [FakeAdapter("mcp", items=[WEATHER])]),
                       store=store or InMemoryStore())
     settings = Settings(kafka_bootstrap=bootstrap, topic_prefix=topics.prefix, http_port=0)
-    proc = Processor(settings, gateway=gateway, grace_s=5, runner_config=runner_config)
+    proc = Processor(settings, deps=gateway, grace_s=5, runner_config=runner_config)
     await proc.start()
     try:
         yield proc

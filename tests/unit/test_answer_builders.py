@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from pmflow_gateway.handlers.ports import Clock
+from pmflow_gateway.ports import Clock
 from pmflow_gateway.schemas import (
     EvidenceCollected,
     ExternalEvidence,

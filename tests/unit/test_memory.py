@@ -15,7 +15,7 @@ from pmflow_gateway.handlers.memory import (
     remember_feedback,
     source_domain,
 )
-from pmflow_gateway.handlers.ports import SimilarQuestion
+from pmflow_gateway.ports import SimilarQuestion
 from pmflow_gateway.schemas import AnswerReady, FeedbackGiven
 from tests.support.pg import answer_ready, feedback_given
 

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from pmflow_gateway.bootstrap import Gateway
 from pmflow_gateway.embedded import ask_in_process
+from pmflow_gateway.handlers.compose import EXTRACTIVE
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
+from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided
 from tests.fakes import WEATHER, FakeAdapter, FixedClock, InMemoryStore
 from tests.unit.test_codec import PMFLOW_EXAMPLE
 
 
-def gateway(*adapters: FakeAdapter) -> Gateway:
-    return Gateway(clock=FixedClock(), planner=RulesPlanner(), adapters=list(adapters),
+def gateway(*adapters: FakeAdapter) -> Deps:
+    return Deps(
+        composer=EXTRACTIVE, clock=FixedClock(), planner=RulesPlanner(), adapters=list(adapters),
                    store=InMemoryStore())
 
 

@@ -1,12 +1,14 @@
-"""The outside systems the stage cores talk to, as small Protocols.
+"""The ports: the outside systems and strategies the stage cores talk to, as small Protocols,
+and `Deps`, the container of one process's implementations of them.
 
-Each has one real implementation under `pmflow_gateway.adapters` and, for unit tests, an
-in-memory fake under `tests/fakes.py`.
+Each outside system has one real implementation under `pmflow_gateway.adapters` and one
+in-memory fake in `tests/fakes.py`. Only entry points (`bootstrap.py`, tests, bench) build a
+`Deps`; the Kafka runtime (`streams/`) and the stage cores receive one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -17,6 +19,8 @@ from pmflow_gateway.schemas import (
     ExternalEvidence,
     ExternalQueryPlan,
     FeedbackGiven,
+    PlannerInfo,
+    RouteDecided,
 )
 
 
@@ -92,3 +96,54 @@ class MemoryStore(Protocol):
 
 class UnknownQuestion(LookupError):
     """Feedback for a question this tenant never asked (or another tenant's)."""
+
+
+class Planner(Protocol):
+    async def plan(self, route: RouteDecided) -> tuple[ExternalQueryPlan, PlannerInfo]:
+        """A plan for the question; never raises for a bad question (it plans `clarify`)."""
+        ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlanDefaults:
+    deadline_ms: int = 20_000
+    result_limit: int = 3
+    max_queries: int = 3
+    max_query_chars: int = 200
+
+
+@dataclass(frozen=True, kw_only=True)
+class Draft:
+    """An answer before the answer verifier has seen it."""
+
+    answer: str
+    cited: list[int] = field(default_factory=list)
+    composer: str = "extractive"
+    note: str | None = None  # why a model composer fell back, when it did
+
+
+class Composer(Protocol):
+    """Writes a draft from numbered, verified evidence (item n is `items[n - 1]`)."""
+
+    async def compose(self, question: str, plan: ExternalQueryPlan,
+                      items: list[ExternalEvidence], *, timeout_s: float) -> Draft:
+        ...
+
+
+@dataclass(kw_only=True)
+class Deps:
+    """Everything the stage cores need, built once per process by an entry point."""
+
+    clock: Clock
+    planner: Planner
+    adapters: list[EvidenceAdapter]
+    store: MemoryStore
+    composer: Composer
+    memory_domain_hints: bool = False
+    plan_defaults: PlanDefaults = field(default_factory=PlanDefaults)
+    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+
+    async def aclose(self) -> None:
+        for close in reversed(self.closers):
+            await close()
+        self.closers.clear()
