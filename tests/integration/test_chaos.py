@@ -80,18 +80,21 @@ class Replies:
 
 
 async def qa_rows(database_url: str, tenant: str, *, expect: int,
-                  timeout_s: float = 60) -> tuple[int, int]:
+                  stall_s: float = 60) -> tuple[int, int]:
     """QA rows of the tenant (all, distinct questions), once the memory writer (which runs
-    beside the renderer, so may still be busy when the last reply is out) has written `expect`."""
+    beside the renderer, so may still be busy when the last reply is out) has written `expect`,
+    or has written nothing new for `stall_s` (a loaded machine is slow, not lossy)."""
     engine = create_async_engine(database_url)
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
+    last, deadline = -1, loop.time() + stall_s
     try:
         while True:
             async with engine.connect() as conn:
                 row = (await conn.execute(text(
                     "select count(*), count(distinct question_id) from qa_records "
                     "where tenant_id = :t"), {"t": tenant})).one()
+            if int(row[0]) > last:
+                last, deadline = int(row[0]), loop.time() + stall_s
             if int(row[0]) >= expect or loop.time() > deadline:
                 return int(row[0]), int(row[1])
             await asyncio.sleep(0.5)
