@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from mcp.types import CallToolResult, TextContent
 
-from pmflow_gateway.mcp_server.terms import terms
+from pmflow_gateway.contract.terms import terms
 
 URL_KEYS = ("url", "link", "href", "contentUrl", "content_url", "source_url", "uri")
 TITLE_KEYS = ("title", "name", "headline")

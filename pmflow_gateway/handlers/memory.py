@@ -11,8 +11,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
+from pmflow_gateway.contract.urls import bare_host
 from pmflow_gateway.ports import MemoryStore
 from pmflow_gateway.schemas import AnswerReady, AnswerStatus, FeedbackGiven
 
@@ -36,13 +36,7 @@ async def remember_feedback(event: FeedbackGiven, *, store: MemoryStore) -> bool
 def source_domain(url: str) -> str | None:
     """The host a source came from, in the form `scoring.authority_score` matches
     preferred domains against (lower case, no `www.`)."""
-    try:
-        host = urlsplit(url).hostname
-    except ValueError:
-        return None
-    if not host:
-        return None
-    return host.removeprefix("www.")
+    return bare_host(url) or None
 
 
 def is_good_answer(status: str, feedback_outcome: str | None) -> bool:

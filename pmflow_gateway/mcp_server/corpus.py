@@ -10,7 +10,7 @@ from importlib import resources
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pmflow_gateway.mcp_server.terms import terms
+from pmflow_gateway.contract.terms import terms
 
 
 @dataclass(frozen=True, kw_only=True)
