@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timedelta
-from urllib.parse import urlsplit
 
 from pmflow_gateway.contract.terms import overlap, terms
 from pmflow_gateway.contract.text import names_a_day
-from pmflow_gateway.contract.urls import host_within
+from pmflow_gateway.contract.urls import host_of, host_within
 from pmflow_gateway.schemas import ExternalQueryPlan, QueryKind
 
 # How long a fact of each kind stays fresh: weather and markets in hours, news in days,
@@ -39,10 +38,9 @@ def freshness_score(published_at: datetime | None, kind: QueryKind, now: datetim
 
 def authority_score(url: str, preferred_domains: list[str]) -> float:
     """Preferred or official domains count most; https counts a little."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
+    host = host_of(url)
     score = 0.3
-    if parts.scheme == "https":
+    if url.lower().startswith("https:"):
         score += 0.1
     if host_within(host, preferred_domains):
         score += 0.5
