@@ -13,7 +13,7 @@ from typing import Any
 
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.embedded import ask_in_process
-from pmflow_gateway.handlers.compose import EXTRACTIVE
+from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.plan import plan_question
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
 from pmflow_gateway.ports import AdapterResult, Deps, PlanDefaults

@@ -11,7 +11,7 @@ from pmflow_gateway.adapters.llm import OpenAIChatModel
 from pmflow_gateway.adapters.mcp import adapters_from_config
 from pmflow_gateway.adapters.search_engines import DuckDuckGoHtml, SearxngJson
 from pmflow_gateway.adapters.store import open_store
-from pmflow_gateway.handlers.compose import make_composer
+from pmflow_gateway.handlers.composers import make_composer
 from pmflow_gateway.handlers.planner_model import ModelPlanner
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
 from pmflow_gateway.ports import Deps, EvidenceAdapter, PlanDefaults, Planner

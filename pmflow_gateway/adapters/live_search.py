@@ -1,9 +1,10 @@
 """The bounded live-search fallback: search, fetch the top results, keep the passage that answers.
 
-It runs when MCP is down, slow or empty (seed 000 keeps DuckDuckGo HTML only as this
-fallback). Everything is capped: queries, pages, bytes per page, total time. Only the search
-engine's result links are fetched, never a URL found inside a fetched page, and every fetch
-goes through the SSRF guard. Failures become attempt records; `collect` never raises.
+It runs when MCP is down, slow or empty: scraping a search engine's HTML is too fragile to be
+the first choice, so it serves only as this fallback. Everything is capped: queries, pages,
+bytes per page, total time. Only the search engine's result links are fetched, never a URL
+found inside a fetched page, and every fetch goes through the SSRF guard. Failures become
+attempt records; `collect` never raises.
 """
 
 from __future__ import annotations
@@ -13,12 +14,11 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from urllib.parse import urlsplit, urlunsplit
 
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.adapters.page_text import PageText, read_page
 from pmflow_gateway.adapters.passages import BM25, chunk_text
-from pmflow_gateway.adapters.published import mentions_a_date, parse_date, published_at
+from pmflow_gateway.adapters.published import parse_date, published_at
 from pmflow_gateway.adapters.search_engines import DuckDuckGoHtml, SearchEngine, SearchHit
 from pmflow_gateway.adapters.ssrf import (
     FetchedPage,
@@ -29,7 +29,8 @@ from pmflow_gateway.adapters.ssrf import (
     SafeFetcher,
     system_resolver,
 )
-from pmflow_gateway.handlers.scoring import authority_score, freshness_score
+from pmflow_gateway.contract.scoring import authority_score, freshness_score, grounded_fields
+from pmflow_gateway.contract.urls import bare_host, canonical_url, host_of
 from pmflow_gateway.ports import AdapterResult, Clock
 from pmflow_gateway.schemas import AdapterAttempt, ExternalEvidence, ExternalQueryPlan
 
@@ -50,7 +51,7 @@ class _Call:
 
     def attempt(self) -> AdapterAttempt:
         latency = ((self.finished or time.monotonic()) - self.started) * 1000
-        return AdapterAttempt(adapter=ADAPTER, server=urlsplit(self.url).hostname,
+        return AdapterAttempt(adapter=ADAPTER, server=host_of(self.url) or None,
                               tool=self.tool, outcome=self.outcome,
                               latency_ms=round(latency, 1), evidence_count=self.count,
                               error=self.error)
@@ -234,10 +235,9 @@ class LiveSearchAdapter:
               score: float) -> ExternalEvidence:
         assert page.text is not None and page.retrieved_at is not None
         url = page.final_url or page.hit.url
-        host = (urlsplit(url).hostname or "").removeprefix("www.")
         return ExternalEvidence(
             source_type="url",
-            source_label=page.text.site_name or host,
+            source_label=page.text.site_name or bare_host(url),
             title=page.text.title or page.hit.title or url,
             target_url=url,
             snippet=chunk,
@@ -254,28 +254,10 @@ class LiveSearchAdapter:
         """Nothing held open: each fetch opens and closes its own pinned connection pool."""
 
 
-def grounded_fields(plan: ExternalQueryPlan, chunk: str) -> list[str]:
-    """The plan fields this passage speaks to. A time range counts as supported when the
-    passage names it or carries a date (a forecast or report dated by day)."""
-    text = _squash(chunk)
-    fields = []
-    if plan.location_hint and _squash(plan.location_hint) in text:
-        fields.append("location_hint")
-    if plan.time_range_hint and (_squash(plan.time_range_hint) in text or mentions_a_date(chunk)):
-        fields.append("time_range_hint")
-    if any(_squash(entity) in text for entity in plan.subject_entities if entity.strip()):
-        fields.append("subject_entities")
-    return fields
-
-
 def _is_html(page: FetchedPage) -> bool:
     if page.content_type:
         return "html" in page.content_type
     return page.text.lstrip()[:1] == "<"  # servers that send no Content-Type at all
-
-
-def _squash(text: str) -> str:
-    return "".join(text.lower().split())
 
 
 def _interleave_unique(result_lists: list[list[SearchHit]]) -> list[SearchHit]:
@@ -285,7 +267,7 @@ def _interleave_unique(result_lists: list[list[SearchHit]]) -> list[SearchHit]:
     for rank in range(max((len(r) for r in result_lists), default=0)):
         for results in result_lists:
             if rank < len(results):
-                key = urlunsplit(urlsplit(results[rank].url)._replace(fragment=""))
+                key = canonical_url(results[rank].url)
                 if key not in seen:
                     seen.add(key)
                     merged.append(results[rank])

@@ -26,14 +26,17 @@ from pmflow_gateway.adapters.mcp_results import (
     tool_error_text,
 )
 from pmflow_gateway.adapters.mcp_session import CircuitBreaker, McpSession
-from pmflow_gateway.handlers.evidence import canonical_url
-from pmflow_gateway.handlers.scoring import FRESH_ENOUGH, authority_score, freshness_score
-from pmflow_gateway.mcp_server.terms import overlap, terms
+from pmflow_gateway.contract.scoring import (
+    FRESH_ENOUGH,
+    authority_score,
+    freshness_score,
+    grounded_fields,
+)
+from pmflow_gateway.contract.urls import canonical_url
 from pmflow_gateway.ports import AdapterResult
 from pmflow_gateway.schemas import AdapterAttempt, ExternalEvidence, ExternalQueryPlan
 
 ADAPTER = "mcp"
-GROUNDING_OVERLAP = 0.5  # share of a hint's terms a text must contain to support it
 
 
 class ToolSession(Protocol):
@@ -199,21 +202,6 @@ class McpAdapter:
                           "published_at": hit.published_at.isoformat() if hit.published_at
                           else None},
         )
-
-
-def grounded_fields(plan: ExternalQueryPlan, text: str) -> list[str]:
-    """Which plan fields the text supports: the hint itself appears, or most of its terms."""
-
-    def supports(hint: str | None) -> bool:
-        if not hint or not hint.strip():
-            return False
-        return hint.casefold() in text.casefold() or overlap(terms(hint), text) >= GROUNDING_OVERLAP
-
-    fields = [name for name in ("location_hint", "time_range_hint")
-              if supports(getattr(plan, name))]
-    if any(supports(entity) for entity in plan.subject_entities):
-        fields.append("subject_entities")
-    return fields
 
 
 def plan_values(plan: ExternalQueryPlan, **extra: Any) -> dict[str, Any]:

@@ -17,7 +17,8 @@ from urllib.parse import urlsplit
 
 from mcp.types import CallToolResult, TextContent
 
-from pmflow_gateway.mcp_server.terms import terms
+from pmflow_gateway.contract.terms import terms
+from pmflow_gateway.contract.urls import host_of
 
 URL_KEYS = ("url", "link", "href", "contentUrl", "content_url", "source_url", "uri")
 TITLE_KEYS = ("title", "name", "headline")
@@ -78,7 +79,7 @@ def hit_from_page(url: str, result: CallToolResult, *, query: str, now: datetime
     best = max(paragraphs, key=lambda p: len(wanted & terms(p)))
     return Hit(title=title, url=url, snippet=best[:SNIPPET_CHARS],
                published_at=date_in_text(text, now, labelled_only=False),
-               site=urlsplit(url).hostname, source_type="url")
+               site=host_of(url) or None, source_type="url")
 
 
 def date_in_text(text: str, now: datetime, *, labelled_only: bool = True) -> datetime | None:

@@ -16,9 +16,8 @@ from typing import Any
 from lxml import etree
 from lxml import html as lxml_html
 
-# Zero-width, joiners, bidi controls, soft hyphen, BOM: invisible yet able to hide words.
-INVISIBLE_CHARS = re.compile(
-    "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+from pmflow_gateway.contract.text import strip_invisible
+
 HIDING_STYLE = re.compile(
     r"display\s*:\s*none|visibility\s*:\s*hidden"
     r"|font-size\s*:\s*0+(?:\.0+)?\s*(?:px|em|rem|pt|%)?\s*(?:;|$)"
@@ -44,7 +43,7 @@ class PageText:
 def read_page(page_html: str) -> PageText:
     """Title, site name and visible main text of an HTML page (empty text if unreadable)."""
     try:
-        tree = lxml_html.document_fromstring(INVISIBLE_CHARS.sub("", page_html))
+        tree = lxml_html.document_fromstring(strip_invisible(page_html))
     except (ValueError, etree.ParserError):
         return PageText(title="", site_name=None, text="")
     title = _meta(tree, "og:title") or _first_text(tree, "title")
@@ -100,7 +99,7 @@ def _main_text(cleaned_html: str, tree: Any) -> str:
     # trafilatura drops boilerplate but sometimes the answer with it (short pages, forecast
     # tables); keep its reading only when it kept a fair share of the visible text.
     if extracted and (len(extracted) >= 200 or len(extracted) >= 0.5 * len(plain)):
-        return INVISIBLE_CHARS.sub("", extracted)
+        return strip_invisible(extracted)
     return plain
 
 

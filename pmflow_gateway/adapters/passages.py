@@ -13,22 +13,19 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|(?<=[.])(?=\s)|\n+")
-CJK_RUN = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+"
+from pmflow_gateway.contract.text import CJK_CHARS, split_sentences
+
+CJK_RUN = rf"[{CJK_CHARS}]+"
 TOKEN = re.compile(rf"{CJK_RUN}|[a-z0-9]+(?:[.'][a-z0-9]+)*", re.IGNORECASE)
 CJK_ONLY = re.compile(CJK_RUN)
 CJK_PUNCTUATION = re.compile(r"[\u3000-\u303f\uff00-\uffef]")
-
-
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in SENTENCE_END.split(text) if s and s.strip()]
 
 
 def chunk_text(text: str, *, target_chars: int = 500, max_chars: int = 600) -> list[str]:
     """Whole sentences packed into chunks of about `target_chars`, never over `max_chars`."""
     chunks: list[str] = []
     current = ""
-    for sentence in sentences(text):
+    for sentence in split_sentences(text):
         pieces = [sentence[i:i + max_chars] for i in range(0, len(sentence), max_chars)]
         for piece in pieces:  # only a sentence longer than max_chars is cut mid-way
             joiner = "" if not current or _is_cjk_boundary(current, piece) else " "

@@ -17,6 +17,8 @@ from typing import Any
 from lxml import etree
 from lxml import html as lxml_html
 
+from pmflow_gateway.contract.text import VISIBLE_DATE, date_from_match
+
 META_DATE_KEYS = (
     "article:published_time", "og:published_time", "og:article:published_time",
     "article:modified_time", "og:updated_time", "datepublished", "date", "pubdate",
@@ -27,25 +29,6 @@ JSON_LD_KEYS = ("datePublished", "dateCreated", "dateModified", "uploadDate")
 EARLIEST = datetime(1995, 1, 1, tzinfo=UTC)
 FUTURE_SLACK = timedelta(days=1)
 
-MONTHS = {name: number for number, names in enumerate(
-    [("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"),
-     ("may",), ("jun", "june"), ("jul", "july"), ("aug", "august"),
-     ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
-     ("dec", "december")], start=1) for name in names}
-_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
-VISIBLE_DATE = re.compile(
-    r"(?P<y1>(?:19|20)\d{2})\s*[-/.]\s*(?P<m1>\d{1,2})\s*[-/.]\s*(?P<d1>\d{1,2})(?!\d)"
-    r"|(?P<y2>(?:19|20)\d{2})\s*年\s*(?P<m2>\d{1,2})\s*月\s*(?P<d2>\d{1,2})\s*[日号]"
-    rf"|\b(?P<mon3>{_MONTH})\.?\s+(?P<d3>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y3>(?:19|20)\d{{2}})\b"
-    rf"|\b(?P<d4>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mon4>{_MONTH})\.?,?\s+(?P<y4>(?:19|20)\d{{2}})\b",
-    re.IGNORECASE,
-)
-# Days named without a year: enough to say a passage speaks about particular days.
-DAY_MENTION = re.compile(
-    r"\d{1,2}\s*月\s*\d{1,2}\s*[日号]|(?:周|星期|礼拜)[一二三四五六日天]|今天|明天|后天"
-    r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\btoday\b|\btomorrow\b",
-    re.IGNORECASE,
-)
 
 
 def published_at(page_html: str, visible_text: str, now: datetime) -> datetime | None:
@@ -68,17 +51,10 @@ def published_at(page_html: str, visible_text: str, now: datetime) -> datetime |
 def first_visible_date(text: str, now: datetime) -> datetime | None:
     """The first plausible date written in the text (2026-12-01, 2026年12月1日, Dec 1, 2026)."""
     for match in VISIBLE_DATE.finditer(text):
-        moment = _date_from_match(match)
+        moment = date_from_match(match)
         if moment is not None and _plausible(moment, now):
             return moment
     return None
-
-
-def mentions_a_date(text: str) -> bool:
-    """Whether the text names a day: a full date, 12月3日, a weekday, today or tomorrow."""
-    if DAY_MENTION.search(text):
-        return True
-    return any(_date_from_match(m) is not None for m in VISIBLE_DATE.finditer(text))
 
 
 def parse_date(text: str) -> datetime | None:
@@ -94,27 +70,12 @@ def parse_date(text: str) -> datetime | None:
         moment = datetime.fromisoformat(cleaned)
     except ValueError:
         match = VISIBLE_DATE.search(text)
-        return _date_from_match(match) if match else None
+        return date_from_match(match) if match else None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _plausible(moment: datetime, now: datetime) -> bool:
     return EARLIEST <= moment <= now + FUTURE_SLACK
-
-
-def _date_from_match(match: re.Match[str]) -> datetime | None:
-    groups = match.groupdict()
-    for n in "1234":
-        year = groups.get(f"y{n}")
-        if year is None:
-            continue
-        month_text = groups.get(f"m{n}") or groups.get(f"mon{n}") or ""
-        month = int(month_text) if month_text.isdigit() else MONTHS.get(month_text.lower(), 0)
-        try:
-            return datetime(int(year), month, int(groups[f"d{n}"] or 0), tzinfo=UTC)
-        except ValueError:  # 2026-13-45 is a version number, not a date
-            return None
-    return None
 
 
 def _meta_dates(tree: Any) -> Iterator[str]:

@@ -22,8 +22,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from pmflow_gateway.adapters.migrations import apply_migrations
 from pmflow_gateway.adapters.store_schema import applied_events, qa_records, query_route_memories
-from pmflow_gateway.handlers.memory import rank_good_domains
-from pmflow_gateway.handlers.similarity import most_similar, question_key
+from pmflow_gateway.contract.memory_rules import rank_good_domains
+from pmflow_gateway.contract.similarity import most_similar, question_key
 from pmflow_gateway.ports import Clock, SimilarQuestion, UnknownQuestion
 from pmflow_gateway.schemas import AnswerReady, FeedbackGiven
 from pmflow_gateway.settings import Settings

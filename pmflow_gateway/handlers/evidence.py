@@ -6,11 +6,11 @@ after it, and stops at the first that returns usable evidence. Every attempt is 
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Sequence
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
+from pmflow_gateway.contract.urls import canonical_url
 from pmflow_gateway.ports import Clock, EvidenceAdapter
 from pmflow_gateway.schemas import (
     AdapterAttempt,
@@ -26,14 +26,6 @@ MIN_ATTEMPT_S = 0.05
 # An adapter that is not the last may use this share of the time left, so a hung MCP server
 # still leaves the fallback a real chance inside the question's deadline.
 EARLIER_ADAPTER_SHARE = 0.6
-
-
-@functools.lru_cache(maxsize=8192)  # pure; the verifier asks again for the same URLs
-def canonical_url(url: str) -> str:
-    """Scheme and host lower-cased, fragment and trailing slash dropped: one page, one key."""
-    parts = urlsplit(url.strip())
-    path = parts.path.rstrip("/") or "/"
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
 
 
 def usable(items: Sequence[ExternalEvidence]) -> list[ExternalEvidence]:

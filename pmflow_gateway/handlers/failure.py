@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from pmflow_gateway.handlers.answer import status_text
+from pmflow_gateway.contract.statuses import status_text
 from pmflow_gateway.ports import Clock
 from pmflow_gateway.schemas import (
     AnswerReady,

@@ -1,26 +1,17 @@
 """Memory writer: AnswerReady and FeedbackGiven -> the QA record and route memories.
 
-The store does the idempotent, tenant-scoped writes; this module decides what counts as a
-good answer, which domains grounded it, and which domains the planner may prefer for a new
+The store does the idempotent, tenant-scoped writes and applies the memory rules of
+`contract.memory_rules`; this module decides which domains the planner may prefer for a new
 question because they grounded well-rated answers to similar ones.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
-from urllib.parse import urlsplit
 
+from pmflow_gateway.contract.memory_rules import NEGATIVE_FEEDBACK
 from pmflow_gateway.ports import MemoryStore
-from pmflow_gateway.schemas import AnswerReady, AnswerStatus, FeedbackGiven
-
-# Feedback that says the answer (or the route that led to it) should not be repeated.
-NEGATIVE_FEEDBACK = frozenset({"unhelpful", "wrong_route", "stale", "incorrect"})
-
-# A memory keeps at most this many good domains, most frequent first.
-MAX_GOOD_DOMAINS = 10
+from pmflow_gateway.schemas import AnswerReady, FeedbackGiven
 
 
 async def remember_answer(event: AnswerReady, *, store: MemoryStore) -> bool:
@@ -31,40 +22,6 @@ async def remember_answer(event: AnswerReady, *, store: MemoryStore) -> bool:
 async def remember_feedback(event: FeedbackGiven, *, store: MemoryStore) -> bool:
     """Write the user's feedback back onto the QA record and the route memory."""
     return await store.apply_feedback(event)
-
-
-def source_domain(url: str) -> str | None:
-    """The host a source came from, in the form `scoring.authority_score` matches
-    preferred domains against (lower case, no `www.`)."""
-    try:
-        host = urlsplit(url).hostname
-    except ValueError:
-        return None
-    if not host:
-        return None
-    return host.removeprefix("www.")
-
-
-def is_good_answer(status: str, feedback_outcome: str | None) -> bool:
-    """Answered, and nobody has said it was wrong: the seed's "well-rated" sample."""
-    return status == AnswerStatus.answered and feedback_outcome not in NEGATIVE_FEEDBACK
-
-
-def rank_good_domains(records: Iterable[Mapping[str, Any]]) -> list[str]:
-    """Domains that grounded good answers, most answers first (first seen breaks ties).
-
-    Each record is a QA record row: `status`, `feedback_outcome` and `sources_used`
-    (dumped `SourceUsed` dicts). A domain counts once per answer, however often it is cited.
-    """
-    counts: Counter[str] = Counter()
-    for record in records:
-        if not is_good_answer(record["status"], record["feedback_outcome"]):
-            continue
-        # dict, not set: the order sources were cited in must break ties reproducibly.
-        urls = [str(source.get("url", "")) for source in record["sources_used"]]
-        domains = dict.fromkeys(source_domain(url) for url in urls)
-        counts.update(domain for domain in domains if domain)
-    return [domain for domain, _ in counts.most_common(MAX_GOOD_DOMAINS)]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from datetime import timedelta
 
+from pmflow_gateway.contract.urls import bare_host
 from pmflow_gateway.ports import Clock, PlanDefaults, Planner
 from pmflow_gateway.schemas import (
     AnswerContract,
@@ -81,8 +82,8 @@ def _domains(proposed: list[str]) -> list[str]:
     """
     hosts: list[str] = []
     for entry in proposed:
-        host = entry.strip().lower()
-        host = host.split("://", 1)[-1].split("/", 1)[0].removeprefix("www.")
+        entry = entry.strip()
+        host = bare_host(entry if "://" in entry else f"http://{entry}")
         if _HOST.fullmatch(host) and host not in hosts:
             hosts.append(host)
     return hosts

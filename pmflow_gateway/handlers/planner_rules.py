@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk
 from pmflow_gateway.handlers.gazetteer import (
     CITIES,
     COMPANIES,
@@ -32,8 +33,6 @@ from pmflow_gateway.schemas import (
     RouteDecided,
 )
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
-
 
 def _latin(words: str) -> str:
     """Latin words delimited by anything that is not a Latin letter or digit.
@@ -47,8 +46,8 @@ def _latin(words: str) -> str:
 def _names(names: Sequence[str]) -> re.Pattern[str]:
     """One pattern for names: Chinese as substrings, Latin on word edges, longest first."""
     ordered = sorted(set(names), key=len, reverse=True)
-    zh = [re.escape(n.lower()) for n in ordered if _CJK.search(n)]
-    latin = [re.escape(n.lower()) for n in ordered if not _CJK.search(n)]
+    zh = [re.escape(n.lower()) for n in ordered if CJK.search(n)]
+    latin = [re.escape(n.lower()) for n in ordered if not CJK.search(n)]
     parts = [*zh, _latin("|".join(latin))] if latin else zh
     return re.compile("|".join(parts))
 
@@ -137,9 +136,9 @@ _FILLERS = re.compile(
     r"|[？?！!。.\s]+$"
     r"|^(?:please |can you (?:tell me|check) )", re.IGNORECASE)
 _ZH_SUFFIX_NAME = re.compile(
-    r"[\u4e00-\u9fff]{2,4}(?:汽车|科技|集团|银行|证券|控股|股份|电器|电子)")
+    rf"[{CJK_CHARS}]{{2,4}}(?:汽车|科技|集团|银行|证券|控股|股份|电器|电子)")
 _ZH_LEAD_NAME = re.compile(
-    r"^([\u4e00-\u9fff]{2,6}?)"
+    rf"^([{CJK_CHARS}]{{2,6}}?)"
     r"(?=的|最近|最新|今天|今晚|明天|后天|未来|这周|本周|下周|周末|现在|天气|股价|财报|总部|融资|今年"
     r"|裁员|销量|市值|发布)")
 _NAME_STOP_CHARS = set("的是和与跟在了吗呢有什么哪这那该本家个我你他它们请帮查看")
@@ -189,7 +188,7 @@ def draft_plan(
     lower = text.lower()
     if len(lower) != len(text):  # a few letters ("İ") grow when lowered
         lower = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
-    zh = bool(_CJK.search(text)) or (not re.search(r"[a-z]", lower) and locale.startswith("zh"))
+    zh = is_cjk(text) or (not re.search(r"[a-z]", lower) and locale.startswith("zh"))
     spans = _find_names(text, lower, zh=zh)
     places = [s.text for s in spans if s.is_place]
     entities = _dedupe(s.text for s in spans)
@@ -346,7 +345,7 @@ def _has_residue(lower: str, spans: Sequence[_Span], time_match: re.Match[str] |
     for _, pattern in _KIND_WORDS:
         rest = pattern.sub(" ", rest)
     rest = _ZH_NOISE.sub(" ", rest)
-    if len(_CJK.findall(rest)) >= 2:
+    if len(CJK.findall(rest)) >= 2:
         return True
     words = re.findall(r"[a-z][a-z'\-]+", rest)
     return any(len(w) >= 3 and w not in _EN_STOP for w in words)
@@ -398,7 +397,7 @@ def _preferred_domains(kind: QueryKind, entities: Sequence[str], *, zh: bool,
 def _normalise(hint: str) -> str:
     """Whitespace only: runs collapse to one space, and none is kept next to Chinese text."""
     hint = " ".join(hint.split())
-    return re.sub(r"(?<=[\u4e00-\u9fff]) | (?=[\u4e00-\u9fff])", "", hint)
+    return re.sub(rf"(?<=[{CJK_CHARS}]) | (?=[{CJK_CHARS}])", "", hint)
 
 
 def _dedupe(items: Iterable[str]) -> list[str]:

@@ -10,17 +10,11 @@ the source contract (a replayed or hand-made event, a bug upstream) is rendered 
 
 from __future__ import annotations
 
-from pmflow_gateway.handlers.answer import (
-    is_english,
-    missing_detail,
-    site_of,
-    source_title,
-    status_text,
-    url_key,
-    verify_draft,
-    verify_sources,
-)
-from pmflow_gateway.handlers.compose import asked_text, strip_invisible
+from pmflow_gateway.contract.sources import source_title
+from pmflow_gateway.contract.statuses import is_english, missing_detail, status_text
+from pmflow_gateway.contract.text import asked_text, strip_invisible
+from pmflow_gateway.contract.urls import bare_host, url_key
+from pmflow_gateway.contract.verify import verify_draft, verify_sources
 from pmflow_gateway.ports import Clock, Draft
 from pmflow_gateway.schemas import (
     AnswerReady,
@@ -62,7 +56,7 @@ def contract_violations(answer: AnswerReady) -> list[str]:
 
 def source_line(source: SourceUsed) -> str:
     title = " ".join(strip_invisible(source.title).split())
-    return f"[{source.n}] {title} — {site_of(source.url)} — {source.url}"
+    return f"[{source.n}] {title} — {bare_host(source.url)} — {source.url}"
 
 
 def non_answer_text(answer: AnswerReady) -> str:

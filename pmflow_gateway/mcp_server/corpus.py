@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
-from urllib.parse import urlsplit
 
-from pmflow_gateway.mcp_server.terms import terms
+from pmflow_gateway.contract.terms import terms
+from pmflow_gateway.contract.urls import canonical_url
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,6 +72,6 @@ def find_page(pages: list[Page], url: str) -> Page | None:
     return next((p for p in pages if _page_key(p.url) == wanted), None)
 
 
-def _page_key(url: str) -> tuple[str, str, str]:
-    parts = urlsplit(url.strip())
-    return parts.netloc.lower(), parts.path.rstrip("/"), parts.query
+def _page_key(url: str) -> str:
+    """The page whatever its scheme: the corpus serves each page once."""
+    return canonical_url(url).partition("://")[2]

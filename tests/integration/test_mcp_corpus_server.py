@@ -18,7 +18,7 @@ import pytest
 
 from pmflow_gateway.adapters.mcp import McpAdapter
 from pmflow_gateway.adapters.mcp_config import McpServerConfig, default_servers
-from pmflow_gateway.handlers.scoring import FRESH_ENOUGH
+from pmflow_gateway.contract.scoring import FRESH_ENOUGH
 from pmflow_gateway.schemas import AdapterAttempt, ExternalEvidence, ExternalQueryPlan
 
 WEATHER = ExternalQueryPlan(

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from pmflow_gateway.adapters.mcp import McpAdapter
 from pmflow_gateway.adapters.mcp_config import McpServerConfig
-from pmflow_gateway.handlers.scoring import FRESH_ENOUGH
+from pmflow_gateway.contract.scoring import FRESH_ENOUGH
 from pmflow_gateway.schemas import ExternalQueryPlan
 from tests.support.web_site import LocalSite
 

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
 from pmflow_gateway.adapters.clock import SystemClock
-from pmflow_gateway.handlers.compose import EXTRACTIVE
+from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
 from pmflow_gateway.ports import Deps, EvidenceAdapter, MemoryStore
 from pmflow_gateway.schemas import Topics

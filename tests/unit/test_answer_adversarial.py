@@ -9,7 +9,7 @@ import itertools
 import pytest
 
 from pmflow_gateway.handlers.answer import verify_and_compose
-from pmflow_gateway.handlers.compose import EXTRACTIVE
+from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.ports import Composer, Draft
 from pmflow_gateway.schemas import AnswerStatus, ExternalEvidence, ExternalQueryPlan

@@ -12,15 +12,13 @@ from urllib.parse import urlsplit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pmflow_gateway.handlers.answer import EXTERNAL_SOURCE_TYPES, url_key, verify_and_compose
-from pmflow_gateway.handlers.compose import (
-    EXTRACTIVE,
-    URL_RE,
-    Draft,
-    folded,
-    looks_like_instruction,
-)
+from pmflow_gateway.contract.sources import EXTERNAL_SOURCE_TYPES
+from pmflow_gateway.contract.text import URL_RE, folded, looks_like_instruction
+from pmflow_gateway.contract.urls import url_key
+from pmflow_gateway.handlers.answer import verify_and_compose
+from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.render import render_reply
+from pmflow_gateway.ports import Draft
 from pmflow_gateway.schemas import (
     AnswerContract,
     AnswerStatus,

@@ -6,16 +6,14 @@ from collections.abc import Sequence
 
 import pytest
 
-from pmflow_gateway.handlers.answer import (
-    Draft,
-    registrable_domain,
-    status_text,
-    verify_and_compose,
-    verify_draft,
-    verify_evidence,
-)
-from pmflow_gateway.handlers.compose import ModelComposer, mentions_internal
+from pmflow_gateway.contract.statuses import status_text
+from pmflow_gateway.contract.text import mentions_internal
+from pmflow_gateway.contract.urls import registrable_domain
+from pmflow_gateway.contract.verify import verify_draft, verify_evidence
+from pmflow_gateway.handlers.answer import verify_and_compose
+from pmflow_gateway.handlers.composers import ModelComposer
 from pmflow_gateway.handlers.render import render_reply
+from pmflow_gateway.ports import Draft
 from pmflow_gateway.schemas import (
     AnswerContract,
     AnswerStatus,

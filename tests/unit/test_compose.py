@@ -11,15 +11,14 @@ from typing import Any
 import pytest
 
 from pmflow_gateway.adapters.llm import ModelError
-from pmflow_gateway.handlers.compose import (
+from pmflow_gateway.contract.text import clean_sentences, mentions_internal
+from pmflow_gateway.handlers.composers import (
     EXTRACTIVE,
     ModelComposer,
-    clean_sentences,
     compose_extractive,
     composer_messages,
     composer_prompt,
     make_composer,
-    mentions_internal,
 )
 from pmflow_gateway.schemas import AnswerContract, ExternalQueryPlan, QueryKind
 from tests.fakes import evidence

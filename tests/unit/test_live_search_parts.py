@@ -7,13 +7,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pmflow_gateway.adapters.live_search import grounded_fields
 from pmflow_gateway.adapters.page_text import read_page
-from pmflow_gateway.adapters.passages import BM25, chunk_text, sentences, tokens
+from pmflow_gateway.adapters.passages import BM25, chunk_text, tokens
 from pmflow_gateway.adapters.published import first_visible_date, published_at
 from pmflow_gateway.adapters.search_engines import DuckDuckGoHtml, SearxngJson
 from pmflow_gateway.adapters.ssrf import FetchedPage
-from pmflow_gateway.schemas import ExternalQueryPlan
+from pmflow_gateway.contract.text import split_sentences
 
 NOW = datetime(2026, 12, 2, 8, 0, tzinfo=UTC)
 
@@ -101,8 +100,8 @@ def test_live_search_chunks_cut_an_overlong_sentence() -> None:
 
 
 def test_live_search_sentence_split_and_tokens() -> None:
-    assert sentences("第一句。第二句！Third one. Fourth?") == ["第一句。", "第二句！", "Third one.",
-                                                             "Fourth?"]
+    assert split_sentences("第一句。第二句！Third one. Fourth?") == [
+        "第一句。", "第二句！", "Third one.", "Fourth?"]
     assert tokens("广州天气 GPT-4o Release") == ["广州", "州天", "天气", "gpt", "4o", "release"]
     assert tokens("晴") == ["晴"]
 
@@ -115,17 +114,6 @@ def test_live_search_bm25_prefers_the_passage_about_the_query() -> None:
     assert 0 not in [r.index for r in ranked]  # shares no term with the query
     assert BM25(passages).rank(["guangzhou weather"])[0].index == 3
     assert BM25([]).rank(["x"]) == []
-
-
-def test_live_search_grounded_fields() -> None:
-    plan = ExternalQueryPlan(location_hint="广州", time_range_hint="未来 5天",
-                             subject_entities=["广州", "白云区"])
-    assert grounded_fields(plan, "广州 12月3日晴") == ["location_hint", "time_range_hint",
-                                                      "subject_entities"]
-    assert grounded_fields(plan, "广州未来5天以晴为主") == ["location_hint", "time_range_hint",
-                                                          "subject_entities"]
-    assert grounded_fields(plan, "深圳明天下雨") == ["time_range_hint"]
-    assert grounded_fields(plan, "深圳常年多雨") == []
 
 
 def page_of(text: str, url: str = "https://html.duckduckgo.com/html/?q=x") -> FetchedPage:

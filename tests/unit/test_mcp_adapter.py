@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from mcp.types import CallToolResult, TextContent
 
-from pmflow_gateway.adapters.mcp import McpAdapter, fill_arguments, fill_url, grounded_fields
+from pmflow_gateway.adapters.mcp import McpAdapter, fill_arguments, fill_url
 from pmflow_gateway.adapters.mcp_config import (
     McpConfigError,
     McpServerConfig,
@@ -207,16 +207,6 @@ def test_url_templates_quote_values_and_skip_missing() -> None:
         "%E5%A4%A9%E6%B0%94")
     assert fill_url("https://x.example/{time_range_hint}",
                     PLAN.model_copy(update={"time_range_hint": None})) is None
-
-
-def test_grounded_fields_need_the_hint_or_most_of_its_terms() -> None:
-    assert grounded_fields(PLAN, "广州未来5天：多云") == ["location_hint", "time_range_hint",
-                                                        "subject_entities"]
-    assert grounded_fields(PLAN, "北京天气") == []
-    english = PLAN.model_copy(update={"location_hint": "Tokyo", "subject_entities": ["Tokyo"],
-                                      "time_range_hint": "next 3 days"})
-    assert grounded_fields(english, "TOKYO forecast for the next 3 days") == [
-        "location_hint", "time_range_hint", "subject_entities"]
 
 
 def test_breaker_half_open_lets_one_probe_through() -> None:

@@ -9,9 +9,9 @@ from urllib.parse import urlsplit
 
 from mcp import Client
 
+from pmflow_gateway.contract.terms import terms
 from pmflow_gateway.mcp_server.corpus import load_pages, search_pages
 from pmflow_gateway.mcp_server.server import build_server
-from pmflow_gateway.mcp_server.terms import terms
 
 
 async def search(query: str, limit: int = 3, **server: Any) -> list[dict[str, Any]]:

@@ -5,15 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pmflow_gateway.handlers.memory import (
+from pmflow_gateway.contract.memory_rules import (
     MAX_GOOD_DOMAINS,
-    DomainHintPolicy,
     is_good_answer,
-    preferred_domain_hints,
     rank_good_domains,
+)
+from pmflow_gateway.contract.urls import bare_host
+from pmflow_gateway.handlers.memory import (
+    DomainHintPolicy,
+    preferred_domain_hints,
     remember_answer,
     remember_feedback,
-    source_domain,
 )
 from pmflow_gateway.ports import SimilarQuestion
 from pmflow_gateway.schemas import AnswerReady, FeedbackGiven
@@ -50,11 +52,11 @@ def past(question: str, similarity: float, domains: list[str],
                            good_domains=domains, similarity=similarity)
 
 
-def test_source_domain_is_the_host_without_www() -> None:
-    assert source_domain("https://www.Weather.com.cn/gz?x=1") == "weather.com.cn"
-    assert source_domain("http://tianqi.example:8080/a") == "tianqi.example"
-    assert source_domain("not a url") is None
-    assert source_domain("http://[::1") is None
+def test_a_source_domain_is_the_host_without_www() -> None:
+    assert bare_host("https://www.Weather.com.cn/gz?x=1") == "weather.com.cn"
+    assert bare_host("http://tianqi.example:8080/a") == "tianqi.example"
+    assert bare_host("not a url") == ""
+    assert bare_host("http://[::1") == ""
 
 
 def test_good_answer_is_answered_without_negative_feedback() -> None:

@@ -7,7 +7,7 @@ import itertools
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from pmflow_gateway.handlers.similarity import (
+from pmflow_gateway.contract.similarity import (
     MAX_KEY_CHARS,
     bigrams,
     most_similar,

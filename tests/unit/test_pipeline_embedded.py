@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pmflow_gateway.embedded import ask_in_process
-from pmflow_gateway.handlers.compose import EXTRACTIVE
+from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided

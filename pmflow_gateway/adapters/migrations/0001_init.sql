@@ -1,6 +1,6 @@
--- QA records, route memories and the applied-events ledger (DESIGN §1 memory writer, seed 003
--- Query Route Gateway flow step 10). __JSON__ and __TIMESTAMP__ are replaced per dialect by
--- the runner: JSONB/TIMESTAMPTZ on PostgreSQL, TEXT on SQLite.
+-- QA records, route memories and the applied-events ledger: what the memory writer keeps of
+-- every answered question so later questions can learn from it. __JSON__ and __TIMESTAMP__
+-- are replaced per dialect by the runner: JSONB/TIMESTAMPTZ on PostgreSQL, TEXT on SQLite.
 
 -- One row per question of a tenant: what was answered, from which sources, and the feedback.
 CREATE TABLE qa_records (

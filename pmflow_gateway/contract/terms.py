@@ -1,7 +1,8 @@
-"""Terms of a text for overlap ranking: English words and Chinese character bigrams.
+"""Terms of a text for overlap ranking, shared by our MCP server and the MCP client: English
+words and CJK character bigrams.
 
-Chinese has no spaces, so a run of Han characters is cut into overlapping bigrams
-("广州天气" -> 广州, 州天, 天气); a lone Han character stays a unigram. Latin text and
+CJK scripts have no spaces, so a run of CJK characters is cut into overlapping bigrams
+("广州天气" -> 广州, 州天, 天气); a lone CJK character stays a unigram. Latin text and
 digits split into lower-cased words.
 """
 
@@ -9,14 +10,15 @@ from __future__ import annotations
 
 import re
 
-_RUNS = re.compile(r"[\u4e00-\u9fff]+|[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")
-_HAN = re.compile(r"[\u4e00-\u9fff]")
+from pmflow_gateway.contract.text import CJK, CJK_CHARS
+
+_RUNS = re.compile(rf"[{CJK_CHARS}]+|[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")
 
 
 def terms(text: str) -> set[str]:
     found: set[str] = set()
     for run in _RUNS.findall(text):
-        if _HAN.match(run):
+        if CJK.match(run):
             if len(run) == 1:
                 found.add(run)
             found.update(run[i : i + 2] for i in range(len(run) - 1))

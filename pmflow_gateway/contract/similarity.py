@@ -12,13 +12,14 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from pmflow_gateway.contract.text import CJK_CHARS
+
 # Long enough to tell real questions apart, short enough that (tenant_id, question_key) fits
 # in a PostgreSQL btree entry (about 2.7 kB) even when every character takes 3 bytes.
 MAX_KEY_CHARS = 500
 
 # Spaces next to CJK text carry no meaning ("未来 5 天" and "未来5天" are the same question).
-_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_SPACE_NEAR_CJK = re.compile(rf"(?<=[{_CJK}]) | (?=[{_CJK}])")
+_SPACE_NEAR_CJK = re.compile(rf"(?<=[{CJK_CHARS}]) | (?=[{CJK_CHARS}])")
 
 
 def question_key(question: str) -> str:

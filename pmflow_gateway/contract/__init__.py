@@ -1,0 +1,1 @@
+"""The rules several stages and adapters share: pure functions, no I/O."""

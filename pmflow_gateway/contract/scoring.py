@@ -1,0 +1,79 @@
+"""How one piece of evidence scores against a plan: freshness, authority, and which of the
+plan's asked slots it mentions. Every adapter scores with these, so the answer stage reads one
+meaning whichever adapter found the evidence."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+
+from pmflow_gateway.contract.terms import overlap, terms
+from pmflow_gateway.contract.text import names_a_day
+from pmflow_gateway.contract.urls import host_of, host_within
+from pmflow_gateway.schemas import ExternalQueryPlan, QueryKind
+
+# How long a fact of each kind stays fresh: weather and markets in hours, news in days,
+# companies and models in months.
+FRESHNESS_WINDOW: dict[QueryKind, timedelta] = {
+    QueryKind.weather: timedelta(hours=36),
+    QueryKind.market: timedelta(hours=36),
+    QueryKind.news: timedelta(days=7),
+    QueryKind.company: timedelta(days=120),
+    QueryKind.model: timedelta(days=120),
+    QueryKind.generic_web: timedelta(days=365),
+    QueryKind.unknown: timedelta(days=365),
+}
+FRESH_ENOUGH = 0.5  # score of an item published exactly one window ago
+GROUNDING_OVERLAP = 0.5  # share of a hint's terms a text must contain to mention it
+
+
+def freshness_score(published_at: datetime | None, kind: QueryKind, now: datetime) -> float:
+    """1.0 when published now, 0.5 one window ago, halving every window; 0.0 when unknown."""
+    if published_at is None:
+        return 0.0
+    age = max((now - published_at).total_seconds(), 0.0)
+    window = FRESHNESS_WINDOW[kind].total_seconds()
+    return round(math.pow(0.5, age / window), 4)
+
+
+def authority_score(url: str, preferred_domains: list[str]) -> float:
+    """Preferred or official domains count most; https counts a little."""
+    host = host_of(url)
+    score = 0.3
+    if url.lower().startswith("https:"):
+        score += 0.1
+    if host_within(host, preferred_domains):
+        score += 0.5
+    elif host.endswith((".gov", ".gov.cn", ".edu", ".org")):
+        score += 0.3
+    return round(min(score, 1.0), 4)
+
+
+def grounded_fields(plan: ExternalQueryPlan, text: str) -> list[str]:
+    """Which of the plan's asked slots (`location_hint`, `time_range_hint`,
+    `subject_entities`) this evidence text mentions, in that order.
+
+    A slot is mentioned when its value appears (case and spacing aside) or most of its terms
+    do. The time slot is also mentioned by any named day (a date, 12月3日, a weekday, today):
+    forecasts and reports speak about days, not about "the next 5 days".
+    """
+    squashed = _squash(text)
+
+    def mentions(hint: str | None) -> bool:
+        if not hint or not hint.strip():
+            return False
+        return _squash(hint) in squashed or overlap(terms(hint), text) >= GROUNDING_OVERLAP
+
+    fields = []
+    if mentions(plan.location_hint):
+        fields.append("location_hint")
+    if plan.time_range_hint and plan.time_range_hint.strip() and (
+            mentions(plan.time_range_hint) or names_a_day(text)):
+        fields.append("time_range_hint")
+    if any(mentions(entity) for entity in plan.subject_entities):
+        fields.append("subject_entities")
+    return fields
+
+
+def _squash(text: str) -> str:
+    return "".join(text.casefold().split())

@@ -1,0 +1,178 @@
+"""The verifiers of the source contract: the evidence before composing, the draft and its
+sources summary after, and the upstream-quote check.
+
+Fail-closed throughout: what survives is only external http(s) evidence of this execution;
+when nothing survives the list is empty, never the upstream sources.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pmflow_gateway.contract.scoring import FRESH_ENOUGH
+from pmflow_gateway.contract.sources import (
+    EXTERNAL_SOURCE_TYPES,
+    INTERNAL_BARE_LABELS,
+    url_problem,
+)
+from pmflow_gateway.contract.text import (
+    URL_RE,
+    asked_text,
+    folded,
+    looks_like_instruction,
+    mentions_internal,
+)
+from pmflow_gateway.contract.urls import bare_host, site_of, url_key
+from pmflow_gateway.ports import Draft
+from pmflow_gateway.schemas import (
+    EvidenceCollected,
+    ExternalEvidence,
+    ExternalQueryPlan,
+    SourceUsed,
+    Verdict,
+)
+
+MIN_QUOTE_CHARS = 6  # shorter upstream snippets match by chance too often
+MARKER_RE = re.compile(r"[\[［【]\s*\^?\s*(\d+)\s*[\]］】]")
+
+
+def asked_about(event: EvidenceCollected) -> str:
+    return asked_text(event.context.question, event.plan)
+
+
+# ---------------------------------------------------------------- evidence verifier
+
+
+def _item_problem(item: ExternalEvidence, event: EvidenceCollected,
+                  upstream_urls: set[str]) -> str | None:
+    """Why this item may not ground the answer, or None when it may."""
+    if item.source_type not in EXTERNAL_SOURCE_TYPES:
+        return f"not an external adapter source: {item.source_type}"
+    if problem := url_problem(item.target_url):
+        return problem
+    run = item.raw_metadata.get("execution_id")
+    if run is not None and run != event.bundle.execution_id:
+        return f"from another execution: {str(run)[:40]}"
+    if url_key(item.target_url) in upstream_urls:
+        return "arrived with the route event (upstream source)"
+    label = folded(item.source_label).strip()
+    asked = asked_about(event)
+    if label in INTERNAL_BARE_LABELS or mentions_internal(f"{label} {item.title}", asked=asked):
+        return f"internal label: {item.source_label[:40]}"
+    return None
+
+
+def verify_evidence(event: EvidenceCollected) -> tuple[list[ExternalEvidence], Verdict]:
+    """The source contract and the freshness contract, before any answer is written.
+
+    With `freshness_required`, stale items are dropped and at least one must be fresh.
+    `requires_multi_source` is a wish, not a gate: with fewer than two distinct sites the
+    answer still goes out, marked "only one source" (`multi_source_ok=False`), because one
+    fresh external source beats a refusal, and the user is told.
+    """
+    upstream_urls = {key for s in event.context.upstream_sources
+                     if s.target_url and (key := url_key(s.target_url))}
+    reasons = [f"upstream source dropped: {s.source_type or 'unknown'}"
+               for s in event.context.upstream_sources]
+    kept: list[ExternalEvidence] = []
+    seen: set[str | None] = set()
+    for item in event.bundle.items:
+        problem = _item_problem(item, event, upstream_urls)
+        if problem is None and url_key(item.target_url) in seen:
+            problem = "duplicate url"
+        if problem:
+            reasons.append(problem)
+            continue
+        seen.add(url_key(item.target_url))
+        kept.append(item)
+    kept, freshness_ok = _fresh_only(event.plan, kept, reasons)
+    kept = kept[: event.plan.result_limit]
+    sites = {site_of(i.target_url) for i in kept}
+    multi_ok = not event.plan.requires_multi_source or len(sites) >= 2
+    return kept, Verdict(passed=bool(kept) and freshness_ok, kept=len(kept),
+                         dropped=len(reasons), dropped_reasons=reasons,
+                         freshness_ok=freshness_ok, multi_source_ok=multi_ok)
+
+
+def _fresh_only(plan: ExternalQueryPlan, items: list[ExternalEvidence],
+                reasons: list[str]) -> tuple[list[ExternalEvidence], bool]:
+    """A fresh question is answered only from items inside its kind's freshness window."""
+    if not plan.freshness_required:
+        return items, True
+    fresh = [i for i in items if i.freshness_score >= FRESH_ENOUGH]
+    reasons += [f"stale: {i.freshness_score:.2f} < {FRESH_ENOUGH}" for i in items
+                if i.freshness_score < FRESH_ENOUGH]
+    return fresh, bool(fresh)
+
+
+# ---------------------------------------------------------------- answer verifier
+
+
+def cited_numbers(draft: Draft) -> list[int]:
+    """Every citation of the draft, in order of first appearance in the answer."""
+    numbers = [int(m) for m in MARKER_RE.findall(draft.answer)] + list(draft.cited)
+    return list(dict.fromkeys(numbers))
+
+
+def _url_allowed(found: str, items: list[ExternalEvidence]) -> bool:
+    found = found.rstrip(".,;:!?)]}>'\"，。；：！？）】")
+    if "://" in found:
+        key = url_key(found)
+        return key is not None and key in {url_key(i.target_url) for i in items}
+    host = found.split("/", 1)[0].lower().removeprefix("www.")
+    hosts = {bare_host(i.target_url) for i in items}
+    return "/" not in found.rstrip("/") and host in hosts
+
+
+def verify_draft(draft: Draft, items: list[ExternalEvidence], *, asked: str = "") -> list[str]:
+    """Every way the draft breaks the source contract; empty when it may go out."""
+    violations: list[str] = []
+    if not draft.answer.strip():
+        violations.append("empty answer")
+    if not MARKER_RE.search(draft.answer):
+        violations.append("answer carries no citation")
+    for n in cited_numbers(draft):
+        if not 1 <= n <= len(items):
+            violations.append(f"citation [{n}] does not resolve to evidence of this execution")
+    # Also with markers removed: "evil[1].com" is a link once the marker is read past.
+    for text in (draft.answer, folded(draft.answer), MARKER_RE.sub("", folded(draft.answer))):
+        for match in URL_RE.finditer(text):
+            if not _url_allowed(match.group(0), items):
+                violations.append(f"url not in evidence: {match.group(0)[:80]}")
+    if mentions_internal(draft.answer, asked=asked):
+        violations.append("answer names an internal source")
+    if looks_like_instruction(draft.answer):
+        violations.append("answer carries instruction-like text")
+    return list(dict.fromkeys(violations))
+
+
+def verify_sources(sources: list[SourceUsed], items: list[ExternalEvidence], *,
+                   asked: str = "") -> list[str]:
+    """The sources summary: only this execution's external http(s) URLs, no internal label."""
+    urls = {key for i in items if (key := url_key(i.target_url))}
+    violations = [f"source not in this execution: {s.url[:80]}" for s in sources
+                  if url_key(s.url) not in urls or url_problem(s.url)]
+    violations += [f"source names an internal source: {s.title[:40]}" for s in sources
+                   if mentions_internal(f"{s.title} {s.site}", asked=asked)]
+    return violations
+
+
+def quotes_of_upstream(answer: str, event: EvidenceCollected) -> list[str]:
+    """The answer never rests on what upstream attached (workspace history and the like),
+    even when a composer somehow saw it."""
+    text = folded(answer)
+    return [f"answer quotes an upstream source: {s.source_type or 'unknown'}"
+            for s in event.context.upstream_sources
+            if len(snippet := folded(s.snippet).strip()) >= MIN_QUOTE_CHARS and snippet in text]
+
+
+def renumbered(draft: Draft, items: list[ExternalEvidence]) -> tuple[Draft, list[ExternalEvidence]]:
+    """Cited items numbered 1..k in order of use, so the summary has no gaps. A draft with a
+    citation that does not resolve is returned as is, for the verifier to reject."""
+    order = cited_numbers(draft)
+    if any(not 1 <= n <= len(items) for n in order):
+        return draft, items
+    new = {old: new for new, old in enumerate(order, start=1)}
+    answer = MARKER_RE.sub(lambda m: f"[{new[int(m.group(1))]}]", draft.answer)
+    return (Draft(answer=answer, cited=list(new.values()), composer=draft.composer,
+                  note=draft.note), [items[n - 1] for n in order])

@@ -1,0 +1,79 @@
+"""The shared rules of `pmflow_gateway.contract`: what a site is, and which asked slots a
+piece of evidence mentions (one meaning, whichever adapter found the evidence)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pmflow_gateway.contract.scoring import grounded_fields
+from pmflow_gateway.contract.text import is_cjk, split_sentences
+from pmflow_gateway.contract.urls import canonical_url, registrable_domain, site_of
+from pmflow_gateway.schemas import ExternalQueryPlan
+
+WEATHER = ExternalQueryPlan(
+    query_kind="weather", freshness_required=True, topic="广州未来5天天气",
+    subject_entities=["广州"], location_hint="广州", time_range_hint="未来5天",
+    search_queries=["广州 未来5天天气", "广州 天气 5日预报"], result_limit=3)
+ALL = ["location_hint", "time_range_hint", "subject_entities"]
+
+
+@pytest.mark.parametrize(("url", "site"), [
+    ("https://mausam.imd.gov.in/forecast", "imd.gov.in"),
+    ("https://www.bbc.co.uk/weather", "bbc.co.uk"),
+    ("https://alice.github.io/post", "alice.github.io"),
+    ("http://203.0.113.9/x", "203.0.113.9"),
+    ("http://localhost:8080/", "localhost"),
+    ("https://a.b.site.example/x", "site.example"),  # unknown suffix: its last two labels
+    ("not a url", ""),
+])
+def test_site_of_is_the_public_suffix_plus_one_label(url: str, site: str) -> None:
+    assert site_of(url) == site
+
+
+def test_sites_under_a_shared_hosting_suffix_are_distinct() -> None:
+    assert site_of("https://alice.github.io/") != site_of("https://bob.github.io/")
+    assert registrable_domain("alice.github.io") == "alice.github.io"
+    assert site_of("https://news.bbc.co.uk/") == site_of("https://www.bbc.co.uk/sport")
+
+
+def test_canonical_url_ignores_case_fragment_and_trailing_slash() -> None:
+    assert canonical_url("HTTPS://Example.COM/a/#top") == canonical_url("https://example.com/a")
+    assert canonical_url("https://example.com/a?b=1") != canonical_url("https://example.com/a")
+
+
+def test_cjk_class_and_sentence_splitter() -> None:
+    assert is_cjk("東京の天気") and is_cjk("서울 날씨") and is_cjk("广州")
+    assert not is_cjk("Guangzhou weather")
+    assert split_sentences("第一句。第二句！Third one. v3.5 is out\nLast") == [
+        "第一句。", "第二句！", "Third one.", "v3.5 is out", "Last"]
+
+
+def test_a_slot_is_mentioned_by_its_value_or_most_of_its_terms() -> None:
+    assert grounded_fields(WEATHER, "广州未来5天：多云") == ALL
+    assert grounded_fields(WEATHER, "北京天气") == []
+    english = WEATHER.model_copy(update={"location_hint": "Tokyo", "subject_entities": ["Tokyo"],
+                                         "time_range_hint": "next 3 days"})
+    assert grounded_fields(english, "TOKYO forecast for the next 3 days") == ALL
+    assert grounded_fields(english, "Weather in Osaka") == []
+
+
+def test_spacing_does_not_hide_a_slot_and_a_named_day_speaks_to_the_time_slot() -> None:
+    plan = ExternalQueryPlan(location_hint="广州", time_range_hint="未来 5天",
+                             subject_entities=["广州", "白云区"])
+    assert grounded_fields(plan, "广州 12月3日晴") == ALL
+    assert grounded_fields(plan, "广州未来5天以晴为主") == ALL
+    assert grounded_fields(plan, "深圳明天下雨") == ["time_range_hint"]
+    assert grounded_fields(plan, "深圳常年多雨") == []
+
+
+def test_a_named_day_does_not_ground_a_plan_that_asked_no_time() -> None:
+    plan = WEATHER.model_copy(update={"time_range_hint": None})
+    assert grounded_fields(plan, "广州 12月3日晴") == ["location_hint", "subject_entities"]
+
+
+def test_both_adapters_score_with_the_one_definition() -> None:
+    from pmflow_gateway.adapters import live_search, mcp
+    from pmflow_gateway.contract import scoring
+
+    assert mcp.grounded_fields is scoring.grounded_fields
+    assert live_search.grounded_fields is scoring.grounded_fields
