@@ -22,8 +22,8 @@ from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from tests.fakes import InMemoryStore
-from tests.integration.test_live_search_local_site import ANSWER_PAGE, HTML, searx_results
-from tests.integration.test_mcp_corpus_server import server_children, stdio_config
+from tests.support.mcp_servers import server_children, stdio_config
+from tests.support.pages import ANSWER_PAGE, HTML, searx_results
 from tests.support.web_site import LocalSite
 
 DEADLINE_MS = 3000

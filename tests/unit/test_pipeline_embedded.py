@@ -7,16 +7,16 @@ import pytest
 from pmflow_gateway.embedded import ask_in_process
 from pmflow_gateway.handlers.compose import EXTRACTIVE
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
-from pmflow_gateway.ports import Deps
+from pmflow_gateway.ports import Deps, Planner
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
-from tests.fakes import WEATHER, FakeAdapter, FixedClock, InMemoryStore
+from pmflow_gateway.streams.stages import Retries
+from tests.fakes import WEATHER, FakeAdapter, FixedClock, FlakyPlanner, InMemoryStore
 
 
-def gateway(*adapters: FakeAdapter) -> Deps:
-    return Deps(
-        composer=EXTRACTIVE, clock=FixedClock(), planner=RulesPlanner(), adapters=list(adapters),
-                   store=InMemoryStore())
+def gateway(*adapters: FakeAdapter, planner: Planner | None = None) -> Deps:
+    return Deps(composer=EXTRACTIVE, clock=FixedClock(), planner=planner or RulesPlanner(),
+                adapters=list(adapters), store=InMemoryStore())
 
 
 async def test_answered_reply_lists_only_external_sources_of_this_execution() -> None:
@@ -83,3 +83,24 @@ async def test_an_earlier_adapter_leaves_the_fallback_part_of_the_deadline() -> 
     route = RouteDecided.model_validate({**ROUTE_DECIDED, "deadline_ms": 10_000})
     await ask_in_process(route, g)
     assert budgets == [pytest.approx(6.0), pytest.approx(10.0)]  # the fixed clock stands still
+
+
+async def test_a_stage_that_keeps_failing_leaves_a_rendered_failed_answer() -> None:
+    planner = FlakyPlanner(failures=10)
+    g = gateway(FakeAdapter("mcp", items=[WEATHER]), planner=planner)
+    route = RouteDecided.model_validate(ROUTE_DECIDED)
+    outcome = await ask_in_process(route, g, retry=Retries(retries=2, backoff_s=0))
+    assert planner.calls == 3  # the runner's count: the first try and two retries
+    assert outcome.plan is None and outcome.evidence is None
+    assert outcome.answer is not None and outcome.answer.status is AnswerStatus.failed
+    assert outcome.answer.reason == "ConnectionError: planner away (call 3)"
+    assert outcome.reply is not None and outcome.reply.status is AnswerStatus.failed
+    assert g.store.answers[(route.tenant_id, route.question_id)] is outcome.answer  # type: ignore[attr-defined]
+
+
+async def test_a_briefly_failing_stage_is_retried_and_answers() -> None:
+    planner = FlakyPlanner(failures=1)
+    g = gateway(FakeAdapter("mcp", items=[WEATHER]), planner=planner)
+    outcome = await ask_in_process(RouteDecided.model_validate(ROUTE_DECIDED), g,
+                                   retry=Retries(retries=2, backoff_s=0))
+    assert outcome.answer is not None and outcome.answer.status is AnswerStatus.answered
