@@ -1,1 +1,1 @@
-"""Benchmarks against the real broker (DESIGN §9). `python -m bench --help`."""
+"""Benchmarks against the real broker. `python -m bench --help`."""

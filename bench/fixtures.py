@@ -1,13 +1,12 @@
-"""What the scenarios feed the stages: PMFlow's example route decision, evidence, and fakes
-of the outside world that keep no per-question state (so memory stays theirs to measure)."""
+"""What the scenarios feed the stages: PMFlow's example route decision, evidence, and the
+fakes of the outside world (from `tests/fakes.py`) that keep no per-question state, so memory
+stays theirs to measure."""
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import sys
 import uuid
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,19 +15,19 @@ from pmflow_gateway.embedded import ask_in_process
 from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.plan import plan_question
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
-from pmflow_gateway.ports import AdapterResult, Deps, PlanDefaults
+from pmflow_gateway.ports import Deps, PlanDefaults
 from pmflow_gateway.schemas import (
-    AdapterAttempt,
     AnswerReady,
     ExternalEvidence,
-    ExternalQueryPlan,
     PlanCreated,
     RouteDecided,
 )
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams.codec import encode
+from tests.fakes import CountingStore, InstantAdapter
 
-# DESIGN §3's RouteDecided, as PMFlow publishes it; a long budget so a backlog never times out.
+# The documented RouteDecided, as PMFlow publishes it; a long budget so a backlog never
+# times out.
 EXAMPLE: dict[str, Any] = {**ROUTE_DECIDED, "deadline_ms": 600_000}
 
 EVIDENCE = [
@@ -58,50 +57,10 @@ def route_decided(run: str, i: int) -> tuple[bytes, bytes]:
     return qid.encode(), RouteDecided.model_validate(doc).model_dump_json().encode()
 
 
-@dataclass
-class InstantAdapter:
-    """An MCP server that answers at once with the same three pages."""
-
-    name: str = "mcp"
-    delay_s: float = 0.0
-    calls: int = 0
-
-    async def collect(self, plan: ExternalQueryPlan, *, timeout_s: float) -> AdapterResult:
-        self.calls += 1
-        if self.delay_s:
-            await asyncio.sleep(self.delay_s)
-        return AdapterResult(items=list(EVIDENCE), attempts=[AdapterAttempt(
-            adapter=self.name, outcome="ok", latency_ms=self.delay_s * 1000,
-            evidence_count=len(EVIDENCE))])
-
-
-@dataclass
-class CountingStore:
-    """The MemoryStore port that only counts: the real one keeps its rows in PostgreSQL."""
-
-    answers: int = 0
-    feedback: int = 0
-
-    async def record_answer(self, event: object) -> bool:
-        self.answers += 1
-        return True
-
-    async def apply_feedback(self, event: object) -> bool:
-        self.feedback += 1
-        return True
-
-    async def similar(self, tenant_id: str, question: str, *, limit: int = 5) -> list[object]:
-        return []
-
-    async def aclose(self) -> None:
-        return None
-
-
 def gateway(*, adapter_delay_s: float = 0.0, real_mcp: bool = False) -> Deps:
     """Instant (or delayed) fake adapter; with `real_mcp`, the project's own MCP server over
     stdio, started with `--delay-ms` (only where `pmflow_gateway.mcp_server` exists)."""
-    adapters: list[Any] = [InstantAdapter(delay_s=adapter_delay_s)]
-    closers = []
+    adapters: list[Any] = [InstantAdapter(EVIDENCE, delay_s=adapter_delay_s)]
     if real_mcp:
         from pmflow_gateway.adapters.mcp import McpAdapter  # type: ignore[import-not-found]
         from pmflow_gateway.adapters.mcp_config import (  # type: ignore[import-not-found]
@@ -113,10 +72,8 @@ def gateway(*, adapter_delay_s: float = 0.0, real_mcp: bool = False) -> Deps:
             name="pmflow-corpus", transport="stdio", command=sys.executable,
             args=["-m", "pmflow_gateway.mcp_server", "--delay-ms", delay_ms], timeout_s=30.0)
         adapters = [McpAdapter(config)]
-        closers = [adapters[0].aclose]
-    return Deps(
-        composer=EXTRACTIVE, clock=SystemClock(), planner=RulesPlanner(), adapters=adapters,
-                   store=CountingStore(), closers=closers)
+    return Deps(composer=EXTRACTIVE, clock=SystemClock(), planner=RulesPlanner(),
+                adapters=adapters, store=CountingStore())
 
 
 def has_real_mcp_server() -> bool:

@@ -60,8 +60,7 @@ async def build_deps(settings: Settings) -> Deps:
     planner, close_planner = build_planner(settings)
     adapters = build_adapters(settings)
     composer_model = build_model(settings)
-    closers: list[Callable[[], Awaitable[None]]] = [store.aclose, close_planner]
-    closers += [a.aclose for a in adapters]  # type: ignore[attr-defined]
+    closers: list[Callable[[], Awaitable[None]]] = [close_planner]
     if composer_model is not None:
         closers.append(composer_model.aclose)
     composer = make_composer(composer_model, timeout_s=settings.llm_timeout_s)

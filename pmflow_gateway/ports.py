@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from pydantic import BaseModel
+
 from pmflow_gateway.schemas import (
     AdapterAttempt,
     AnswerReady,
@@ -45,6 +47,29 @@ class EvidenceAdapter(Protocol):
 
     async def collect(self, plan: ExternalQueryPlan, *, timeout_s: float) -> AdapterResult:
         """Evidence for the plan within `timeout_s`. Failures are attempts, not exceptions."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release what the adapter holds (a server process, a connection pool)."""
+        ...
+
+
+Headers = Sequence[tuple[str, bytes]]
+
+
+class Publisher(Protocol):
+    """Where the stage runner writes its results, dead letters and give-up answers."""
+
+    async def start(self) -> None:
+        ...
+
+    async def stop(self) -> None:
+        """Flush what is pending, then let go of the connection."""
+        ...
+
+    async def send(self, topic: str, key: str | None, event: BaseModel, *,
+                   headers: Headers = ()) -> None:
+        """Return once the event is durably written: the caller commits its input after."""
         ...
 
 
@@ -91,6 +116,10 @@ class MemoryStore(Protocol):
         self, tenant_id: str, question: str, *, limit: int = 5
     ) -> list[SimilarQuestion]:
         """The tenant's most similar past questions, best first."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release the connection pool."""
         ...
 
 
@@ -141,9 +170,15 @@ class Deps:
     composer: Composer
     memory_domain_hints: bool = False
     plan_defaults: PlanDefaults = field(default_factory=PlanDefaults)
+    # What else the process opened (a chat model shared by planner and composer), closed first.
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    _closed: bool = field(default=False, init=False, repr=False)
 
     async def aclose(self) -> None:
-        for close in reversed(self.closers):
+        """Close the extra closers, the adapters, then the store; a second call does nothing."""
+        if self._closed:
+            return
+        self._closed = True
+        for close in [*reversed(self.closers), *(a.aclose for a in self.adapters),
+                      self.store.aclose]:
             await close()
-        self.closers.clear()

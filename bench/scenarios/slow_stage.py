@@ -14,12 +14,13 @@ from typing import Any
 from faststream.kafka import KafkaBroker
 
 from bench import kafka
-from bench.fixtures import InstantAdapter, has_real_mcp_server, plan_created
+from bench.fixtures import EVIDENCE, has_real_mcp_server, plan_created
 from bench.process import Worker
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.handlers.evidence import collect_evidence
 from pmflow_gateway.schemas import PlanCreated, Topics
 from pmflow_gateway.streams.codec import encode
+from tests.fakes import InstantAdapter
 
 DELAY_MS = 500
 PARTITIONS = 3
@@ -88,7 +89,7 @@ async def faststream(bootstrap: str, n: int, *, max_workers: int) -> dict[str, A
     topics, group, keys = await _setup(bootstrap, n)
     broker = KafkaBroker(bootstrap, logger=None)
     publisher = broker.publisher(topics.evidence_collected)
-    adapter = InstantAdapter(delay_s=DELAY_MS / 1000)
+    adapter = InstantAdapter(EVIDENCE, delay_s=DELAY_MS / 1000)
     clock = SystemClock()
 
     @broker.subscriber(topics.plan_created, group_id=group, auto_offset_reset="earliest",

@@ -150,7 +150,7 @@ def _operations(topics: Topics, channel_of_topic: dict[str, str]) -> dict[str, A
         if stage.sink is not None:
             sink = channel_of_topic[stage.sink(topics)]
             operations[f"{name}-send"] = op("send", sink, f"{name}: publish", stage.description)
-        if stage.gives_up_with_answer and stage.sink is not None \
+        if stage.give_up is not None and stage.sink is not None \
                 and stage.sink(topics) != topics.answer_ready:
             operations[f"{name}-send-failed-answer"] = op(
                 "send", "answerReady", f"{name}: publish a failed answer",

@@ -11,12 +11,13 @@ import contextlib
 import logging
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, ConsumerRecord, TopicPartition
 from opentelemetry.trace import Span
 
-from pmflow_gateway.ports import Deps
+from pmflow_gateway.ports import Deps, Publisher
 from pmflow_gateway.schemas import DeadLettered, Topics
 from pmflow_gateway.schemas.contracts import Frozen
 from pmflow_gateway.schemas.events import Envelope
@@ -28,8 +29,7 @@ from pmflow_gateway.streams.health import (
     record_outcome,
 )
 from pmflow_gateway.streams.parallel import OrderedExecutor
-from pmflow_gateway.streams.publisher import EventPublisher
-from pmflow_gateway.streams.stages import Stage, annotate, give_up_answer
+from pmflow_gateway.streams.stages import Retries, Stage, annotate, failure_reason
 from pmflow_gateway.tracing import consuming, mark_error
 
 log = logging.getLogger(__name__)
@@ -39,13 +39,12 @@ log = logging.getLogger(__name__)
 class RunnerConfig:
     max_in_flight: int = 256
     max_message_bytes: int = 1_048_576
-    retries: int = 3
-    backoff_s: float = 0.2
+    retry: Retries = field(default_factory=Retries)
     commit_interval_s: float = 0.1
 
 
 class StageRunner:
-    def __init__(self, stage: Stage, *, deps: Deps | None, publisher: EventPublisher,
+    def __init__(self, stage: Stage[Any, Any], *, deps: Deps | None, publisher: Publisher,
                  topics: Topics, config: RunnerConfig) -> None:
         self.stage = stage
         self.topic = stage.source(topics)
@@ -94,31 +93,27 @@ class StageRunner:
     async def _handle(self, record: ConsumerRecord, event: Envelope, span: Span) -> Frozen | None:
         """The core's output; on a refusal or after the last retry, None (the runner has
         dead-lettered the input and, where the stage says so, answered `failed`)."""
-        delay = self._config.backoff_s
-        for attempt in range(self._config.retries + 1):
-            try:
-                output = await self.stage.handle(self._bound(), event)
-            except Exception as exc:
-                if attempt == self._config.retries:
-                    mark_error(span, repr(exc))
-                    await self._give_up(record, event, f"{type(exc).__name__}: {exc}")
-                    return None
-                span.add_event("retry", {"attempt": attempt + 1, "error": repr(exc)[:200]})
-                log.warning("stage %s failed on %s (attempt %d): %r", self.stage.name,
-                            event.question_id, attempt + 1, exc)
-                await asyncio.sleep(delay)
-                delay *= 2
-            else:
-                self.counts["processed" if output is not None else "skipped"] += 1
-                return output
-        return None
+        def on_retry(attempt: int, exc: Exception) -> None:
+            span.add_event("retry", {"attempt": attempt, "error": repr(exc)[:200]})
+            log.warning("stage %s failed on %s (attempt %d): %r", self.stage.name,
+                        event.question_id, attempt, exc)
+
+        try:
+            output: Frozen | None = await self.stage.call(self._bound(), event,
+                                                          self._config.retry, on_retry)
+        except Exception as exc:
+            mark_error(span, repr(exc))
+            await self._give_up(record, event, failure_reason(exc))
+            return None
+        self.counts["processed" if output is not None else "skipped"] += 1
+        return output
 
     async def _give_up(self, record: ConsumerRecord, event: Envelope, reason: str) -> None:
         self.counts["failed"] += 1
-        await self._dead_letter(record, f"gave up after {self._config.retries + 1} tries: {reason}",
-                                event)
-        if self.stage.gives_up_with_answer:
-            answer = give_up_answer(self._bound(), event, reason)
+        tries = self._config.retry.retries + 1
+        await self._dead_letter(record, f"gave up after {tries} tries: {reason}", event)
+        if self.stage.give_up is not None:
+            answer = self.stage.give_up(self._bound(), event, reason)
             await self._publisher.send(self._topics.answer_ready, answer.question_id, answer)
 
     async def _dead_letter(self, record: ConsumerRecord, reason: str,

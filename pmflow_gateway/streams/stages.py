@@ -5,9 +5,10 @@ Follow one question by reading this table top to bottom; each core lives in `han
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from opentelemetry.trace import Span
 
@@ -35,19 +36,50 @@ from pmflow_gateway.schemas import (
 from pmflow_gateway.schemas.contracts import Frozen
 from pmflow_gateway.schemas.events import Envelope
 
-Handle = Callable[[Deps, Any], Awaitable[Frozen | None]]
+In = TypeVar("In", bound=Envelope)
+Out = TypeVar("Out", bound=Frozen | None)
 
 
 @dataclass(frozen=True, kw_only=True)
-class Stage:
+class Retries:
+    """How often a failing core is tried again, and how long to wait before the first retry
+    (doubling after each)."""
+
+    retries: int = 3
+    backoff_s: float = 0.2
+
+
+OnRetry = Callable[[int, Exception], None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Stage(Generic[In, Out]):
     name: str
     description: str
     source: Callable[[Topics], str]
-    model: type[Envelope]
-    handle: Handle
+    model: type[In]
+    handle: Callable[[Deps, In], Awaitable[Out]]
     sink: Callable[[Topics], str] | None = None
-    # When the stage gives up on a question, the user still gets a `failed` answer.
-    gives_up_with_answer: bool = False
+    # When the stage gives up on a question, the user still gets this `failed` answer.
+    give_up: Callable[[Deps, In, str], AnswerReady] | None = None
+
+    async def call(self, deps: Deps, event: In, retry: Retries,
+                   on_retry: OnRetry | None = None) -> Out:
+        """The core's output, trying again after a failure; the last failure is raised."""
+        delay = retry.backoff_s
+        for attempt in range(1, retry.retries + 1):
+            try:
+                return await self.handle(deps, event)
+            except Exception as exc:
+                if on_retry is not None:
+                    on_retry(attempt, exc)
+                await asyncio.sleep(delay)
+                delay *= 2
+        return await self.handle(deps, event)
+
+
+def failure_reason(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
 
 
 async def _plan(g: Deps, e: RouteDecided) -> PlanCreated | None:
@@ -65,7 +97,7 @@ async def _answer(g: Deps, e: EvidenceCollected) -> AnswerReady:
     return await verify_and_compose(e, clock=g.clock, composer=g.composer)
 
 
-async def _render(g: Deps, e: AnswerReady) -> Frozen:
+async def _render(g: Deps, e: AnswerReady) -> ReplyRendered:
     return render_reply(e, clock=g.clock)
 
 
@@ -79,34 +111,39 @@ async def _feedback(g: Deps, e: FeedbackGiven) -> None:
         s.set_attribute("pmflow.applied", await remember_feedback(e, store=g.store))
 
 
-STAGES: dict[str, Stage] = {
-    s.name: s
-    for s in [
-        Stage(name="plan", description="Route decision -> search plan (model or rules).",
-              source=lambda t: t.route_decided, model=RouteDecided, handle=_plan,
-              sink=lambda t: t.plan_created, gives_up_with_answer=True),
-        Stage(name="evidence", description="Plan -> external evidence (MCP first, then fallback).",
-              source=lambda t: t.plan_created, model=PlanCreated, handle=_evidence,
-              sink=lambda t: t.evidence_collected, gives_up_with_answer=True),
-        Stage(name="answer", description="Evidence -> verified, grounded answer (final event).",
-              source=lambda t: t.evidence_collected, model=EvidenceCollected, handle=_answer,
-              sink=lambda t: t.answer_ready, gives_up_with_answer=True),
-        Stage(name="render", description="Answer -> the reply the user sees.",
-              source=lambda t: t.answer_ready, model=AnswerReady, handle=_render,
-              sink=lambda t: t.reply_rendered),
-        Stage(name="memory", description="Answer -> QA record and route memory.",
-              source=lambda t: t.answer_ready, model=AnswerReady, handle=_remember),
-        # Feedback for an unknown question is retried like any failure before it is
-        # dead-lettered: it may simply have overtaken the answer it is about.
-        Stage(name="feedback", description="Feedback -> QA record and route memory.",
-              source=lambda t: t.feedback, model=FeedbackGiven, handle=_feedback),
-    ]
-}
+def _failed(g: Deps, e: RouteDecided | PlanCreated | EvidenceCollected, reason: str) -> AnswerReady:
+    return failed_answer(e, reason, clock=g.clock)
 
 
-def give_up_answer(g: Deps, event: Envelope, reason: str) -> AnswerReady:
-    assert isinstance(event, RouteDecided | PlanCreated | EvidenceCollected)
-    return failed_answer(event, reason, clock=g.clock)
+PLAN: Stage[RouteDecided, PlanCreated | None] = Stage(
+    name="plan", description="Route decision -> search plan (model or rules).",
+    source=lambda t: t.route_decided, model=RouteDecided, handle=_plan,
+    sink=lambda t: t.plan_created, give_up=_failed)
+EVIDENCE: Stage[PlanCreated, EvidenceCollected] = Stage(
+    name="evidence", description="Plan -> external evidence (MCP first, then fallback).",
+    source=lambda t: t.plan_created, model=PlanCreated, handle=_evidence,
+    sink=lambda t: t.evidence_collected, give_up=_failed)
+ANSWER: Stage[EvidenceCollected, AnswerReady] = Stage(
+    name="answer", description="Evidence -> verified, grounded answer (final event).",
+    source=lambda t: t.evidence_collected, model=EvidenceCollected, handle=_answer,
+    sink=lambda t: t.answer_ready, give_up=_failed)
+RENDER: Stage[AnswerReady, ReplyRendered] = Stage(
+    name="render", description="Answer -> the reply the user sees.",
+    source=lambda t: t.answer_ready, model=AnswerReady, handle=_render,
+    sink=lambda t: t.reply_rendered)
+MEMORY: Stage[AnswerReady, None] = Stage(
+    name="memory", description="Answer -> QA record and route memory.",
+    source=lambda t: t.answer_ready, model=AnswerReady, handle=_remember)
+# Feedback for an unknown question is retried like any failure before it is dead-lettered:
+# it may simply have overtaken the answer it is about.
+FEEDBACK: Stage[FeedbackGiven, None] = Stage(
+    name="feedback", description="Feedback -> QA record and route memory.",
+    source=lambda t: t.feedback, model=FeedbackGiven, handle=_feedback)
+
+# The runner's view: each stage decodes its own `model` and hands that to its own `handle`,
+# so the pairing holds even though one dict cannot spell each entry's types.
+STAGES: dict[str, Stage[Any, Any]] = {
+    s.name: s for s in (PLAN, EVIDENCE, ANSWER, RENDER, MEMORY, FEEDBACK)}
 
 
 def annotate(span: Span, output: Frozen) -> None:

@@ -19,10 +19,10 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from pmflow_gateway.schemas import ReplyRendered, Topics
+from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from tests.support.broker import PrivateBroker
 from tests.support.kafka import produce
 from tests.support.workers import Worker
-from tests.unit.test_codec import PMFLOW_EXAMPLE
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
 QUESTIONS = ["帮我看看未来 5 天的广州天气如何", "What's the weather in London tomorrow?",
@@ -31,7 +31,7 @@ QUESTIONS = ["帮我看看未来 5 天的广州天气如何", "What's the weathe
 
 def routes(tenant: str, n: int) -> list[tuple[bytes, bytes]]:
     return [(f"{tenant}-{i}".encode(), orjson.dumps({
-        **PMFLOW_EXAMPLE, "event_id": str(uuid.uuid4()), "question_id": f"{tenant}-{i}",
+        **ROUTE_DECIDED, "event_id": str(uuid.uuid4()), "question_id": f"{tenant}-{i}",
         "tenant_id": tenant, "question": QUESTIONS[i % len(QUESTIONS)]})) for i in range(n)]
 
 

@@ -18,8 +18,8 @@ from pmflow_gateway.handlers.composers import ModelComposer
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.schemas import AnswerReady, AnswerStatus
 from tests.fakes import evidence
+from tests.support.builders import CLOCK, collected
 from tests.support.openai_server import ScriptedOpenAI
-from tests.unit.test_answer_builders import CLOCK, collected
 
 ITEMS = [
     evidence("https://www.weather.com.cn/gz", "广州未来5天以多云为主，气温18到25度。",

@@ -20,11 +20,11 @@ from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided
+from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from tests.fakes import InMemoryStore
-from tests.integration.test_live_search_local_site import ANSWER_PAGE, HTML, searx_results
-from tests.integration.test_mcp_corpus_server import server_children, stdio_config
+from tests.support.mcp_servers import server_children, stdio_config
+from tests.support.pages import ANSWER_PAGE, HTML, searx_results
 from tests.support.web_site import LocalSite
-from tests.unit.test_codec import PMFLOW_EXAMPLE
 
 DEADLINE_MS = 3000
 
@@ -41,7 +41,7 @@ def site() -> Iterator[LocalSite]:
 
 
 def route(question_id: str) -> RouteDecided:
-    return RouteDecided.model_validate({**PMFLOW_EXAMPLE, "question_id": question_id,
+    return RouteDecided.model_validate({**ROUTE_DECIDED, "question_id": question_id,
                                         "deadline_ms": DEADLINE_MS})
 
 

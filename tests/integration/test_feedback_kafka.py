@@ -13,11 +13,12 @@ import pytest
 
 from pmflow_gateway.adapters.store import SqlMemoryStore
 from pmflow_gateway.schemas import DeadLettered, Topics
+from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams.app import Processor
 from pmflow_gateway.streams.runner import RunnerConfig
+from pmflow_gateway.streams.stages import Retries
 from tests.support.kafka import collect, produce
 from tests.support.processors import running
-from tests.unit.test_codec import PMFLOW_EXAMPLE
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres]
 
@@ -28,9 +29,9 @@ async def processor(kafka_bootstrap: str, postgres_url: str,
     store = await SqlMemoryStore.from_url(postgres_url)
     # unknown-question retries in milliseconds, not seconds
     async with running(kafka_bootstrap, topics, store=store,
-                       runner_config=RunnerConfig(retries=2, backoff_s=0.05)) as proc:
+                       runner_config=RunnerConfig(
+                           retry=Retries(retries=2, backoff_s=0.05))) as proc:
         yield proc, store
-    await store.aclose()
 
 
 def feedback(question_id: str, tenant: str, outcome: str) -> bytes:
@@ -43,7 +44,7 @@ async def test_feedback_round_trip_and_refusals(
         processor: tuple[Processor, SqlMemoryStore], kafka_bootstrap: str) -> None:
     proc, store = processor
     tenant, question_id = f"fb{uuid.uuid4().hex[:6]}", f"q-{uuid.uuid4().hex[:8]}"
-    route = {**PMFLOW_EXAMPLE, "question_id": question_id, "tenant_id": tenant}
+    route = {**ROUTE_DECIDED, "question_id": question_id, "tenant_id": tenant}
     await produce(kafka_bootstrap, proc.topics.route_decided,
                   [(question_id.encode(), orjson.dumps(route))])
     for _ in range(100):
@@ -62,6 +63,6 @@ async def test_feedback_round_trip_and_refusals(
     assert all("UnknownQuestion" in x.reason and x.stage == "feedback" for x in letters)
     record = await store.qa_record(tenant, question_id)
     assert record is not None and record["feedback_outcome"] == "helpful"
-    memory = await store.route_memory(tenant, PMFLOW_EXAMPLE["question"])  # type: ignore[arg-type]
+    memory = await store.route_memory(tenant, ROUTE_DECIDED["question"])  # type: ignore[arg-type]
     assert memory is not None and memory["feedback_outcome"] == "helpful"
     assert await store.qa_record("other-tenant", question_id) is None

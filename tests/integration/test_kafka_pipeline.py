@@ -9,11 +9,11 @@ import orjson
 import pytest
 
 from pmflow_gateway.schemas import AnswerStatus, DeadLettered, ReplyRendered, Topics
+from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams.app import Processor
 from tests.fakes import WEATHER
 from tests.support.kafka import collect, produce
 from tests.support.processors import running
-from tests.unit.test_codec import PMFLOW_EXAMPLE
 
 pytestmark = pytest.mark.kafka
 
@@ -28,7 +28,7 @@ async def test_hand_written_route_decided_yields_reply_with_external_sources_onl
         processor: Processor, kafka_bootstrap: str) -> None:
     topics = processor.topics
     await produce(kafka_bootstrap, topics.route_decided,
-                  [(b"q-20261202-0001", orjson.dumps(PMFLOW_EXAMPLE))])
+                  [(b"q-20261202-0001", orjson.dumps(ROUTE_DECIDED))])
     records = await collect(kafka_bootstrap, [topics.reply_rendered],
                             until=lambda rs: len(rs) >= 1, settle_s=1.0)
     assert len(records) == 1 and records[0].key == b"q-20261202-0001"
@@ -43,9 +43,9 @@ async def test_hand_written_route_decided_yields_reply_with_external_sources_onl
 async def test_poison_is_dead_lettered_and_the_partition_moves_on(
         processor: Processor, kafka_bootstrap: str) -> None:
     topics = processor.topics
-    bad = [(b"k1", b"{not json"), (b"k2", orjson.dumps({**PMFLOW_EXAMPLE, "tenant_id": ""})),
-           (b"k3", orjson.dumps({**PMFLOW_EXAMPLE, "schema_version": 9}))]
-    good = orjson.dumps({**PMFLOW_EXAMPLE, "question_id": "after-poison"})
+    bad = [(b"k1", b"{not json"), (b"k2", orjson.dumps({**ROUTE_DECIDED, "tenant_id": ""})),
+           (b"k3", orjson.dumps({**ROUTE_DECIDED, "schema_version": 9}))]
+    good = orjson.dumps({**ROUTE_DECIDED, "question_id": "after-poison"})
     # all on one key's partition would not prove much; the good one follows on every partition
     await produce(kafka_bootstrap, topics.route_decided, [*bad, (b"after-poison", good)])
     records = await collect(kafka_bootstrap, [topics.dead_letter, topics.reply_rendered],
@@ -63,8 +63,8 @@ async def test_poison_is_dead_lettered_and_the_partition_moves_on(
 async def test_internal_decisions_are_skipped_and_counted(
         processor: Processor, kafka_bootstrap: str) -> None:
     topics = processor.topics
-    internal = orjson.dumps({**PMFLOW_EXAMPLE, "question_id": "q-int", "route_mode": "internal"})
-    external = orjson.dumps({**PMFLOW_EXAMPLE, "question_id": "q-ext"})
+    internal = orjson.dumps({**ROUTE_DECIDED, "question_id": "q-int", "route_mode": "internal"})
+    external = orjson.dumps({**ROUTE_DECIDED, "question_id": "q-ext"})
     await produce(kafka_bootstrap, topics.route_decided,
                   [(b"q-int", internal), (b"q-ext", external)])
     records = await collect(kafka_bootstrap, [topics.reply_rendered],
@@ -80,7 +80,7 @@ async def test_metrics_health_and_readiness_are_served(processor: Processor,
 
     topics = processor.topics
     await produce(kafka_bootstrap, topics.route_decided,
-                  [(b"q-metrics", orjson.dumps({**PMFLOW_EXAMPLE, "question_id": "q-metrics"}))])
+                  [(b"q-metrics", orjson.dumps({**ROUTE_DECIDED, "question_id": "q-metrics"}))])
     await collect(kafka_bootstrap, [topics.reply_rendered], until=lambda rs: len(rs) >= 1)
     assert processor.health is not None
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{processor.health.port}") as client:

@@ -11,8 +11,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,6 +18,7 @@ from pmflow_gateway.adapters.mcp import McpAdapter
 from pmflow_gateway.adapters.mcp_config import McpServerConfig, default_servers
 from pmflow_gateway.contract.scoring import FRESH_ENOUGH
 from pmflow_gateway.schemas import AdapterAttempt, ExternalEvidence, ExternalQueryPlan
+from tests.support.mcp_servers import server_children, stdio_config
 
 WEATHER = ExternalQueryPlan(
     query_kind="weather", freshness_required=True, topic="广州未来5天天气",
@@ -27,11 +26,6 @@ WEATHER = ExternalQueryPlan(
     search_queries=["广州 未来5天天气", "广州 天气 5日预报"], result_limit=3)
 ONE_QUERY = WEATHER.model_copy(update={"search_queries": ["广州 天气"]})
 SERVER_MODULE = [sys.executable, "-m", "pmflow_gateway.mcp_server"]
-
-
-def stdio_config(*extra_args: str, **fields: Any) -> McpServerConfig:
-    return McpServerConfig(name="corpus", transport="stdio", command=sys.executable,
-                           args=["-m", "pmflow_gateway.mcp_server", *extra_args], **fields)
 
 
 def free_port() -> int:
@@ -72,24 +66,6 @@ def http_server_url() -> Iterator[str]:
     process = start_http_server(port)
     yield f"http://127.0.0.1:{port}/mcp"
     stop(process)
-
-
-def server_children() -> list[int]:
-    """Our corpus servers started over stdio by this test process (Linux /proc)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        stdio = b"pmflow_gateway.mcp_server" in cmdline and b"http" not in cmdline
-        if parent == os.getpid() and stdio:
-            found.append(int(entry.name))
-    return found
 
 
 def assert_weather_evidence(items: list[ExternalEvidence], attempts: list[AdapterAttempt],

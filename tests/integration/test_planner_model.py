@@ -30,7 +30,7 @@ SEED_PLAN = {
 
 
 def route_decided() -> RouteDecided:
-    """The route event exactly as DESIGN §3 shows it, probe results included."""
+    """The route event exactly as PMFlow documents it, probe results included."""
     return RouteDecided.model_validate({
         "event_id": "5b0c2f4e-0d7e-4a36-9d1e-8f3f3a8f2c11", "question_id": "q-20261202-0001",
         "tenant_id": "acme", "occurred_at": datetime(2026, 12, 2, 8, 0, tzinfo=UTC),

@@ -22,11 +22,11 @@ from pmflow_gateway.schemas import (
     RouteDecided,
     Topics,
 )
+from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams.app import ensure_topics
 from pmflow_gateway.streams.codec import encode
 from tests.fakes import WEATHER, FakeAdapter, InMemoryStore
 from tests.support.kafka import produce
-from tests.unit.test_codec import PMFLOW_EXAMPLE
 
 pytestmark = pytest.mark.kafka
 
@@ -42,7 +42,7 @@ class NewsPlanner:
 
 
 def _route(question_id: str, *, tenant: str = "acme", route_mode: str = "external") -> RouteDecided:
-    return RouteDecided.model_validate({**PMFLOW_EXAMPLE, "question_id": question_id,
+    return RouteDecided.model_validate({**ROUTE_DECIDED, "question_id": question_id,
                                         "event_id": f"e-{question_id}", "tenant_id": tenant,
                                         "route_mode": route_mode})
 
@@ -72,7 +72,7 @@ async def test_replay_diffs_plans_and_statuses_in_the_time_range(
                                             _route("q-internal", route_mode="internal")])
     await produce(kafka_bootstrap, topics.route_decided, [(b"q-poison", b"not json")])
     await produce(kafka_bootstrap, topics.route_decided,
-                  [(b"q-unanswered", orjson.dumps({**PMFLOW_EXAMPLE,
+                  [(b"q-unanswered", orjson.dumps({**ROUTE_DECIDED,
                                                    "question_id": "q-unanswered"}))])
 
     report = await replay(bootstrap=kafka_bootstrap, topics=topics, start=start, end=None,

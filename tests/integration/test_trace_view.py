@@ -18,11 +18,11 @@ from pmflow_gateway.ops.trace_view import (
     render_tree,
 )
 from pmflow_gateway.schemas import Topics
+from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams.app import Processor
 from tests.support.kafka import collect, produce
 from tests.support.processors import running
 from tests.support.traces import session_exporter
-from tests.unit.test_codec import PMFLOW_EXAMPLE
 
 pytestmark = [pytest.mark.kafka, pytest.mark.jaeger]
 CHAIN = ["route-decided", "plan-created", "evidence-collected", "answer-ready"]
@@ -39,7 +39,7 @@ async def processor(kafka_bootstrap: str, topics: Topics) -> AsyncIterator[Proce
 
 async def _traced_question(proc: Processor, bootstrap: str) -> str:
     question_id = f"q-trace-view-{uuid.uuid4().hex[:8]}"
-    value = orjson.dumps({**PMFLOW_EXAMPLE, "question_id": question_id})
+    value = orjson.dumps({**ROUTE_DECIDED, "question_id": question_id})
     await produce(bootstrap, proc.topics.route_decided, [(question_id.encode(), value)])
     await collect(bootstrap, [proc.topics.reply_rendered], until=lambda rs: len(rs) >= 1)
     await asyncio.sleep(0.3)  # the memory writer may finish after the reply

@@ -14,11 +14,11 @@ import pytest
 from opentelemetry.sdk.trace import ReadableSpan
 
 from pmflow_gateway.schemas import Topics
+from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams.app import Processor
 from tests.support.kafka import collect, produce
 from tests.support.processors import running
 from tests.support.traces import session_exporter
-from tests.unit.test_codec import PMFLOW_EXAMPLE
 
 pytestmark = pytest.mark.kafka
 CHAIN = ["route-decided", "plan-created", "evidence-collected", "answer-ready"]
@@ -33,7 +33,7 @@ async def traced(kafka_bootstrap: str, topics: Topics) -> AsyncIterator[Processo
 
 async def _ask(proc: Processor, bootstrap: str, question_id: str, trace_id: str) -> None:
     parent = f"00-{trace_id}-{'ab' * 8}-01"  # as PMFlow's producer span would send it
-    value = orjson.dumps({**PMFLOW_EXAMPLE, "question_id": question_id})
+    value = orjson.dumps({**ROUTE_DECIDED, "question_id": question_id})
     await produce(bootstrap, proc.topics.route_decided, [(question_id.encode(), value)],
                   headers=[("traceparent", parent.encode())])
     await collect(bootstrap, [proc.topics.reply_rendered], until=lambda rs: len(rs) >= 1)

@@ -14,7 +14,7 @@ from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.ports import Composer, Draft
 from pmflow_gateway.schemas import AnswerStatus, ExternalEvidence, ExternalQueryPlan
 from tests.fakes import evidence
-from tests.unit.test_answer_builders import CLOCK, collected
+from tests.support.builders import CLOCK, collected
 from tests.unit.test_answer_property import assert_contract_holds, external_urls
 from tests.unit.test_compose import INJECTIONS
 

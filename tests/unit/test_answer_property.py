@@ -30,7 +30,7 @@ from pmflow_gateway.schemas import (
     SourceUsed,
 )
 from tests.fakes import evidence
-from tests.unit.test_answer_builders import CLOCK, UPSTREAM, collected, weather_plan
+from tests.support.builders import CLOCK, UPSTREAM, collected, weather_plan
 
 # At least 500 per property in CI; raise it locally to hunt harder.
 EXAMPLES = max(int(os.environ.get("PMFLOW_PROPERTY_EXAMPLES", "600")), 500)

@@ -22,7 +22,7 @@ from pmflow_gateway.schemas import (
     QueryKind,
 )
 from tests.fakes import evidence
-from tests.unit.test_answer_builders import CLOCK, EXECUTION, collected, weather_plan
+from tests.support.builders import CLOCK, EXECUTION, collected, weather_plan
 
 GZ = "广州未来5天以多云为主，气温18到25度。"
 INTERNAL_WORDS = ("Feishu", "飞书", "群聊记录", "pmflow", "PMFlow", "doc")

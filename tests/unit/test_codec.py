@@ -9,18 +9,17 @@ from pmflow_gateway.schemas import RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams.codec import Poison, decode, encode
 
-PMFLOW_EXAMPLE = ROUTE_DECIDED
 MAX = 1_048_576
 
 
 def test_the_documented_route_decided_is_accepted_and_round_trips() -> None:
-    event = decode(RouteDecided, orjson.dumps(PMFLOW_EXAMPLE), max_bytes=MAX)
+    event = decode(RouteDecided, orjson.dumps(ROUTE_DECIDED), max_bytes=MAX)
     assert event.sources[0].source_label == "Feishu history"
     assert decode(RouteDecided, encode(event), max_bytes=MAX) == event
 
 
 def test_fields_added_later_are_accepted() -> None:
-    doc = {**PMFLOW_EXAMPLE, "new_field": {"x": 1}}
+    doc = {**ROUTE_DECIDED, "new_field": {"x": 1}}
     assert decode(RouteDecided, orjson.dumps(doc), max_bytes=MAX).question_id == "q-20261202-0001"
 
 
@@ -28,13 +27,13 @@ def test_fields_added_later_are_accepted() -> None:
     ("value", "reason"),
     [
         (b"{not json", "undecodable"),
-        (orjson.dumps({**PMFLOW_EXAMPLE, "tenant_id": ""}), "missing tenant_id"),
-        (orjson.dumps({k: v for k, v in PMFLOW_EXAMPLE.items() if k != "tenant_id"}),
+        (orjson.dumps({**ROUTE_DECIDED, "tenant_id": ""}), "missing tenant_id"),
+        (orjson.dumps({k: v for k, v in ROUTE_DECIDED.items() if k != "tenant_id"}),
          "missing tenant_id"),
-        (orjson.dumps({**PMFLOW_EXAMPLE, "schema_version": 2}), "unknown schema_version 2"),
-        (orjson.dumps({**PMFLOW_EXAMPLE, "route_mode": "sideways"}),
+        (orjson.dumps({**ROUTE_DECIDED, "schema_version": 2}), "unknown schema_version 2"),
+        (orjson.dumps({**ROUTE_DECIDED, "route_mode": "sideways"}),
          "schema violation: route_mode"),
-        (orjson.dumps({**PMFLOW_EXAMPLE, "occurred_at": "2026-12-02T08:00:00"}),
+        (orjson.dumps({**ROUTE_DECIDED, "occurred_at": "2026-12-02T08:00:00"}),
          "schema violation: occurred_at"),
         (None, "tombstone"),
     ],

@@ -3,38 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
 from pmflow_gateway.handlers.planner_model import ModelPlanner, parse_plan
-from pmflow_gateway.schemas import AnswerContract, ExternalQueryPlan, PlannerInfo, RouteDecided
+from pmflow_gateway.schemas import AnswerContract, RouteDecided
+from tests.fakes import BrokenPlanner, ScriptedModel
 
 PLAN = {"query_kind": "company", "answer_contract": "direct_fact", "topic": "腾讯 CEO",
         "subject_entities": ["腾讯"], "search_queries": ["腾讯 CEO"]}
-
-
-@dataclass
-class ScriptedModel:
-    """Replies in order; an exception in the script is raised instead."""
-
-    replies: list[str | BaseException]
-    model: str = "fake-model"
-    calls: list[list[dict[str, str]]] = field(default_factory=list)
-
-    async def complete_json(self, messages: Sequence[dict[str, str]], *, schema: dict[str, Any],
-                            schema_name: str, timeout_s: float) -> str:
-        self.calls.append(list(messages))
-        reply = self.replies.pop(0)
-        if isinstance(reply, BaseException):
-            raise reply
-        return reply
-
-
-class BrokenPlanner:
-    async def plan(self, route: RouteDecided) -> tuple[ExternalQueryPlan, PlannerInfo]:
-        raise RuntimeError("rules unavailable")
 
 
 def route(question: str = "腾讯的 CEO 是谁") -> RouteDecided:

@@ -8,7 +8,7 @@ from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.schemas import AnswerContract, AnswerReady, AnswerStatus, Citation, SourceUsed
 from tests.fakes import evidence
-from tests.unit.test_answer_builders import CLOCK, collected, weather_plan
+from tests.support.builders import CLOCK, collected, weather_plan
 
 ITEMS = [evidence("https://www.weather.com.cn/gz", "广州未来5天以多云为主，气温18到25度。",
                   title="广州天气预报"),

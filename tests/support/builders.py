@@ -1,7 +1,4 @@
-"""Builders shared by the answer, compose and render tests (no tests of its own).
-
-Kept under a `test_answer*` name because that is the name space this stage's tests own.
-"""
+"""Builders shared by the answer, compose and render tests."""
 
 from __future__ import annotations
 

@@ -1,0 +1,188 @@
+"""StageRunner without services: retries, dead letters, the give-up answer and commit points,
+with a recording publisher and a consumer that only records commits."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import orjson
+import pytest
+from aiokafka import ConsumerRecord, TopicPartition
+
+from pmflow_gateway.embedded import ask_in_process
+from pmflow_gateway.handlers.compose import EXTRACTIVE
+from pmflow_gateway.handlers.planner_rules import RulesPlanner
+from pmflow_gateway.ports import Deps
+from pmflow_gateway.schemas import (
+    AnswerReady,
+    AnswerStatus,
+    DeadLettered,
+    PlanCreated,
+    RouteDecided,
+    Topics,
+)
+from pmflow_gateway.schemas.examples import ROUTE_DECIDED
+from pmflow_gateway.streams.runner import RunnerConfig, StageRunner
+from pmflow_gateway.streams.stages import MEMORY, PLAN, Retries
+from tests.fakes import (
+    WEATHER,
+    BrokenPlanner,
+    CommittingConsumer,
+    FakeAdapter,
+    FixedClock,
+    FlakyPlanner,
+    InMemoryStore,
+    RecordingPublisher,
+)
+
+TOPICS = Topics(prefix="t.")
+CONFIG = RunnerConfig(retry=Retries(retries=2, backoff_s=0), max_message_bytes=4096)
+
+
+def deps(planner: object) -> Deps:
+    return Deps(clock=FixedClock(), planner=planner,  # type: ignore[arg-type]
+                adapters=[FakeAdapter("mcp", items=[WEATHER])], store=InMemoryStore(),
+                composer=EXTRACTIVE)
+
+
+def record(offset: int, value: bytes | None, *, key: bytes | None = None) -> ConsumerRecord:
+    return ConsumerRecord(topic=PLAN.source(TOPICS), partition=0, offset=offset, timestamp=0,
+                          timestamp_type=0, key=key, value=value, checksum=None,
+                          serialized_key_size=0, serialized_value_size=0, headers=())
+
+
+def route(question_id: str = "q-1") -> bytes:
+    return orjson.dumps({**ROUTE_DECIDED, "question_id": question_id})
+
+
+def plan_runner(planner: object, config: RunnerConfig = CONFIG) -> tuple[StageRunner,
+                                                                          RecordingPublisher]:
+    publisher = RecordingPublisher()
+    runner = StageRunner(PLAN, deps=deps(planner), publisher=publisher, topics=TOPICS,
+                         config=config)
+    return runner, publisher
+
+
+async def test_a_transient_failure_is_retried_and_the_result_published() -> None:
+    planner = FlakyPlanner(failures=2)
+    runner, publisher = plan_runner(planner)
+    await runner.process(record(0, route()))
+    assert planner.calls == 3
+    [plan] = publisher.to(TOPICS.plan_created)
+    assert isinstance(plan, PlanCreated) and plan.question_id == "q-1"
+    assert publisher.to(TOPICS.dead_letter) == [] and publisher.to(TOPICS.answer_ready) == []
+    assert runner.counts["processed"] == 1 and runner.counts["failed"] == 0
+    assert publisher.sent[0].key == "q-1"
+
+
+async def test_retries_wait_longer_each_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    waits: list[float] = []
+
+    async def no_wait(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(asyncio, "sleep", no_wait)
+    runner, _ = plan_runner(FlakyPlanner(failures=3),
+                            replace(CONFIG, retry=Retries(retries=3, backoff_s=0.5)))
+    await runner.process(record(0, route()))
+    assert waits == [0.5, 1.0, 2.0]
+
+
+async def test_after_the_last_retry_the_user_gets_a_failed_answer_and_the_input_a_letter() -> None:
+    planner = BrokenPlanner()
+    runner, publisher = plan_runner(planner)
+    await runner.process(record(7, route("q-7")))
+    assert publisher.to(TOPICS.plan_created) == []
+    [answer] = publisher.to(TOPICS.answer_ready)
+    assert isinstance(answer, AnswerReady) and answer.question_id == "q-7"
+    assert answer.status is AnswerStatus.failed and answer.reason is not None
+    assert "rules unavailable" in answer.reason
+    [letter] = publisher.to(TOPICS.dead_letter)
+    assert isinstance(letter, DeadLettered)
+    assert letter.reason.startswith("gave up after 3 tries: RuntimeError")
+    assert (letter.origin_offset, letter.question_id, letter.stage) == (7, "q-7", "plan")
+    assert runner.counts["failed"] == 1 and runner.counts["dead_lettered"] == 1
+
+
+async def test_a_stage_without_an_answer_to_give_only_dead_letters() -> None:
+    class DownStore(InMemoryStore):
+        async def record_answer(self, event: object) -> bool:
+            raise ConnectionError("database away")
+
+    publisher = RecordingPublisher()
+    failing = Deps(clock=FixedClock(), planner=RulesPlanner(), adapters=[], store=DownStore(),
+                   composer=EXTRACTIVE)
+    runner = StageRunner(MEMORY, deps=failing, publisher=publisher, topics=TOPICS, config=CONFIG)
+    answer = await _an_answer()
+    await runner.process(record(0, answer.model_dump_json().encode()))
+    assert [s.topic for s in publisher.sent] == [TOPICS.dead_letter]
+
+
+async def _an_answer() -> AnswerReady:
+    outcome = await ask_in_process(RouteDecided.model_validate(ROUTE_DECIDED),
+                                   deps(RulesPlanner()))
+    assert outcome.answer is not None
+    return outcome.answer
+
+
+@pytest.mark.parametrize(("value", "reason"), [
+    (b"{not json", "undecodable"),
+    (orjson.dumps({**ROUTE_DECIDED, "route_mode": "sideways"}), "schema violation: route_mode"),
+    (b" " * 5000, "oversize"),
+    (b"\xff\xfe", "undecodable"),
+])
+async def test_poison_is_dead_lettered_once_with_its_reason(value: bytes, reason: str) -> None:
+    planner = FlakyPlanner(failures=0)
+    runner, publisher = plan_runner(planner)
+    await runner.process(record(3, value, key=b"q-3"))
+    assert planner.calls == 0  # poison never reaches the core, so it is never retried
+    [letter] = [s.event for s in publisher.sent]
+    assert isinstance(letter, DeadLettered) and reason in letter.reason
+    assert letter.question_id == "q-3" and letter.tenant_id is None
+    assert letter.original_value  # the record travels with the letter, whatever its bytes
+    assert publisher.to(TOPICS.answer_ready) == []
+
+
+async def test_the_commit_point_is_the_end_of_the_finished_prefix() -> None:
+    gates = {1: asyncio.Event()}
+
+    class GatedPlanner:
+        async def plan(self, route: RouteDecided):  # type: ignore[no-untyped-def]
+            offset = int(route.question_id.rsplit("-", 1)[1])
+            if offset in gates:
+                await gates[offset].wait()
+            return await RulesPlanner().plan(route)
+
+    runner, publisher = plan_runner(GatedPlanner())
+    consumer = CommittingConsumer()
+    runner.consumer = consumer  # type: ignore[assignment]
+    await runner.on_batch([record(i, route(f"q-{i}"), key=f"q-{i}".encode()) for i in range(4)])
+    await _until(lambda: len(publisher.sent) == 3)
+    await runner.commit()
+    tp = TopicPartition(PLAN.source(TOPICS), 0)
+    assert consumer.commits == [{tp: 1}]  # 2 and 3 are done, but 1 is not: nothing past it
+    gates[1].set()
+    assert await runner.executor.drain(5)
+    await runner.commit()
+    assert consumer.commits == [{tp: 1}, {tp: 4}]
+
+
+async def test_a_failed_commit_is_tried_again_next_round() -> None:
+    runner, _ = plan_runner(FlakyPlanner(failures=0))
+    consumer = CommittingConsumer(fail_next=1)
+    runner.consumer = consumer  # type: ignore[assignment]
+    await runner.on_batch([record(0, route())])
+    assert await runner.executor.drain(5)
+    await runner.commit()
+    assert consumer.commits == []
+    await runner.commit()
+    assert consumer.commits == [{TopicPartition(PLAN.source(TOPICS), 0): 1}]
+
+
+async def _until(condition: object) -> None:
+    for _ in range(500):
+        if condition():  # type: ignore[operator]
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("condition never held")
