@@ -11,7 +11,7 @@ import pytest
 from aiokafka import ConsumerRecord, TopicPartition
 
 from pmflow_gateway.embedded import ask_in_process
-from pmflow_gateway.handlers.compose import EXTRACTIVE
+from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import (
