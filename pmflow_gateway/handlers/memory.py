@@ -1,26 +1,21 @@
-"""Memory writer: AnswerReady and FeedbackGiven -> the QA record and route memories.
+"""Memory writer: AnswerReady -> the QA record and route memory; and the reads other callers
+make of the memories (the planner's domain hints, a routing prior).
 
-The store does the idempotent, tenant-scoped writes; this module decides what counts as a
-good answer, which domains grounded it, and which domains the planner may prefer for a new
-question because they grounded well-rated answers to similar ones.
+The store does the idempotent, tenant-scoped writes and applies the memory rules
+(`contract.memory_rules`); this module decides which of a tenant's similar past questions
+lend what to a new one.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
-from urllib.parse import urlsplit
 
+from pmflow_gateway.contract.memory_rules import NEGATIVE_FEEDBACK, RoutePrior, route_prior
 from pmflow_gateway.ports import MemoryStore
-from pmflow_gateway.schemas import AnswerReady, AnswerStatus, FeedbackGiven
+from pmflow_gateway.schemas import AnswerReady
 
-# Feedback that says the answer (or the route that led to it) should not be repeated.
-NEGATIVE_FEEDBACK = frozenset({"unhelpful", "wrong_route", "stale", "incorrect"})
-
-# A memory keeps at most this many good domains, most frequent first.
-MAX_GOOD_DOMAINS = 10
+# How many similar past questions a routing prior weighs.
+PRIOR_SAMPLES = 10
 
 
 async def remember_answer(event: AnswerReady, *, store: MemoryStore) -> bool:
@@ -28,51 +23,17 @@ async def remember_answer(event: AnswerReady, *, store: MemoryStore) -> bool:
     return await store.record_answer(event)
 
 
-async def remember_feedback(event: FeedbackGiven, *, store: MemoryStore) -> bool:
-    """Write the user's feedback back onto the QA record and the route memory."""
-    return await store.apply_feedback(event)
-
-
-def source_domain(url: str) -> str | None:
-    """The host a source came from, in the form `scoring.authority_score` matches
-    preferred domains against (lower case, no `www.`)."""
-    try:
-        host = urlsplit(url).hostname
-    except ValueError:
-        return None
-    if not host:
-        return None
-    return host.removeprefix("www.")
-
-
-def is_good_answer(status: str, feedback_outcome: str | None) -> bool:
-    """Answered, and nobody has said it was wrong: the seed's "well-rated" sample."""
-    return status == AnswerStatus.answered and feedback_outcome not in NEGATIVE_FEEDBACK
-
-
-def rank_good_domains(records: Iterable[Mapping[str, Any]]) -> list[str]:
-    """Domains that grounded good answers, most answers first (first seen breaks ties).
-
-    Each record is a QA record row: `status`, `feedback_outcome` and `sources_used`
-    (dumped `SourceUsed` dicts). A domain counts once per answer, however often it is cited.
-    """
-    counts: Counter[str] = Counter()
-    for record in records:
-        if not is_good_answer(record["status"], record["feedback_outcome"]):
-            continue
-        # dict, not set: the order sources were cited in must break ties reproducibly.
-        urls = [str(source.get("url", "")) for source in record["sources_used"]]
-        domains = dict.fromkeys(source_domain(url) for url in urls)
-        counts.update(domain for domain in domains if domain)
-    return [domain for domain, _ in counts.most_common(MAX_GOOD_DOMAINS)]
+async def prior_for(store: MemoryStore, tenant_id: str, question: str) -> RoutePrior:
+    """The routing prior the tenant's own similar past questions give this question."""
+    return route_prior(await store.similar(tenant_id, question, limit=PRIOR_SAMPLES))
 
 
 @dataclass(frozen=True, kw_only=True)
 class DomainHintPolicy:
     """How the planner's preferred-domain hints are drawn from the route memories.
 
-    Switched on by the proposed setting `PMFLOW_MEMORY_DOMAIN_HINTS` (default off): the plan
-    stage then calls `preferred_domain_hints` and appends the result to the plan's
+    Switched on by the setting `PMFLOW_MEMORY_DOMAIN_HINTS` (default off): the plan stage
+    then calls `preferred_domain_hints` and appends the result to the plan's
     `preferred_domains` (which only raises those domains' authority score; it never filters).
     """
 
