@@ -3,9 +3,10 @@
 Files are `NNNN_name.sql`, applied in version order, each version once; applied versions are
 recorded in `schema_migrations`. A version that only one dialect can express comes as one
 file per dialect, `NNNN_name.postgresql.sql` and `NNNN_name.sqlite.sql`. A run is one
-transaction (PostgreSQL and SQLite both have transactional DDL), so a failed migration leaves the schema as it was. Two processes starting
-at once are serialised: by an advisory lock on PostgreSQL, by `BEGIN IMMEDIATE` on SQLite
-(see `adapters.store`). Never edit a released file: add a new version.
+transaction (PostgreSQL and SQLite both have transactional DDL), so a failed migration
+leaves the schema as it was. Two processes starting at once are serialised: by an advisory
+lock on PostgreSQL, by `BEGIN IMMEDIATE` on SQLite (see `adapters.store`). Never edit a
+released file: add a new version.
 """
 
 from __future__ import annotations
