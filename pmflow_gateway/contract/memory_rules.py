@@ -156,17 +156,18 @@ def route_prior(similar: Sequence[SimilarQuestion]) -> RoutePrior:
         return RoutePrior(suggested_route_mode=None, confidence=0.0, samples=0, outcomes={},
                           feedback={}, good_domains=[],
                           basis="no similar past questions for this tenant")
-    votes: Counter[str] = Counter()
+    votes: dict[str, float] = {}
     outcomes: Counter[str] = Counter()
     feedback: Counter[str] = Counter()
     for sample in similar:
         wrong = min(sample.feedback_counts.get("wrong_route", 0), sample.hit_count)
-        votes[sample.route_mode] += sample.similarity * (sample.hit_count - wrong)
-        votes[_overturned(sample.route_mode)] += sample.similarity * wrong
+        for mode, n in ((sample.route_mode, sample.hit_count - wrong),
+                        (_overturned(sample.route_mode), wrong)):
+            votes[mode] = votes.get(mode, 0.0) + sample.similarity * n
         outcomes.update(sample.outcomes)
         feedback.update(sample.feedback_counts)
     total = sum(votes.values())
-    mode, top = votes.most_common(1)[0] if total > 0 else ("uncertain", 0.0)
+    mode, top = max(votes.items(), key=lambda vote: vote[1])
     share = top / total if total > 0 else 0.0
     suggested: RouteMode = _route_mode(mode) if share >= SUGGEST_SHARE else "uncertain"
     confidence = round(share * min(1.0, total / FULL_SUPPORT), 3)
@@ -183,9 +184,9 @@ def _overturned(mode: str) -> str:
 
 
 def _route_mode(mode: str) -> RouteMode:
-    if mode == "external" or mode == "internal":
-        return mode
-    return "uncertain"
+    if mode == "external":
+        return "external"
+    return "internal" if mode == "internal" else "uncertain"
 
 
 def _prior_domains(similar: Sequence[SimilarQuestion], limit: int = MAX_GOOD_DOMAINS) -> list[str]:

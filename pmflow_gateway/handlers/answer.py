@@ -14,6 +14,7 @@ import functools
 import re
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from urllib.parse import urlsplit
 
 from pmflow_gateway.handlers.compose import (
@@ -373,8 +374,21 @@ def _checked(event: EvidenceCollected, draft: Draft, kept: list[ExternalEvidence
 
 
 def _sources(items: list[ExternalEvidence]) -> list[SourceUsed]:
-    return [SourceUsed(n=n, title=source_title(i), site=site_of(i.target_url), url=i.target_url)
+    return [SourceUsed(n=n, title=source_title(i), site=site_of(i.target_url), url=i.target_url,
+                       published_at=_published(i), freshness=i.freshness_score)
             for n, i in enumerate(items, start=1)]
+
+
+def _published(item: ExternalEvidence) -> datetime | None:
+    """The publication time an adapter recorded, when it is a readable ISO 8601 time."""
+    value = item.raw_metadata.get("published_at")
+    if not isinstance(value, str):
+        return None
+    try:
+        published = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return published if published.tzinfo is not None else None
 
 
 def source_title(item: ExternalEvidence) -> str:
