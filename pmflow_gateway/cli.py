@@ -273,10 +273,12 @@ def build_parser() -> argparse.ArgumentParser:
     topics.add_argument("--partitions", type=int, default=3)
     topics.set_defaults(func=cmd_topics)
 
+    from pmflow_gateway.agent_tools.serve import add_mcp_parser
     from pmflow_gateway.ops import asyncapi, doctor, replay, trace_view
 
     for add_ops_parser in (asyncapi.add_asyncapi_parser, doctor.add_doctor_parser,
-                           replay.add_replay_parser, trace_view.add_trace_parser):
+                           replay.add_replay_parser, trace_view.add_trace_parser,
+                           add_mcp_parser):
         add_ops_parser(sub)
     return parser
 

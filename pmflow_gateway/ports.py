@@ -92,10 +92,14 @@ class ChatModel(Protocol):
 
 @dataclass(frozen=True, kw_only=True)
 class SimilarQuestion:
+    """One of a tenant's past questions (its route memory), and how alike it is."""
+
     question: str
     query_kind: str
+    route_mode: str
     hit_count: int
     outcomes: dict[str, int]
+    feedback_counts: dict[str, int]
     feedback_outcome: str | None
     good_domains: list[str]
     similarity: float

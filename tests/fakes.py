@@ -4,19 +4,31 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aiokafka import TopicPartition
 from pydantic import BaseModel
 
+from pmflow_gateway.contract.memory_rules import (
+    MemoryRow,
+    RecordRow,
+    answer_is_late,
+    count_answer,
+    count_feedback,
+    feedback_is_late,
+    rank_good_domains,
+)
+from pmflow_gateway.contract.similarity import most_similar, question_key
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
-from pmflow_gateway.ports import AdapterResult, Headers
+from pmflow_gateway.ports import AdapterResult, Headers, SimilarQuestion, UnknownQuestion
 from pmflow_gateway.schemas import (
     AdapterAttempt,
+    AnswerReady,
     ExternalEvidence,
     ExternalQueryPlan,
+    FeedbackGiven,
     PlannerInfo,
     RouteDecided,
 )
@@ -170,35 +182,94 @@ WEATHER = evidence("https://www.weather.com.cn/guangzhou/5d",
 
 
 @dataclass
+class _Memory:
+    sample_question: str
+    route_mode: str
+    query_kind: str
+    row: MemoryRow = field(default_factory=MemoryRow)
+    feedback_outcome: str | None = None
+    good_domains: list[str] = field(default_factory=list)
+
+
+@dataclass
 class InMemoryStore:
-    """The MemoryStore port as two dicts; idempotent by event id like the real one."""
+    """The MemoryStore port in dicts, applying the same memory rules as the SQL store:
+    idempotent by event id, late answers and late feedback change nothing, outcomes and
+    votes move, good domains are recounted, similar questions are scored alike."""
 
-    answers: dict[tuple[str, str], object] = field(default_factory=dict)
-    applied: set[str] = field(default_factory=set)
-    feedback: dict[tuple[str, str], str] = field(default_factory=dict)
+    records: dict[tuple[str, str], RecordRow] = field(default_factory=dict)
+    answers: dict[tuple[str, str], AnswerReady] = field(default_factory=dict)
+    memories: dict[tuple[str, str], _Memory] = field(default_factory=dict)
+    applied: set[tuple[str, str, str]] = field(default_factory=set)
 
-    async def record_answer(self, event: object) -> bool:
-        event_id = event.event_id  # type: ignore[attr-defined]
-        if event_id in self.applied:
+    def _claim(self, tenant_id: str, kind: str, event_id: str) -> bool:
+        claim = (tenant_id, kind, event_id)
+        if claim in self.applied:
             return False
-        self.applied.add(event_id)
-        self.answers[(event.tenant_id, event.question_id)] = event  # type: ignore[attr-defined]
+        self.applied.add(claim)
         return True
 
-    async def apply_feedback(self, event: object) -> bool:
-        from pmflow_gateway.ports import UnknownQuestion
-
-        key = (event.tenant_id, event.question_id)  # type: ignore[attr-defined]
-        if key not in self.answers:
-            raise UnknownQuestion(f"no question {key[1]} for tenant {key[0]}")
-        if event.event_id in self.applied:  # type: ignore[attr-defined]
+    async def record_answer(self, event: AnswerReady) -> bool:
+        at = (event.tenant_id, event.question_id)
+        previous = self.records.get(at)
+        if answer_is_late(previous, event.occurred_at) or not self._claim(
+                event.tenant_id, "answer", event.event_id):
             return False
-        self.applied.add(event.event_id)  # type: ignore[attr-defined]
-        self.feedback[key] = event.outcome  # type: ignore[attr-defined]
+        key = question_key(event.context.question)
+        memory = self.memories.setdefault((event.tenant_id, key), _Memory(
+            event.context.question, event.context.routing.route_mode, str(event.plan.query_kind)))
+        counts = count_answer(memory.row, previous, key=key, status=str(event.status))
+        memory.row = replace(memory.row, **counts)
+        self.records[at] = RecordRow(
+            question_key=key, status=str(event.status), answered_at=event.occurred_at,
+            feedback_outcome=previous.feedback_outcome if previous else None,
+            feedback_at=previous.feedback_at if previous else None,
+            sources_used=[s.model_dump(mode="json") for s in event.sources_used])
+        self.answers[at] = event
+        self._recount(event.tenant_id, key)
         return True
 
-    async def similar(self, tenant_id: str, question: str, *, limit: int = 5) -> list[object]:
-        return []
+    async def apply_feedback(self, event: FeedbackGiven) -> bool:
+        at = (event.tenant_id, event.question_id)
+        record = self.records.get(at)
+        if record is None:
+            raise UnknownQuestion(f"no question {at[1]} for tenant {at[0]}")
+        if feedback_is_late(record, event.occurred_at) or not self._claim(
+                event.tenant_id, "feedback", event.event_id):
+            return False
+        memory = self.memories[(event.tenant_id, record.question_key)]
+        values = count_feedback(memory.row, record, outcome=event.outcome, at=event.occurred_at)
+        memory.feedback_outcome = values.pop("feedback_outcome", memory.feedback_outcome)
+        memory.row = replace(memory.row, **values)
+        self.records[at] = replace(record, feedback_outcome=event.outcome,
+                                   feedback_at=event.occurred_at)
+        self._recount(event.tenant_id, record.question_key)
+        return True
+
+    def _recount(self, tenant_id: str, key: str) -> None:
+        mine = [r for (tenant, _), r in self.records.items()
+                if tenant == tenant_id and r.question_key == key and r.status == "answered"]
+        self.memories[(tenant_id, key)].good_domains = rank_good_domains(mine)
+
+    def feedback_of(self, tenant_id: str, question_id: str) -> str | None:
+        record = self.records.get((tenant_id, question_id))
+        return record.feedback_outcome if record else None
+
+    async def similar(self, tenant_id: str, question: str, *,
+                      limit: int = 5) -> list[SimilarQuestion]:
+        keys = [key for tenant, key in self.memories if tenant == tenant_id]
+        found = most_similar(question, keys, limit=limit, min_similarity=0.2)
+        return [self._similar(self.memories[(tenant_id, s.key)], s.similarity) for s in found]
+
+    @staticmethod
+    def _similar(memory: _Memory, score: float) -> SimilarQuestion:
+        row = memory.row
+        return SimilarQuestion(
+            question=memory.sample_question, query_kind=memory.query_kind,
+            route_mode=memory.route_mode, hit_count=row.hit_count,
+            outcomes=dict(row.outcome_counts), feedback_counts=dict(row.feedback_counts),
+            feedback_outcome=memory.feedback_outcome, good_domains=list(memory.good_domains),
+            similarity=score)
 
     async def aclose(self) -> None:
         return None

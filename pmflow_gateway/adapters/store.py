@@ -16,27 +16,41 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Row, Table, event, select, update
+from sqlalchemy import Row, Table, event, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from pmflow_gateway.adapters.migrations import apply_migrations
 from pmflow_gateway.adapters.store_schema import applied_events, qa_records, query_route_memories
-from pmflow_gateway.contract.memory_rules import rank_good_domains
+from pmflow_gateway.contract.memory_rules import (
+    MemoryRow,
+    RecordRow,
+    answer_is_late,
+    count_answer,
+    count_feedback,
+    feedback_is_late,
+    rank_good_domains,
+)
 from pmflow_gateway.contract.similarity import most_similar, question_key
 from pmflow_gateway.ports import Clock, SimilarQuestion, UnknownQuestion
 from pmflow_gateway.schemas import AnswerReady, FeedbackGiven
 from pmflow_gateway.settings import Settings
 
-# similar() compares the question with this many of the tenant's most recently updated
-# memories, in Python; older samples stop lending priors until they are asked again.
-SIMILAR_SCAN_LIMIT = 500
+# similar() ranks this many candidates from the trigram index by bigram Jaccard.
+SIMILAR_CANDIDATES = 200
+# The trigram index's own similarity below which a memory is not even a candidate.
+TRIGRAM_THRESHOLD = 0.1
+# A long question is looked up by its first trigrams only: enough to find its neighbours.
+MAX_QUERY_TRIGRAMS = 64
 # Below this bigram Jaccard a past question is noise, not a similar sample.
 MIN_SIMILARITY = 0.2
 # The good-domain recount reads at most this many recent answers to one question key.
 GOOD_DOMAIN_SCAN_LIMIT = 50
 
 _ANSWER, _FEEDBACK = "answer", "feedback"
+_MEMORY_COLUMNS = ", ".join(column.name for column in query_route_memories.c)
+_RECORD_ROW_COLUMNS = ("question_key", "status", "answered_at", "feedback_outcome",
+                       "feedback_at", "sources_used")
 
 
 class SqlMemoryStore:
@@ -47,13 +61,13 @@ class SqlMemoryStore:
         engine: AsyncEngine,
         *,
         clock: Clock | None = None,
-        similar_scan_limit: int = SIMILAR_SCAN_LIMIT,
+        similar_candidates: int = SIMILAR_CANDIDATES,
         min_similarity: float = MIN_SIMILARITY,
     ) -> None:
         """Use `from_url` or `open_store`: they also bring the schema up to date."""
         self._engine = engine
         self._clock = clock
-        self._similar_scan_limit = similar_scan_limit
+        self._candidates = similar_candidates
         self._min_similarity = min_similarity
         self._on_postgres = engine.dialect.name == "postgresql"
 
@@ -101,7 +115,7 @@ class SqlMemoryStore:
             if previous is None:
                 previous = await self._insert_record(conn, event, key, now)
             if previous is not None:
-                if previous.answered_at > event.occurred_at:
+                if answer_is_late(_record_row(previous), event.occurred_at):
                     return False
                 await conn.execute(
                     update(qa_records)
@@ -125,7 +139,7 @@ class SqlMemoryStore:
             if record is None:
                 raise UnknownQuestion(
                     f"tenant {event.tenant_id!r} has no question {event.question_id!r}")
-            if record.feedback_at is not None and record.feedback_at > event.occurred_at:
+            if feedback_is_late(_record_row(record), event.occurred_at):
                 return False
             await conn.execute(
                 update(qa_records)
@@ -197,17 +211,9 @@ class SqlMemoryStore:
                   "query_kind": str(event.plan.query_kind),
                   "last_question_id": event.question_id}
         memory = await self._lock_memory(conn, event.tenant_id, key, sample, now)
-        outcomes = dict(memory.outcome_counts)
-        hits = memory.hit_count
-        # A question already counted under this key changes its outcome, not the hit count.
-        # (Its text, hence its key, is fixed upstream; a changed key counts as a new sample.)
-        if previous is not None and previous.question_key == key:
-            outcomes[previous.status] = outcomes.get(previous.status, 0) - 1
-        else:
-            hits += 1
-        outcomes[str(event.status)] = outcomes.get(str(event.status), 0) + 1
-        await self._update_memory(conn, event.tenant_id, key, now, **sample, hit_count=hits,
-                                  outcome_counts={k: n for k, n in outcomes.items() if n > 0})
+        counts = count_answer(_memory_row(memory), None if previous is None
+                              else _record_row(previous), key=key, status=str(event.status))
+        await self._update_memory(conn, event.tenant_id, key, now, **sample, **counts)
 
     async def _count_feedback(self, conn: AsyncConnection, event: FeedbackGiven,
                               record: Row[Any], now: datetime) -> None:
@@ -215,28 +221,22 @@ class SqlMemoryStore:
             "route_mode", "external"), "query_kind": record.plan.get("query_kind", "unknown"),
             "last_question_id": record.question_id}
         memory = await self._lock_memory(conn, event.tenant_id, record.question_key, seed, now)
-        counts = dict(memory.feedback_counts)
-        if record.feedback_outcome is not None:  # the user changed their mind: move the vote
-            counts[record.feedback_outcome] = counts.get(record.feedback_outcome, 0) - 1
-        counts[event.outcome] = counts.get(event.outcome, 0) + 1
-        latest: dict[str, Any] = {}
-        if memory.feedback_at is None or memory.feedback_at <= event.occurred_at:
-            latest = {"feedback_outcome": event.outcome, "feedback_at": event.occurred_at}
-        await self._update_memory(conn, event.tenant_id, record.question_key, now, **latest,
-                                  feedback_counts={k: n for k, n in counts.items() if n > 0})
+        values = count_feedback(_memory_row(memory), _record_row(record),
+                                outcome=event.outcome, at=event.occurred_at)
+        await self._update_memory(conn, event.tenant_id, record.question_key, now, **values)
 
     async def _update_memory(self, conn: AsyncConnection, tenant_id: str, key: str,
                              now: datetime, **values: Any) -> None:
         """Write the memory's new values and recount its good domains from the QA records
         (recounting, not patching, keeps them right whichever way feedback moved)."""
         answers = await conn.execute(
-            select(qa_records.c.status, qa_records.c.feedback_outcome, qa_records.c.sources_used)
+            select(*(qa_records.c[name] for name in _RECORD_ROW_COLUMNS))
             .where(qa_records.c.tenant_id == tenant_id, qa_records.c.question_key == key,
                    qa_records.c.status == "answered")
             .order_by(qa_records.c.answered_at.desc())
             .limit(GOOD_DOMAIN_SCAN_LIMIT)
         )
-        good_domains = rank_good_domains(dict(row._mapping) for row in answers)
+        good_domains = rank_good_domains(_record_row(row) for row in answers)
         await conn.execute(
             update(query_route_memories)
             .where(query_route_memories.c.tenant_id == tenant_id,
@@ -250,18 +250,56 @@ class SqlMemoryStore:
         self, tenant_id: str, question: str, *, limit: int = 5
     ) -> list[SimilarQuestion]:
         """The tenant's past questions most like this one, best first (ties: most recently
-        updated first). Only the `similar_scan_limit` most recent memories are compared."""
+        updated first). The database's trigram index finds candidates among all of the
+        tenant's memories; they are then ranked by the same similarity everywhere."""
+        key = question_key(question)
         async with self._engine.connect() as conn:
-            rows = (await conn.execute(
-                select(query_route_memories)
-                .where(query_route_memories.c.tenant_id == tenant_id)
-                .order_by(query_route_memories.c.updated_at.desc(),
-                          query_route_memories.c.question_key)
-                .limit(self._similar_scan_limit)
-            )).all()
+            if len(key) < 3:  # no trigram to look up: compare with the most recent
+                rows = await self._recent(conn, tenant_id)
+            elif self._on_postgres:
+                rows = await self._postgres_candidates(conn, tenant_id, key)
+            else:
+                rows = await self._sqlite_candidates(conn, tenant_id, key)
+        rows.sort(key=lambda row: (row.updated_at, row.question_key), reverse=True)
         by_key = {row.question_key: row for row in rows}
         best = most_similar(question, by_key, limit=limit, min_similarity=self._min_similarity)
         return [_similar_question(by_key[scored.key], scored.similarity) for scored in best]
+
+    async def _recent(self, conn: AsyncConnection, tenant_id: str) -> list[Row[Any]]:
+        return list((await conn.execute(
+            select(query_route_memories)
+            .where(query_route_memories.c.tenant_id == tenant_id)
+            .order_by(query_route_memories.c.updated_at.desc())
+            .limit(self._candidates)
+        )).all())
+
+    async def _postgres_candidates(self, conn: AsyncConnection, tenant_id: str,
+                                   key: str) -> list[Row[Any]]:
+        # Loose on purpose: trigram similarity only preselects, bigram Jaccard decides.
+        await conn.execute(text("SELECT set_config('pg_trgm.similarity_threshold', "
+                                ":threshold, true)"), {"threshold": str(TRIGRAM_THRESHOLD)})
+        return list((await conn.execute(
+            text(f"SELECT {_MEMORY_COLUMNS} FROM query_route_memories "
+                 "WHERE tenant_id = :tenant AND question_key OPERATOR(public.%) :key "
+                 "ORDER BY public.similarity(question_key, :key) DESC LIMIT :n")
+            .columns(*query_route_memories.c),
+            {"tenant": tenant_id, "key": key, "n": self._candidates},
+        )).all())
+
+    async def _sqlite_candidates(self, conn: AsyncConnection, tenant_id: str,
+                                 key: str) -> list[Row[Any]]:
+        grams = list(dict.fromkeys(key[i:i + 3] for i in range(len(key) - 2)))
+        match = " OR ".join('"' + gram.replace('"', '""') + '"'
+                            for gram in grams[:MAX_QUERY_TRIGRAMS])
+        columns = ", ".join(f"m.{c.name}" for c in query_route_memories.c)
+        return list((await conn.execute(
+            text(f"SELECT {columns} FROM query_route_memories_trgm AS f "
+                 "JOIN query_route_memories AS m ON m.rowid = f.rowid "
+                 "WHERE query_route_memories_trgm MATCH :match AND m.tenant_id = :tenant "
+                 "ORDER BY f.rank LIMIT :n")
+            .columns(*query_route_memories.c),
+            {"match": match, "tenant": tenant_id, "n": self._candidates},
+        )).all())
 
     async def qa_record(self, tenant_id: str, question_id: str) -> dict[str, Any] | None:
         """The tenant's QA record of one question, as stored."""
@@ -304,10 +342,22 @@ def _answer_values(event: AnswerReady, key: str) -> dict[str, Any]:
     }
 
 
+def _record_row(row: Row[Any]) -> RecordRow:
+    return RecordRow(question_key=row.question_key, status=row.status,
+                     answered_at=row.answered_at, feedback_outcome=row.feedback_outcome,
+                     feedback_at=row.feedback_at, sources_used=row.sources_used)
+
+
+def _memory_row(row: Row[Any]) -> MemoryRow:
+    return MemoryRow(hit_count=row.hit_count, outcome_counts=row.outcome_counts,
+                     feedback_counts=row.feedback_counts, feedback_at=row.feedback_at)
+
+
 def _similar_question(row: Row[Any], score: float) -> SimilarQuestion:
     return SimilarQuestion(
-        question=row.sample_question, query_kind=row.query_kind, hit_count=row.hit_count,
-        outcomes=dict(row.outcome_counts), feedback_outcome=row.feedback_outcome,
+        question=row.sample_question, query_kind=row.query_kind, route_mode=row.route_mode,
+        hit_count=row.hit_count, outcomes=dict(row.outcome_counts),
+        feedback_counts=dict(row.feedback_counts), feedback_outcome=row.feedback_outcome,
         good_domains=list(row.good_domains), similarity=score)
 
 

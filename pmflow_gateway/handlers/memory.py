@@ -1,17 +1,21 @@
-"""Memory writer: AnswerReady and FeedbackGiven -> the QA record and route memories.
+"""Memory writer: AnswerReady -> the QA record and route memory; and the reads other callers
+make of the memories (the planner's domain hints, a routing prior).
 
-The store does the idempotent, tenant-scoped writes and applies the memory rules of
-`contract.memory_rules`; this module decides which domains the planner may prefer for a new
-question because they grounded well-rated answers to similar ones.
+The store does the idempotent, tenant-scoped writes and applies the memory rules
+(`contract.memory_rules`); this module decides which of a tenant's similar past questions
+lend what to a new one.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pmflow_gateway.contract.memory_rules import NEGATIVE_FEEDBACK
+from pmflow_gateway.contract.memory_rules import NEGATIVE_FEEDBACK, RoutePrior, route_prior
 from pmflow_gateway.ports import MemoryStore
-from pmflow_gateway.schemas import AnswerReady, FeedbackGiven
+from pmflow_gateway.schemas import AnswerReady
+
+# How many similar past questions a routing prior weighs.
+PRIOR_SAMPLES = 10
 
 
 async def remember_answer(event: AnswerReady, *, store: MemoryStore) -> bool:
@@ -19,17 +23,17 @@ async def remember_answer(event: AnswerReady, *, store: MemoryStore) -> bool:
     return await store.record_answer(event)
 
 
-async def remember_feedback(event: FeedbackGiven, *, store: MemoryStore) -> bool:
-    """Write the user's feedback back onto the QA record and the route memory."""
-    return await store.apply_feedback(event)
+async def prior_for(store: MemoryStore, tenant_id: str, question: str) -> RoutePrior:
+    """The routing prior the tenant's own similar past questions give this question."""
+    return route_prior(await store.similar(tenant_id, question, limit=PRIOR_SAMPLES))
 
 
 @dataclass(frozen=True, kw_only=True)
 class DomainHintPolicy:
     """How the planner's preferred-domain hints are drawn from the route memories.
 
-    Switched on by the proposed setting `PMFLOW_MEMORY_DOMAIN_HINTS` (default off): the plan
-    stage then calls `preferred_domain_hints` and appends the result to the plan's
+    Switched on by the setting `PMFLOW_MEMORY_DOMAIN_HINTS` (default off): the plan stage
+    then calls `preferred_domain_hints` and appends the result to the plan's
     `preferred_domains` (which only raises those domains' authority score; it never filters).
     """
 

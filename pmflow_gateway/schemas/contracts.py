@@ -116,6 +116,8 @@ class SourceUsed(Frozen):
     title: str
     site: str
     url: str
+    published_at: datetime | None = None
+    freshness: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 class Verdict(Frozen):

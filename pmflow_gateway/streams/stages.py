@@ -16,11 +16,8 @@ from pmflow_gateway import tracing
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.evidence import collect_evidence
 from pmflow_gateway.handlers.failure import failed_answer
-from pmflow_gateway.handlers.memory import (
-    preferred_domain_hints,
-    remember_answer,
-    remember_feedback,
-)
+from pmflow_gateway.handlers.feedback import remember_feedback
+from pmflow_gateway.handlers.memory import preferred_domain_hints, remember_answer
 from pmflow_gateway.handlers.plan import is_for_us, plan_question
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.ports import Deps

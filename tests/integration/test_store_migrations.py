@@ -20,7 +20,7 @@ from pmflow_gateway.adapters.store import SqlMemoryStore, create_engine
 from pmflow_gateway.adapters.store_schema import metadata
 from tests.support.pg import answer_ready
 
-LATEST = len(load_migrations())
+LATEST = max(m.version for m in load_migrations())
 
 
 @pytest.fixture
@@ -62,11 +62,15 @@ async def test_the_migrated_schema_is_the_one_the_store_queries(engine: AsyncEng
     async with engine.connect() as conn:
         found = await describe(conn)
 
-    assert found["tables"] == {*metadata.tables, "schema_migrations"}
+    # SQLite keeps its full-text index in tables of its own, named after the index.
+    tables = {t for t in found["tables"] if not t.startswith("query_route_memories_trgm")}
+    assert tables == {*metadata.tables, "schema_migrations"}
     for name, table in metadata.tables.items():
         assert found["columns"][name] == [column.name for column in table.columns]
         assert found["primary_keys"][name] == [column.name for column in table.primary_key]
     assert {"ix_query_route_memories_recent", "ix_qa_records_key"} <= found["indexes"]
+    if engine.dialect.name == "postgresql":
+        assert "ix_query_route_memories_trgm" in found["indexes"]
 
 
 async def test_version_one_database_is_brought_to_latest(engine: AsyncEngine) -> None:
@@ -112,6 +116,11 @@ def test_migration_files_must_be_numbered_without_gaps(tmp_path: Path) -> None:
     (tmp_path / "0003_later.sql").write_text("CREATE TABLE b (x INTEGER);")
     with pytest.raises(ValueError, match="without gaps"):
         load_migrations(tmp_path)
+    (tmp_path / "0002_middle.postgresql.sql").write_text("CREATE TABLE c (x INTEGER);")
+    with pytest.raises(ValueError, match="every dialect"):
+        load_migrations(tmp_path)
+    (tmp_path / "0002_middle.sqlite.sql").write_text("CREATE TABLE c (x INTEGER);")
+    assert [m.version for m in load_migrations(tmp_path)] == [1, 2, 2, 3]
     (tmp_path / "3_bad.sql").write_text("")
     with pytest.raises(ValueError, match=r"NNNN_name\.sql"):
         load_migrations(tmp_path)
@@ -124,3 +133,11 @@ def test_statements_get_the_dialects_types() -> None:
     assert "JSONB" in postgres and "TIMESTAMPTZ" in postgres and "__" not in postgres
     assert "JSONB" not in sqlite and "__" not in sqlite
     assert len(init.statements("sqlite")) == 3
+
+
+def test_a_trigger_body_stays_one_statement_and_dialect_files_apply_to_theirs() -> None:
+    [trigrams] = [m for m in load_migrations() if m.dialect == "sqlite"]
+    statements = trigrams.statements("sqlite")
+    triggers = [s for s in statements if s.startswith("CREATE TRIGGER")]
+    assert len(triggers) == 2 and all(t.endswith("END") for t in triggers)
+    assert trigrams.statements("postgresql") == []

@@ -1,21 +1,15 @@
-"""The memory writer's decisions: what a good answer is, which domains it lends the planner."""
+"""The memory stage's reads and writes: which domains it lends the planner, what it stores."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from pmflow_gateway.contract.memory_rules import (
-    MAX_GOOD_DOMAINS,
-    is_good_answer,
-    rank_good_domains,
-)
-from pmflow_gateway.contract.urls import bare_host
+from pmflow_gateway.handlers.feedback import remember_feedback
 from pmflow_gateway.handlers.memory import (
     DomainHintPolicy,
     preferred_domain_hints,
     remember_answer,
-    remember_feedback,
 )
 from pmflow_gateway.ports import SimilarQuestion
 from pmflow_gateway.schemas import AnswerReady, FeedbackGiven
@@ -47,42 +41,11 @@ class ScriptedSimilar:
 
 def past(question: str, similarity: float, domains: list[str],
          feedback: str | None = None) -> SimilarQuestion:
-    return SimilarQuestion(question=question, query_kind="weather", hit_count=1,
-                           outcomes={"answered": 1}, feedback_outcome=feedback,
-                           good_domains=domains, similarity=similarity)
-
-
-def test_a_source_domain_is_the_host_without_www() -> None:
-    assert bare_host("https://www.Weather.com.cn/gz?x=1") == "weather.com.cn"
-    assert bare_host("http://tianqi.example:8080/a") == "tianqi.example"
-    assert bare_host("not a url") == ""
-    assert bare_host("http://[::1") == ""
-
-
-def test_good_answer_is_answered_without_negative_feedback() -> None:
-    assert is_good_answer("answered", None)
-    assert is_good_answer("answered", "helpful")
-    for negative in ["unhelpful", "wrong_route", "stale", "incorrect"]:
-        assert not is_good_answer("answered", negative)
-    assert not is_good_answer("freshness_guard", "helpful")
-
-
-def test_good_domains_count_each_answer_once_and_skip_bad_answers() -> None:
-    def record(urls: list[str], status: str = "answered",
-               feedback: str | None = None) -> dict[str, Any]:
-        return {"status": status, "feedback_outcome": feedback,
-                "sources_used": [{"url": url} for url in urls]}
-
-    ranked = rank_good_domains([
-        record(["https://a.example/1", "https://a.example/2", "https://b.example/"]),
-        record(["https://b.example/x", "https://c.example/"]),
-        record(["https://bad.example/"], feedback="incorrect"),
-        record(["https://guard.example/"], status="freshness_guard"),
-    ])
-    assert ranked == ["b.example", "a.example", "c.example"]
-
-    many = [record([f"https://d{i}.example/"]) for i in range(MAX_GOOD_DOMAINS + 5)]
-    assert len(rank_good_domains(many)) == MAX_GOOD_DOMAINS
+    return SimilarQuestion(question=question, query_kind="weather", route_mode="external",
+                           hit_count=1, outcomes={"answered": 1},
+                           feedback_counts={feedback: 1} if feedback else {},
+                           feedback_outcome=feedback, good_domains=domains,
+                           similarity=similarity)
 
 
 async def test_hints_weigh_domains_by_similarity_and_skip_weak_or_rejected_samples() -> None:

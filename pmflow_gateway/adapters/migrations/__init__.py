@@ -1,10 +1,12 @@
 """Versioned SQL migrations and the tiny runner that applies them at start-up.
 
 Files are `NNNN_name.sql`, applied in version order, each version once; applied versions are
-recorded in `schema_migrations`. A run is one transaction (PostgreSQL and SQLite both have
-transactional DDL), so a failed migration leaves the schema as it was. Two processes starting
-at once are serialised: by an advisory lock on PostgreSQL, by `BEGIN IMMEDIATE` on SQLite
-(see `adapters.store`). Never edit a released file: add a new version.
+recorded in `schema_migrations`. A version that only one dialect can express comes as one
+file per dialect, `NNNN_name.postgresql.sql` and `NNNN_name.sqlite.sql`. A run is one
+transaction (PostgreSQL and SQLite both have transactional DDL), so a failed migration
+leaves the schema as it was. Two processes starting at once are serialised: by an advisory
+lock on PostgreSQL, by `BEGIN IMMEDIATE` on SQLite (see `adapters.store`). Never edit a
+released file: add a new version.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 _HERE = Path(__file__).parent
-_FILE_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+_FILE_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)(?:\.(postgresql|sqlite))?\.sql$")
 
 # The only dialect differences the SQL files have: column types.
 _TYPES = {
@@ -42,14 +44,30 @@ class Migration:
     version: int
     name: str
     sql: str
+    dialect: str | None = None
+    """The only dialect this file is for; None: every dialect."""
 
     def statements(self, dialect: str) -> list[str]:
-        """The file's statements with the dialect's types filled in (`;` ends a statement)."""
+        """The file's statements with the dialect's types filled in: a line ending in `;`
+        ends a statement, except inside a trigger's body, which ends at `END;`."""
+        if self.dialect not in (None, dialect):
+            return []
         body = self.sql
         for token, sql_type in _TYPES[dialect].items():
             body = body.replace(token, sql_type)
-        lines = [line for line in body.splitlines() if not line.lstrip().startswith("--")]
-        return [stmt.strip() for stmt in "\n".join(lines).split(";") if stmt.strip()]
+        statements: list[str] = []
+        current: list[str] = []
+        for line in body.splitlines():
+            if line.lstrip().startswith("--"):
+                continue
+            current.append(line)
+            in_trigger = current[0].lstrip().upper().startswith("CREATE TRIGGER")
+            ends = line.strip().upper() == "END;" if in_trigger else line.rstrip().endswith(";")
+            if ends:
+                statements.append("\n".join(current).strip().removesuffix(";").strip())
+                current = []
+        rest = "\n".join(current).strip()
+        return [s for s in [*statements, rest] if s]
 
 
 def load_migrations(directory: Path = _HERE) -> list[Migration]:
@@ -59,13 +77,18 @@ def load_migrations(directory: Path = _HERE) -> list[Migration]:
         match = _FILE_NAME.match(path.name)
         if match is None:
             raise ValueError(f"migration file name must be NNNN_name.sql: {path.name}")
-        found.append(Migration(version=int(match[1]), name=match[2],
+        found.append(Migration(version=int(match[1]), name=match[2], dialect=match[3],
                                sql=path.read_text(encoding="utf-8")))
     if not found:
         raise ValueError(f"no migrations found in {directory} (is the package data installed?)")
-    versions = [m.version for m in found]
-    if versions != list(range(1, len(found) + 1)):
+    versions = sorted({m.version for m in found})
+    if versions != list(range(1, len(versions) + 1)):
         raise ValueError(f"migration versions must run 1..n without gaps: {versions}")
+    for version in versions:
+        dialects = sorted(str(m.dialect) for m in found if m.version == version)
+        if dialects not in (["None"], sorted(_TYPES)):
+            raise ValueError(f"migration {version:04d} needs one file for every dialect "
+                             f"or one per dialect ({', '.join(sorted(_TYPES))}): {dialects}")
     return found
 
 
@@ -90,7 +113,7 @@ async def apply_migrations(
         done = set(await applied_versions(conn))
         newly: list[int] = []
         for migration in wanted:
-            if migration.version in done:
+            if migration.version in done or migration.dialect not in (None, dialect):
                 continue
             for statement in migration.statements(dialect):
                 # Sent as written: no bind-parameter parsing of `:` inside the SQL files.

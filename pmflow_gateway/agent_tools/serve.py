@@ -1,0 +1,66 @@
+"""`pmflow-gateway mcp`: build the tools' dependencies and serve them over stdio or HTTP."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from pmflow_gateway.schemas import Topics
+from pmflow_gateway.settings import Settings
+
+
+async def serve(args: argparse.Namespace, settings: Settings) -> None:
+    """Serve until the client goes away (stdio) or the process is stopped (HTTP)."""
+    from pmflow_gateway.agent_tools.askers import Asker, EmbeddedAsker, KafkaAsker
+    from pmflow_gateway.agent_tools.server import build_agent_server
+    from pmflow_gateway.bootstrap import build_deps
+
+    deps = await build_deps(settings)
+    asker: Asker
+    if args.kafka:
+        kafka = KafkaAsker(args.kafka, Topics(prefix=settings.topic_prefix))
+        asker = kafka
+        try:
+            await kafka.start()
+        except Exception:
+            await kafka.aclose()
+            await deps.aclose()
+            raise
+    else:
+        asker = EmbeddedAsker(deps)
+    server = build_agent_server(asker, deps.store)
+    where = f"http://{args.host}:{args.http}/mcp" if args.http else "stdio"
+    mode = f"through Kafka at {args.kafka}" if args.kafka else "in process"
+    print(f"pmflow-gateway mcp: serving on {where}, answering {mode}", file=sys.stderr)
+    try:
+        if args.http:
+            await server.run_streamable_http_async(host=args.host, port=args.http)
+        else:
+            await server.run_stdio_async()
+    finally:
+        await asker.aclose()
+        if args.kafka:
+            await deps.aclose()
+
+
+def add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    mcp = sub.add_parser("mcp", help="serve external_search and route_prior as MCP tools")
+    mcp.add_argument("--http", type=int, metavar="PORT",
+                     help="streamable HTTP on PORT (path /mcp) instead of stdio")
+    mcp.add_argument("--host", default="127.0.0.1", help="HTTP address to bind")
+    mcp.add_argument("--kafka", metavar="BOOTSTRAP",
+                     help="answer through the running workers instead of in process")
+    mcp.set_defaults(func=cmd_mcp)
+
+
+def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    import asyncio
+
+    try:
+        asyncio.run(serve(args, settings))
+    except KeyboardInterrupt:
+        return 0
+    except OSError as exc:  # a port in use, a broker that is not there
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0

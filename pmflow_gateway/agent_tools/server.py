@@ -1,0 +1,154 @@
+"""The MCP server face: `external_search` and `route_prior`, for PMFlow's agents.
+
+Every result is structured content described by a pydantic model; a failure is an MCP tool
+error (`isError`) with one readable sentence, never a traceback.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Annotated
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel, Field, ValidationError
+
+from pmflow_gateway.agent_tools.askers import AnswerTimeout, Asker, NotAnswered
+from pmflow_gateway.contract.memory_rules import RoutePrior
+from pmflow_gateway.handlers.memory import prior_for
+from pmflow_gateway.ports import MemoryStore
+from pmflow_gateway.schemas import AnswerReady, AnswerStatus, RouteDecided
+
+DEFAULT_DEADLINE_MS = 20_000
+TENANT = Annotated[str, Field(min_length=1, max_length=200,
+                              description="The PMFlow tenant the question belongs to")]
+QUESTION = Annotated[str, Field(min_length=1, max_length=4000,
+                                description="The user's question, in their own words")]
+
+
+class Source(BaseModel):
+    n: int = Field(description="The [n] marker the answer cites it by")
+    title: str
+    site: str
+    url: str
+    published_at: datetime | None = Field(description="When the page was published, if known")
+    freshness: float | None = Field(description="0..1, how fresh the evidence was judged")
+
+
+class PlanSummary(BaseModel):
+    query_kind: str
+    topic: str
+    freshness_required: bool
+    search_queries: list[str]
+    location_hint: str | None
+    time_range_hint: str | None
+
+
+class ExternalSearchResult(BaseModel):
+    question_id: str
+    status: str = Field(description="answered, freshness_guard, clarify, rejected or failed")
+    answer: str = Field(description="The verified answer (or what the user is told instead)")
+    citations: list[int] = Field(description="The [n] markers the answer uses")
+    sources: list[Source] = Field(description="External sources of this execution only")
+    plan: PlanSummary
+    missing: list[str] = Field(description="Why it could not answer, when it did not")
+
+
+class RoutePriorResult(BaseModel):
+    suggested_route_mode: str | None = Field(
+        description="external, internal or uncertain; null when there is no history")
+    confidence: float = Field(description="0..1; grows with agreeing, similar samples")
+    samples: int = Field(description="How many similar past questions were weighed")
+    outcomes: dict[str, int] = Field(description="Their answer statuses")
+    feedback: dict[str, int] = Field(description="Their feedback, including wrong_route")
+    good_domains: list[str] = Field(description="Domains that grounded well-rated answers")
+    basis: str
+
+
+EXTERNAL_SEARCH = (
+    "Answer a question from fresh PUBLIC web sources (weather, news, prices, schedules, "
+    "public facts), with citations. Returns a verified answer whose every [n] marker "
+    "resolves to one of the listed external sources; when it cannot answer it says so "
+    "(status other than 'answered') and lists what was missing. Never uses private or "
+    "internal data: do not call it for questions about the tenant's own documents or chats.")
+ROUTE_PRIOR = (
+    "Before deciding whether a question needs private data (internal), fresh public data "
+    "(external) or is unclear (uncertain), ask how this tenant's similar past questions "
+    "were routed and rated: returns a suggested route mode with a confidence, the number "
+    "of similar samples, their outcomes and feedback (wrong_route counts against the route "
+    "taken), and the domains that grounded well-rated answers. Read-only; empty when the "
+    "tenant has no similar history.")
+
+
+def build_agent_server(asker: Asker, store: MemoryStore) -> MCPServer:
+    server = MCPServer("pmflow-gateway", version="1", log_level="WARNING")
+
+    @server.tool(description=EXTERNAL_SEARCH, annotations=ToolAnnotations(
+        title="External search", read_only_hint=True, destructive_hint=False,
+        idempotent_hint=False, open_world_hint=True))
+    async def external_search(
+        question: QUESTION, tenant_id: TENANT,
+        locale: Annotated[str, Field(max_length=35, description="e.g. zh-CN, en")] = "zh-CN",
+        thread_id: Annotated[str | None, Field(max_length=200)] = None,
+        deadline_ms: Annotated[int, Field(ge=100, le=600_000,
+                                          description="Time budget")] = DEFAULT_DEADLINE_MS,
+    ) -> ExternalSearchResult:
+        route = _route(question, tenant_id, locale, thread_id, deadline_ms)
+        try:
+            answer = await asker.ask(route, timeout_s=deadline_ms / 1000)
+        except AnswerTimeout as exc:
+            raise ToolError(f"deadline of {deadline_ms} ms expired: {exc}") from None
+        except NotAnswered as exc:
+            raise ToolError(str(exc)) from None
+        return search_result(answer)
+
+    @server.tool(description=ROUTE_PRIOR, annotations=ToolAnnotations(
+        title="Route prior", read_only_hint=True, destructive_hint=False,
+        idempotent_hint=True, open_world_hint=False))
+    async def route_prior(question: QUESTION, tenant_id: TENANT) -> RoutePriorResult:
+        return prior_result(await prior_for(store, tenant_id, question))
+
+    return server
+
+
+def _route(question: str, tenant_id: str, locale: str, thread_id: str | None,
+           deadline_ms: int) -> RouteDecided:
+    try:
+        return RouteDecided(
+            event_id=str(uuid.uuid4()), question_id=f"agent-{uuid.uuid4().hex}",
+            tenant_id=tenant_id, occurred_at=datetime.now(UTC), question=question,
+            locale=locale, thread_id=thread_id, route_mode="external",
+            effective_source_policy="external_only", decision_origin="agent_tool",
+            reply_contract="external_realtime", deadline_ms=deadline_ms)
+    except ValidationError as exc:
+        reasons = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise ToolError(f"invalid arguments: {reasons}") from None
+
+
+def search_result(answer: AnswerReady) -> ExternalSearchResult:
+    plan = answer.plan
+    missing = [] if answer.status is AnswerStatus.answered else [
+        reason for reason in [answer.reason, *answer.verdict.violations,
+                              *answer.verdict.dropped_reasons] if reason]
+    if answer.status is not AnswerStatus.answered and not answer.verdict.freshness_ok:
+        missing.append("no fresh external source")
+    return ExternalSearchResult(
+        question_id=answer.question_id, status=str(answer.status), answer=answer.answer,
+        citations=[c.n for c in answer.citations],
+        sources=[Source(n=s.n, title=s.title, site=s.site, url=s.url,
+                        published_at=s.published_at, freshness=s.freshness)
+                 for s in answer.sources_used],
+        plan=PlanSummary(query_kind=str(plan.query_kind), topic=plan.topic,
+                         freshness_required=plan.freshness_required,
+                         search_queries=list(plan.search_queries),
+                         location_hint=plan.location_hint, time_range_hint=plan.time_range_hint),
+        missing=list(dict.fromkeys(missing))[:10])
+
+
+def prior_result(prior: RoutePrior) -> RoutePriorResult:
+    return RoutePriorResult(
+        suggested_route_mode=prior.suggested_route_mode, confidence=prior.confidence,
+        samples=prior.samples, outcomes=prior.outcomes, feedback=prior.feedback,
+        good_domains=prior.good_domains, basis=prior.basis)

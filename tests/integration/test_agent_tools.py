@@ -1,0 +1,152 @@
+"""`pmflow-gateway mcp` as an agent sees it: the SDK's client over stdio and streamable HTTP
+against the real command, in process and through the Kafka workers on the real broker."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from pmflow_gateway.schemas import Topics
+from tests.integration.test_mcp_corpus_server import free_port, stop, wait_for_port
+from tests.support.processors import running
+
+QUESTION = "帮我看看未来 5 天的广州天气如何"
+REPHRASED = "未来5天广州的天气如何"
+COMMAND = [sys.executable, "-m", "pmflow_gateway.cli", "mcp"]
+
+
+def server_env(data_dir: Path, topics: Topics | None = None) -> dict[str, str]:
+    env = {**os.environ, "PMFLOW_DATA_DIR": str(data_dir)}
+    env.pop("PMFLOW_DATABASE_URL", None)  # a store of this test's own
+    if topics is not None:
+        env["PMFLOW_TOPIC_PREFIX"] = topics.prefix
+    return env
+
+
+def start_http(port: int, env: dict[str, str], *extra: str) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen([*COMMAND, "--http", str(port), *extra], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for_port(port, timeout_s=60)
+    return process
+
+
+@pytest.fixture
+def http_url(tmp_path: Path) -> Iterator[str]:
+    port = free_port()
+    process = start_http(port, server_env(tmp_path))
+    yield f"http://127.0.0.1:{port}/mcp"
+    stop(process)
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def check_both_tools(client: Client) -> None:
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert set(tools) == {"external_search", "route_prior"}
+    search, prior = tools["external_search"], tools["route_prior"]
+    assert search.annotations and search.annotations.read_only_hint
+    assert search.annotations.open_world_hint
+    assert prior.annotations and prior.annotations.read_only_hint
+    assert not prior.annotations.open_world_hint
+    assert search.output_schema and "sources" in search.output_schema["properties"]
+
+    empty = await call(client, "route_prior", question=QUESTION, tenant_id="acme")
+    assert (empty["samples"], empty["suggested_route_mode"]) == (0, None)
+
+    found = await call(client, "external_search", question=QUESTION, tenant_id="acme",
+                       locale="zh-CN", thread_id="t-1", deadline_ms=60_000)
+    assert found["status"] == "answered", found
+    assert found["citations"] and found["missing"] == []
+    assert {s["n"] for s in found["sources"]} >= set(found["citations"])
+    for source in found["sources"]:
+        assert source["url"].startswith("https://") and source["site"]
+        assert source["published_at"] and 0 < source["freshness"] <= 1
+    assert found["plan"]["query_kind"] == "weather"
+
+    prior = await call(client, "route_prior", question=REPHRASED, tenant_id="acme")
+    assert prior["samples"] == 1 and prior["suggested_route_mode"] == "external"
+    assert prior["outcomes"] == {"answered": 1} and 0 < prior["confidence"] < 1
+    assert prior["good_domains"] == [s["site"] for s in found["sources"]]
+    other = await call(client, "route_prior", question=REPHRASED, tenant_id="someone-else")
+    assert other["samples"] == 0 and other["good_domains"] == []
+
+
+@pytest.mark.slow
+async def test_both_tools_over_stdio(tmp_path: Path) -> None:
+    params = StdioServerParameters(command=COMMAND[0], args=COMMAND[1:],
+                                   env=server_env(tmp_path))
+    async with Client(params) as client:
+        await check_both_tools(client)
+        expired = await client.call_tool("external_search", {
+            "question": QUESTION, "tenant_id": "acme", "deadline_ms": 100})
+        assert expired.is_error
+        assert "deadline of 100 ms expired" in expired.content[0].text  # type: ignore[union-attr]
+        assert "Traceback" not in expired.content[0].text  # type: ignore[union-attr]
+        bad = await client.call_tool("external_search", {"question": "", "tenant_id": "acme"})
+        assert bad.is_error and "question" in bad.content[0].text  # type: ignore[union-attr]
+
+
+@pytest.mark.slow
+async def test_both_tools_over_streamable_http(http_url: str) -> None:
+    async with Client(http_url) as client:
+        await check_both_tools(client)
+
+
+@pytest.mark.kafka
+@pytest.mark.slow
+async def test_kafka_mode_answers_fifty_concurrent_calls_each_its_own(
+    kafka_bootstrap: str, topics: Topics, tmp_path: Path
+) -> None:
+    cities = ["广州", "深圳", "北京", "上海", "杭州"]
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    process: subprocess.Popen[bytes] | None = None
+    try:
+        async with running(kafka_bootstrap, topics):
+            process = start_http(port, server_env(tmp_path, topics), "--kafka", kafka_bootstrap)
+            async with Client(url) as client:
+                loop = asyncio.get_running_loop()
+                started = loop.time()
+                questions = [f"{cities[n % 5]}未来5天天气如何（第{n}问）" for n in range(50)]
+                latencies: list[float] = []
+
+                async def timed(n: int, question: str) -> dict[str, Any]:
+                    found = await call(client, "external_search", question=question,
+                                       tenant_id=f"t{n % 3}", deadline_ms=60_000)
+                    latencies.append(loop.time() - started)
+                    return found
+
+                results = await asyncio.gather(*(timed(n, q) for n, q in enumerate(questions)))
+                elapsed = loop.time() - started
+        # The workers are gone: nobody answers, and the caller is told so at the deadline.
+        async with Client(url) as client:
+            expired = await client.call_tool("external_search", {
+                "question": QUESTION, "tenant_id": "acme", "deadline_ms": 1500})
+    finally:
+        if process is not None:
+            stop(process)
+    ids = [r["question_id"] for r in results]
+    assert len(set(ids)) == 50
+    # Each call got the answer to its own question: the plan names the question's topic.
+    for question, result in zip(questions, results, strict=True):
+        assert result["status"] in {"answered", "freshness_guard"}, result
+        assert question[:2] in result["plan"]["topic"] + " ".join(
+            result["plan"]["search_queries"]), (question, result["plan"])
+    latencies.sort()
+    print(f"\n50 concurrent external_search calls through one server: all answered in "
+          f"{elapsed:.2f} s; per call p50 {latencies[24]:.2f} s, max {latencies[-1]:.2f} s")
+    assert expired.is_error
+    assert "deadline of 1500 ms expired" in expired.content[0].text  # type: ignore[union-attr]
