@@ -15,7 +15,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from pmflow_gateway.schemas import Topics
-from tests.integration.test_mcp_corpus_server import free_port, stop, wait_for_port
+from tests.support.processes import free_port, stop, wait_for_port
 from tests.support.processors import running
 
 QUESTION = "帮我看看未来 5 天的广州天气如何"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from pmflow_gateway.adapters.mcp_config import McpServerConfig, default_servers
 from pmflow_gateway.contract.scoring import FRESH_ENOUGH
 from pmflow_gateway.schemas import AdapterAttempt, ExternalEvidence, ExternalQueryPlan
 from tests.support.mcp_servers import server_children, stdio_config
+from tests.support.processes import free_port, stop, wait_for_port
 
 WEATHER = ExternalQueryPlan(
     query_kind="weather", freshness_required=True, topic="广州未来5天天气",
@@ -28,20 +28,6 @@ ONE_QUERY = WEATHER.model_copy(update={"search_queries": ["广州 天气"]})
 SERVER_MODULE = [sys.executable, "-m", "pmflow_gateway.mcp_server"]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_for_port(port: int, timeout_s: float = 15) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise TimeoutError(f"nothing listens on {port}")
 
 
 def start_http_server(port: int) -> subprocess.Popen[bytes]:
@@ -50,14 +36,6 @@ def start_http_server(port: int) -> subprocess.Popen[bytes]:
     wait_for_port(port)
     return process
 
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 @pytest.fixture(scope="module")
