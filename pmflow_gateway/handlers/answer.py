@@ -26,6 +26,7 @@ from pmflow_gateway.handlers.compose import (
     mentions_internal,
     strip_invisible,
 )
+from pmflow_gateway.handlers.demo_data import is_demo_url
 from pmflow_gateway.handlers.evidence import canonical_url
 from pmflow_gateway.handlers.scoring import FRESH_ENOUGH
 from pmflow_gateway.ports import Clock, Composer, Draft
@@ -410,4 +411,5 @@ async def verify_and_compose(event: EvidenceCollected, *, clock: Clock,
         verdict=outcome.verdict,
         attempts=event.attempts,
         composer=outcome.composer,
+        demo=any(is_demo_url(s.url) for s in _sources(items)),
     )

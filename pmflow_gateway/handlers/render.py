@@ -21,6 +21,7 @@ from pmflow_gateway.handlers.answer import (
     verify_sources,
 )
 from pmflow_gateway.handlers.compose import asked_text, strip_invisible
+from pmflow_gateway.handlers.demo_data import demo_notice
 from pmflow_gateway.ports import Clock, Draft
 from pmflow_gateway.schemas import (
     AnswerReady,
@@ -77,7 +78,8 @@ def render_text(answer: AnswerReady) -> str:
     head, summary = heads(answer.context.locale)
     if answer.status is not AnswerStatus.answered:
         return f"{head}\n{non_answer_text(answer)}"
-    lines = [head, strip_invisible(answer.answer).strip(), "", summary]
+    notice = [demo_notice(english=is_english(answer.context.locale))] if answer.demo else []
+    lines = [head, *notice, strip_invisible(answer.answer).strip(), "", summary]
     lines += [source_line(s) for s in answer.sources_used]
     return "\n".join(lines)
 

@@ -138,6 +138,8 @@ class AnswerReady(Envelope):
     verdict: Verdict
     attempts: list[AdapterAttempt] = Field(default_factory=list)
     composer: str = "extractive"
+    demo: bool = Field(default=False, description="The answer cites demo pages (hosts reserved "
+                       "for examples): the reply carries a demo notice.")
 
 
 class ReplyRendered(Envelope):
