@@ -105,6 +105,7 @@ async def run(labels: list[dict[str, Any]], *, corpus: Path = CORPUS) -> list[Sc
                     store=store, composer=make_composer(None),
                     closers=[store.aclose, adapter.aclose])
         try:
+            await adapter.warm_up(60.0)
             scored = []
             for label in labels:
                 outcome = await ask_in_process(route_event(label), deps)

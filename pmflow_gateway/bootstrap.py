@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 
 from pmflow_gateway.adapters.clock import SystemClock
@@ -17,6 +19,8 @@ from pmflow_gateway.handlers.planner_model import ModelPlanner
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
 from pmflow_gateway.ports import Deps, EvidenceAdapter, PlanDefaults, Planner
 from pmflow_gateway.settings import Settings
+
+log = logging.getLogger(__name__)
 
 __all__ = ["SystemClock", "build_adapters", "build_deps", "build_model", "build_planner"]
 
@@ -59,10 +63,20 @@ def build_adapters(settings: Settings) -> list[EvidenceAdapter]:
     return [*adapters_from_config(settings.mcp_config), fallback]
 
 
+async def start_mcp_servers(adapters: list[EvidenceAdapter], timeout_s: float) -> None:
+    """Every MCP server started side by side before the first question."""
+    mcp = [a for a in adapters if isinstance(a, McpAdapter)]
+    failures = await asyncio.gather(*(a.warm_up(timeout_s) for a in mcp))
+    for adapter, failure in zip(mcp, failures, strict=True):
+        if failure:
+            log.warning("MCP server %s did not start: %s", adapter.config.name, failure)
+
+
 async def build_deps(settings: Settings) -> Deps:
     store = await open_store(settings)
     planner, close_planner = build_planner(settings)
     adapters = build_adapters(settings)
+    await start_mcp_servers(adapters, settings.mcp_start_timeout_s)
     composer_model = build_model(settings)
     closers: list[Callable[[], Awaitable[None]]] = [store.aclose, close_planner]
     closers += [a.aclose for a in adapters]  # type: ignore[attr-defined]

@@ -213,3 +213,27 @@ async def test_timeouts_open_the_circuit_and_the_probe_gets_a_fresh_process() ->
     assert [a.outcome for a in probe.attempts] == ["timeout"]
     assert adapter.session.connects == 2
     assert server_children() == []
+
+
+async def test_a_started_server_leaves_the_first_question_its_whole_budget() -> None:
+    adapter = McpAdapter(stdio_config())
+    try:
+        assert await adapter.warm_up(60.0) is None
+        assert adapter.session.connects == 1
+        # A budget far below a stdio server's cold start on a loaded machine is enough once
+        # the process is up.
+        result = await adapter.collect(ONE_QUERY, timeout_s=3.0)
+    finally:
+        await adapter.aclose()
+    assert [a.outcome for a in result.attempts] == ["ok"] and result.items
+    assert adapter.session.connects == 1
+
+
+async def test_a_server_that_cannot_start_is_reported_not_raised() -> None:
+    adapter = McpAdapter(McpServerConfig(name="missing", transport="stdio",
+                                         command="/nonexistent/mcp-server"))
+    try:
+        failure = await adapter.warm_up(10.0)
+    finally:
+        await adapter.aclose()
+    assert failure

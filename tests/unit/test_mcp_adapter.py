@@ -57,6 +57,9 @@ class FakeSession:
             return CallToolResult(content=[TextContent(type="text", text=answer)])
         return CallToolResult(content=[], structured_content={"results": answer})
 
+    async def connect(self) -> None:
+        self.connects += 1
+
     async def reset(self) -> None:
         self.resets += 1
 
