@@ -202,6 +202,8 @@ async def test_timeouts_open_the_circuit_and_the_probe_gets_a_fresh_process() ->
     adapter = McpAdapter(stdio_config("--delay-ms", "5000", failure_threshold=1,
                                       cooldown_s=0.3))
     try:
+        # Started first, so the timeouts below are the slow tool's, not the cold start's.
+        assert await adapter.warm_up(60.0) is None
         first = await adapter.collect(ONE_QUERY, timeout_s=1.5)
         refused = await adapter.collect(ONE_QUERY, timeout_s=1.5)
         await asyncio.sleep(0.4)
