@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.adapters.live_search import LiveSearchAdapter
 from pmflow_gateway.adapters.llm import OpenAIChatModel
-from pmflow_gateway.adapters.mcp import adapters_from_config
+from pmflow_gateway.adapters.mcp import McpAdapter, adapters_from_config
+from pmflow_gateway.adapters.mcp_config import demo_servers
 from pmflow_gateway.adapters.search_engines import DuckDuckGoHtml, SearxngJson
 from pmflow_gateway.adapters.store import open_store
 from pmflow_gateway.handlers.composers import make_composer
@@ -16,6 +19,8 @@ from pmflow_gateway.handlers.planner_model import ModelPlanner
 from pmflow_gateway.handlers.planner_rules import RulesPlanner
 from pmflow_gateway.ports import Deps, EvidenceAdapter, PlanDefaults, Planner
 from pmflow_gateway.settings import Settings
+
+log = logging.getLogger(__name__)
 
 __all__ = ["SystemClock", "build_adapters", "build_deps", "build_model", "build_planner"]
 
@@ -42,7 +47,10 @@ def build_planner(settings: Settings) -> tuple[Planner, Callable[[], Awaitable[N
 
 
 def build_adapters(settings: Settings) -> list[EvidenceAdapter]:
-    """MCP servers first, in the config file's order, then the bounded live-search fallback."""
+    """MCP servers first, in the config file's order, then the bounded live-search fallback;
+    in demo mode the demo corpus server alone, so demo answers never mix with real ones."""
+    if settings.demo:
+        return [McpAdapter(config) for config in demo_servers()]
     engine = (SearxngJson(settings.live_search_endpoint or "")
               if settings.live_search_engine == "searxng"
               else DuckDuckGoHtml(settings.live_search_endpoint or "https://html.duckduckgo.com/html/"))
@@ -55,10 +63,20 @@ def build_adapters(settings: Settings) -> list[EvidenceAdapter]:
     return [*adapters_from_config(settings.mcp_config), fallback]
 
 
+async def start_mcp_servers(adapters: list[EvidenceAdapter], timeout_s: float) -> None:
+    """Every MCP server started side by side before the first question."""
+    mcp = [a for a in adapters if isinstance(a, McpAdapter)]
+    failures = await asyncio.gather(*(a.warm_up(timeout_s) for a in mcp))
+    for adapter, failure in zip(mcp, failures, strict=True):
+        if failure:
+            log.warning("MCP server %s did not start: %s", adapter.config.name, failure)
+
+
 async def build_deps(settings: Settings) -> Deps:
     store = await open_store(settings)
     planner, close_planner = build_planner(settings)
     adapters = build_adapters(settings)
+    await start_mcp_servers(adapters, settings.mcp_start_timeout_s)
     composer_model = build_model(settings)
     closers: list[Callable[[], Awaitable[None]]] = [close_planner]
     if composer_model is not None:

@@ -48,6 +48,10 @@ class ToolSession(Protocol):
         """Raises on transport failure; the caller bounds the time."""
         ...
 
+    async def connect(self) -> None:
+        """Open the connection now; raises when the server cannot be reached."""
+        ...
+
     async def reset(self) -> None:
         """Drop the connection; the next call opens a new one."""
         ...
@@ -78,6 +82,16 @@ class McpAdapter:
         outcomes = await asyncio.gather(*calls)
         attempts = [attempt for _, attempt in outcomes]
         return AdapterResult(items=self._merge(outcomes, plan), attempts=attempts)
+
+    async def warm_up(self, timeout_s: float) -> str | None:
+        """Start the server before any question, so its cold start (a stdio process, an HTTP
+        handshake) is not paid from the first question's budget. Returns why it failed, or
+        None; a failure is not fatal: the first question connects again."""
+        try:
+            await asyncio.wait_for(self.session.connect(), timeout_s)
+        except Exception as exc:
+            return f"{type(exc).__name__}: {exc}"
+        return None
 
     async def aclose(self) -> None:
         await asyncio.gather(*self._resets, return_exceptions=True)

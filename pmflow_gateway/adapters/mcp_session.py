@@ -49,6 +49,9 @@ class McpSession:
             await self._discard(client)
             raise
 
+    async def connect(self) -> None:
+        await self._connected()
+
     async def _discard(self, broken: Client) -> None:
         """Close `broken` unless it was already replaced: with many calls failing on one dead
         connection, a late failure must not close the fresh connection another call opened."""

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from pmflow_gateway.adapters.mcp import McpAdapter
-from pmflow_gateway.adapters.mcp_config import McpServerConfig, default_servers
+from pmflow_gateway.adapters.mcp_config import McpServerConfig, demo_servers
 from pmflow_gateway.contract.scoring import FRESH_ENOUGH
 from pmflow_gateway.schemas import AdapterAttempt, ExternalEvidence, ExternalQueryPlan
 from tests.support.mcp_servers import server_children, stdio_config
@@ -60,7 +60,7 @@ def assert_weather_evidence(items: list[ExternalEvidence], attempts: list[Adapte
 
 
 async def test_weather_question_over_stdio() -> None:
-    adapter = McpAdapter(default_servers()[0])
+    adapter = McpAdapter(demo_servers()[0])
     try:
         result = await adapter.collect(WEATHER, timeout_s=15)
     finally:
@@ -156,6 +156,8 @@ async def test_timeouts_open_the_circuit_and_the_probe_gets_a_fresh_process() ->
     adapter = McpAdapter(stdio_config("--delay-ms", "5000", failure_threshold=1,
                                       cooldown_s=0.3))
     try:
+        # Started first, so the timeouts below are the slow tool's, not the cold start's.
+        assert await adapter.warm_up(60.0) is None
         first = await adapter.collect(ONE_QUERY, timeout_s=1.5)
         refused = await adapter.collect(ONE_QUERY, timeout_s=1.5)
         await asyncio.sleep(0.4)
@@ -167,3 +169,27 @@ async def test_timeouts_open_the_circuit_and_the_probe_gets_a_fresh_process() ->
     assert [a.outcome for a in probe.attempts] == ["timeout"]
     assert adapter.session.connects == 2
     assert server_children() == []
+
+
+async def test_a_started_server_leaves_the_first_question_its_whole_budget() -> None:
+    adapter = McpAdapter(stdio_config())
+    try:
+        assert await adapter.warm_up(60.0) is None
+        assert adapter.session.connects == 1
+        # A budget far below a stdio server's cold start on a loaded machine is enough once
+        # the process is up.
+        result = await adapter.collect(ONE_QUERY, timeout_s=3.0)
+    finally:
+        await adapter.aclose()
+    assert [a.outcome for a in result.attempts] == ["ok"] and result.items
+    assert adapter.session.connects == 1
+
+
+async def test_a_server_that_cannot_start_is_reported_not_raised() -> None:
+    adapter = McpAdapter(McpServerConfig(name="missing", transport="stdio",
+                                         command="/nonexistent/mcp-server"))
+    try:
+        failure = await adapter.warm_up(10.0)
+    finally:
+        await adapter.aclose()
+    assert failure

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pmflow_gateway.ports import Clock
@@ -14,6 +14,7 @@ from pmflow_gateway.schemas import (
     PlannerInfo,
     QueryKind,
     QuestionContext,
+    RouteDecided,
     RoutingSnapshot,
     UpstreamSource,
 )
@@ -52,3 +53,11 @@ def collected(items: list[ExternalEvidence], *, plan: ExternalQueryPlan | None =
         event_id="ev-1", question_id="q-1", tenant_id="acme", occurred_at=clock.now(),
         context=context, plan=plan or weather_plan(), planner=PlannerInfo(mode="rules"),
         bundle=ExternalEvidenceBundle(execution_id=execution_id, items=items))
+
+
+def route(question: str, **fields: object) -> RouteDecided:
+    values: dict[str, object] = {
+        "event_id": "e-1", "question_id": "q-1", "tenant_id": "acme",
+        "occurred_at": datetime(2026, 12, 2, 8, 0, tzinfo=UTC), "question": question,
+        "route_mode": "external", **fields}
+    return RouteDecided.model_validate(values)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
 
 import jsonschema  # type: ignore[import-untyped]  # no types-jsonschema in the test extras
 from hypothesis import given, settings
@@ -16,20 +15,13 @@ from pmflow_gateway.schemas import (
     AnswerContract,
     ExternalQueryPlan,
     QueryKind,
-    RouteDecided,
 )
 from pmflow_gateway.schemas.events import QueryProfile
 from tests.fakes import FixedClock
+from tests.support.builders import route
 
 SCHEMA = jsonschema.Draft202012Validator(ExternalQueryPlan.model_json_schema())
 
-
-def route(question: str, **fields: object) -> RouteDecided:
-    values: dict[str, object] = {
-        "event_id": "e-1", "question_id": "q-1", "tenant_id": "acme",
-        "occurred_at": datetime(2026, 12, 2, 8, 0, tzinfo=UTC), "question": question,
-        "route_mode": "external", **fields}
-    return RouteDecided.model_validate(values)
 
 
 def test_the_seed_example_is_planned_exactly_as_the_contract_shows() -> None:
