@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TypeVar
 
 import orjson
@@ -18,6 +19,13 @@ class Poison(ValueError):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+def record_headers(headers: Iterable[tuple[object, object]] | None) -> list[tuple[str, bytes]]:
+    """A record's headers as its producer sent them, minus what is not a (text, bytes) pair (a
+    null value): values stay bytes, each reader decodes what it needs without failing, so a
+    header can never cost its record, let alone the record's batch."""
+    return [(k, v) for k, v in headers or () if isinstance(k, str) and isinstance(v, bytes)]
 
 
 def encode(event: BaseModel) -> bytes:

@@ -20,7 +20,7 @@ from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import DeadLettered, Topics
 from pmflow_gateway.schemas.contracts import Frozen
 from pmflow_gateway.schemas.events import Envelope
-from pmflow_gateway.streams.codec import Poison, decode
+from pmflow_gateway.streams.codec import Poison, decode, record_headers
 from pmflow_gateway.streams.health import (
     DEAD_LETTERS,
     STAGE_SECONDS,
@@ -71,9 +71,10 @@ class StageRunner:
 
     async def process(self, record: ConsumerRecord) -> None:
         timer = self._seconds.time()
+        headers = record_headers(record.headers)
         with timer, consuming(topic=record.topic, partition=record.partition,
                               offset=record.offset, key=record.key, group=self.group_id,
-                              headers=record.headers or (), stage=self.stage.name) as span:
+                              headers=headers, stage=self.stage.name) as span:
             try:
                 event = decode(self.stage.model, record.value,
                                max_bytes=self._config.max_message_bytes)
@@ -141,7 +142,8 @@ class StageRunner:
             origin_topic=record.topic,
             origin_partition=record.partition,
             origin_offset=record.offset,
-            original_headers={k: v.decode("utf-8", "replace") for k, v in (record.headers or ())},
+            original_headers={k: v.decode("utf-8", "replace")
+                              for k, v in record_headers(record.headers)},
             original_value=original[:65536],
         )
         log.warning("dead-lettered %s/%d/%d: %s", record.topic, record.partition, record.offset,

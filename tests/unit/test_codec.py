@@ -48,3 +48,11 @@ def test_poison_has_a_reason(value: bytes | None, reason: str) -> None:
 def test_oversize_is_poison_before_parsing() -> None:
     with pytest.raises(Poison, match="oversize"):
         decode(RouteDecided, b" " * (MAX + 1), max_bytes=MAX)
+
+
+def test_headers_keep_bytes_and_drop_null_values() -> None:
+    from pmflow_gateway.streams.codec import record_headers
+
+    raw = [("x-note", b"\xff\xfe"), ("traceparent", None), ("ok", b"v")]
+    assert record_headers(raw) == [("x-note", b"\xff\xfe"), ("ok", b"v")]
+    assert record_headers(None) == []
