@@ -6,11 +6,12 @@ stage reads everything it needs from its one input event and nothing else.
 
 from __future__ import annotations
 
+import math
 import uuid
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import AwareDatetime, Field
+from pydantic import AwareDatetime, BeforeValidator, Field
 
 from pmflow_gateway.schemas.contracts import (
     AdapterAttempt,
@@ -32,6 +33,24 @@ def stage_event_id(tenant_id: str, question_id: str, stage: str) -> str:
     """The same id for the same (tenant, question, stage), so a redelivered input yields the
     same output id; two tenants' equal question ids never share one."""
     return str(uuid.uuid5(_EVENT_NAMESPACE, f"{tenant_id}\x1f{question_id}\x1f{stage}"))
+
+
+MAX_PROBE_FIELDS = 32
+
+
+def _numbers_only(value: object) -> object:
+    """The probe's numbers (hit counts, scores) and nothing else: its text fields are internal
+    snippets, and the snapshot travels on to the answer topic and the QA record."""
+    if not isinstance(value, dict):
+        return value
+    numbers = {k: v for k, v in value.items()
+               if isinstance(k, str) and len(k) <= 64 and isinstance(v, int | float)
+               and not isinstance(v, bool) and math.isfinite(v)}
+    return dict(list(numbers.items())[:MAX_PROBE_FIELDS])
+
+
+ProbeSnapshot = Annotated[dict[str, int | float], BeforeValidator(_numbers_only),
+                          Field(max_length=MAX_PROBE_FIELDS)]
 
 
 class Envelope(Frozen):
@@ -64,7 +83,7 @@ class RoutingSnapshot(Frozen):
     decision_origin: str = ""
     reply_contract: str = ""
     query_profile: QueryProfile = Field(default_factory=QueryProfile)
-    probe_snapshot: dict[str, Any] = Field(default_factory=dict)
+    probe_snapshot: ProbeSnapshot = Field(default_factory=dict)
 
 
 class RouteDecided(Envelope):
@@ -78,7 +97,7 @@ class RouteDecided(Envelope):
     decision_origin: str = ""
     reply_contract: str = ""
     query_profile: QueryProfile = Field(default_factory=QueryProfile)
-    probe_snapshot: dict[str, Any] = Field(default_factory=dict)
+    probe_snapshot: ProbeSnapshot = Field(default_factory=dict)
     sources: list[UpstreamSource] = Field(default_factory=list)
     deadline_ms: int | None = Field(default=None, ge=100, le=600_000)
 
