@@ -7,7 +7,7 @@ import logging
 from collections.abc import Sequence
 
 from aiokafka import AIOKafkaProducer
-from aiokafka.errors import KafkaError
+from aiokafka.errors import KafkaError, KafkaTimeoutError
 from pydantic import BaseModel
 
 from pmflow_gateway.streams.codec import encode
@@ -15,6 +15,21 @@ from pmflow_gateway.tracing import publishing
 
 log = logging.getLogger(__name__)
 Headers = Sequence[tuple[str, bytes]]
+
+
+class Unpublishable(Exception):
+    """The broker or the producer refused the event for good (too large, invalid topic, not
+    authorised, ...): no retry changes that, so the record it answers ends here."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def can_succeed_later(exc: KafkaError) -> bool:
+    """Whether a retry may get this error's event through. aiokafka marks the broker's
+    transient answers retriable; a timeout is a broker away, which it also is."""
+    return bool(exc.retriable) or isinstance(exc, KafkaTimeoutError)
 
 
 class EventPublisher:
@@ -38,8 +53,9 @@ class EventPublisher:
                    headers: Headers = ()) -> None:
         """Write one event and wait until the broker has it; retries while the broker is away.
 
-        Never gives up: the input offset is committed only after this returns, and losing the
-        output is not an option, so a broker outage stalls the stage instead.
+        Never gives up on what can succeed later: the input offset is committed only after this
+        returns, and losing the output is not an option, so a broker outage stalls the stage
+        instead. An error no retry can fix raises `Unpublishable`.
         """
         value = encode(event)
         delay = 0.2
@@ -51,6 +67,8 @@ class EventPublisher:
                         topic, value, key=key.encode() if key else None, headers=all_headers)
                     return
                 except KafkaError as exc:
+                    if not can_succeed_later(exc):
+                        raise Unpublishable(f"{type(exc).__name__}: {exc}") from exc
                     log.warning("publish to %s failed (%r); retrying in %.1fs", topic, exc, delay)
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, 5.0)

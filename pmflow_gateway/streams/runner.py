@@ -28,7 +28,7 @@ from pmflow_gateway.streams.health import (
     record_outcome,
 )
 from pmflow_gateway.streams.parallel import OrderedExecutor
-from pmflow_gateway.streams.publisher import EventPublisher
+from pmflow_gateway.streams.publisher import EventPublisher, Unpublishable
 from pmflow_gateway.streams.stages import Stage, annotate, give_up_answer
 from pmflow_gateway.tracing import consuming, mark_error
 
@@ -90,7 +90,15 @@ class StageRunner:
                 annotate(span, output)
                 record_outcome(output)
                 if self._sink is not None:
-                    await self._publisher.send(self._sink, event.question_id, output)
+                    await self._publish(record, event, self._sink, output, span)
+
+    async def _publish(self, record: ConsumerRecord, event: Envelope, sink: str, output: Frozen,
+                       span: Span) -> None:
+        try:
+            await self._publisher.send(sink, event.question_id, output)
+        except Unpublishable as refused:
+            mark_error(span, refused.reason)
+            await self._give_up(record, event, f"output not publishable: {refused.reason}")
 
     async def _handle(self, record: ConsumerRecord, event: Envelope, span: Span) -> Frozen | None:
         """The core's output; on a refusal or after the last retry, None (the runner has
@@ -102,7 +110,8 @@ class StageRunner:
             except Exception as exc:
                 if attempt == self._config.retries:
                     mark_error(span, repr(exc))
-                    await self._give_up(record, event, f"{type(exc).__name__}: {exc}")
+                    await self._give_up(record, event, f"gave up after {attempt + 1} tries: "
+                                                       f"{type(exc).__name__}: {exc}")
                     return None
                 span.add_event("retry", {"attempt": attempt + 1, "error": repr(exc)[:200]})
                 log.warning("stage %s failed on %s (attempt %d): %r", self.stage.name,
@@ -116,8 +125,7 @@ class StageRunner:
 
     async def _give_up(self, record: ConsumerRecord, event: Envelope, reason: str) -> None:
         self.counts["failed"] += 1
-        await self._dead_letter(record, f"gave up after {self._config.retries + 1} tries: {reason}",
-                                event)
+        await self._dead_letter(record, reason, event)
         if self.stage.gives_up_with_answer:
             answer = give_up_answer(self._bound(), event, reason)
             await self._publisher.send(self._topics.answer_ready, answer.question_id, answer)
@@ -142,13 +150,17 @@ class StageRunner:
             origin_topic=record.topic,
             origin_partition=record.partition,
             origin_offset=record.offset,
-            original_headers={k: v.decode("utf-8", "replace")
-                              for k, v in record_headers(record.headers)},
+            original_headers={k[:200]: v[:1000].decode("utf-8", "replace")
+                              for k, v in record_headers(record.headers)[:64]},
             original_value=original[:65536],
         )
         log.warning("dead-lettered %s/%d/%d: %s", record.topic, record.partition, record.offset,
                     reason)
-        await self._publisher.send(self._topics.dead_letter, letter.question_id, letter)
+        try:
+            await self._publisher.send(self._topics.dead_letter, letter.question_id, letter)
+        except Unpublishable as refused:  # the input is ended either way; say so loudly
+            log.error("dead letter of %s/%d/%d refused: %s", record.topic, record.partition,
+                      record.offset, refused.reason)
 
     # -- commits ------------------------------------------------------------------------
 

@@ -56,3 +56,28 @@ def test_headers_keep_bytes_and_drop_null_values() -> None:
     raw = [("x-note", b"\xff\xfe"), ("traceparent", None), ("ok", b"v")]
     assert record_headers(raw) == [("x-note", b"\xff\xfe"), ("ok", b"v")]
     assert record_headers(None) == []
+
+
+def test_a_list_past_its_bound_is_poison_with_the_reason() -> None:
+    value = orjson.dumps({**PMFLOW_EXAMPLE, "sources": [{}] * 330_000})
+    assert len(value) < MAX
+    with pytest.raises(Poison, match="sources"):
+        decode(RouteDecided, value, max_bytes=MAX)
+
+
+def test_producer_errors_no_retry_can_fix_are_told_apart() -> None:
+    from aiokafka.errors import (
+        KafkaConnectionError,
+        KafkaTimeoutError,
+        MessageSizeTooLargeError,
+        NotLeaderForPartitionError,
+        RecordTooLargeError,
+        TopicAuthorizationFailedError,
+    )
+
+    from pmflow_gateway.streams.publisher import can_succeed_later
+
+    assert all(can_succeed_later(e()) for e in (KafkaTimeoutError, KafkaConnectionError,
+                                                NotLeaderForPartitionError))
+    assert not any(can_succeed_later(e()) for e in (MessageSizeTooLargeError, RecordTooLargeError,
+                                                    TopicAuthorizationFailedError))
