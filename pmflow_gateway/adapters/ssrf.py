@@ -16,7 +16,8 @@ import re
 import socket
 import ssl
 import time
-from collections.abc import Awaitable, Callable, Iterable
+import zlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
@@ -30,6 +31,8 @@ Resolver = Callable[[str, int], Awaitable[list[str]]]
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 TEXT_TYPES = ("text/", "application/json", "application/xhtml+xml", "application/ld+json")
+# The content codings read, as zlib window bits; anything else (or two stacked) is refused.
+CODINGS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 USER_AGENT = "Mozilla/5.0 (compatible; pmflow-query-gateway/0.1; +bounded-live-search)"
 
 # Instance metadata services: refused even for allow-listed hosts, because reaching one
@@ -261,9 +264,9 @@ class SafeFetcher:
             raise FetchRefused(f"content type {content_type} of {response.url} is not text")
         body = bytearray()
         truncated = False
-        async for chunk in response.aiter_bytes():  # decoded, so gzip bombs hit the cap too
+        async for chunk in _decoded(response, self.max_bytes + 1):
             body += chunk
-            if len(body) >= self.max_bytes:
+            if len(body) > self.max_bytes:
                 del body[self.max_bytes:]
                 truncated = True
                 break
@@ -271,6 +274,33 @@ class SafeFetcher:
             url=url, final_url=str(response.url), status=response.status_code,
             content_type=content_type, text=decode_body(bytes(body), response.charset_encoding),
             headers=dict(response.headers), truncated=truncated)
+
+
+async def _decoded(response: httpx.Response, limit: int) -> AsyncIterator[bytes]:
+    """The body decoded while it is read, never more than `limit` bytes out (nor in): a few
+    hundred bytes of stacked gzip would otherwise inflate to gigabytes in a single chunk."""
+    codings = [c.strip().lower() for c in response.headers.get("content-encoding", "").split(",")]
+    codings = [c for c in codings if c and c != "identity"]
+    if len(codings) > 1:
+        raise FetchRefused(f"stacked content encodings ({', '.join(codings)}) refused")
+    if codings and codings[0] not in CODINGS:
+        raise FetchRefused(f"content encoding {codings[0]!r} refused")
+    inflater = zlib.decompressobj(CODINGS[codings[0]]) if codings else None
+    out = read = 0
+    async for raw in response.aiter_raw():
+        read += len(raw)
+        if inflater is None:
+            out += len(raw)
+            yield raw
+        else:
+            try:
+                chunk = inflater.decompress(raw, max(limit - out, 1))
+            except zlib.error as exc:
+                raise FetchError(f"body of {response.url} does not decode: {exc}") from exc
+            out += len(chunk)
+            yield chunk
+        if out >= limit or read >= limit:
+            return
 
 
 @functools.cache
@@ -302,7 +332,7 @@ def _parse_url(url: str) -> httpx.URL:
 
 
 def _request_headers() -> dict[str, str]:
-    return {"User-Agent": USER_AGENT,
+    return {"User-Agent": USER_AGENT, "Accept-Encoding": "gzip, deflate",
             "Accept": "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.5",
             "Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"}
 

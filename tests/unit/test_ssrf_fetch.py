@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gzip
 import re
 import ssl
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -170,3 +172,42 @@ async def test_ssrf_https_verifies_the_name_while_connecting_to_the_checked_addr
         assert page.text == "<p>tls ok</p>"
         with pytest.raises(FetchError, match=r"CERTIFICATE_VERIFY_FAILED.*other\.test"):
             await fetcher.fetch(tls_site.url("/", host="other.test"))
+
+
+BOMB_INNER = gzip.compress(bytes(200_000_000), compresslevel=9)  # 200 MB of zeros, ~200 KB
+
+
+@pytest.mark.parametrize(("encoding", "body"), [("gzip, gzip", gzip.compress(BOMB_INNER)),
+                                                ("gzip,gzip,gzip", gzip.compress(
+                                                    gzip.compress(BOMB_INNER))),
+                                                ("br", b"whatever")])
+async def test_ssrf_refuses_stacked_or_unknown_encodings_before_inflating(
+        site: LocalSite, encoding: str, body: bytes) -> None:
+    site.routes["/bomb"] = (200, {**HTML, "Content-Encoding": encoding}, body)
+    tracemalloc.start()
+    try:
+        with pytest.raises(FetchRefused, match="encoding"):
+            await local_fetcher().fetch(site.url("/bomb", host="localhost"))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 20_000_000
+
+
+async def test_ssrf_caps_decoded_bytes_while_inflating(site: LocalSite) -> None:
+    site.routes["/bomb"] = (200, {**HTML, "Content-Encoding": "gzip"}, BOMB_INNER)
+    tracemalloc.start()
+    try:
+        page = await local_fetcher(max_bytes=1_000_000).fetch(site.url("/bomb", host="localhost"))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert page.truncated and len(page.text) == 1_000_000
+    assert peak < 20_000_000  # was the whole inflated chunk: hundreds of MB
+
+
+async def test_ssrf_still_reads_an_ordinary_gzip_page(site: LocalSite) -> None:
+    site.routes["/gz"] = (200, {**HTML, "Content-Encoding": "gzip"},
+                          gzip.compress("<p>压缩的页面</p>".encode()))
+    page = await local_fetcher().fetch(site.url("/gz", host="localhost"))
+    assert page.text == "<p>压缩的页面</p>" and not page.truncated
