@@ -30,7 +30,8 @@ class Settings(BaseSettings):
     in_flight: int = Field(default=256, ge=1, description="In-flight messages per slow stage.")
     fetch_allow_hosts: list[str] = Field(
         default_factory=list,
-        description="Hosts the SSRF guard lets through despite a private address (tests only).",
+        description="`host:port` entries the SSRF guard lets through despite a private address "
+        "(tests only); a bare host means its default ports 80/443 only.",
     )
     http_port: int | None = Field(
         default=9464, description="Port of /metrics, /healthz, /readyz (0: any free port; "

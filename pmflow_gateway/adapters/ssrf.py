@@ -172,6 +172,22 @@ async def system_resolver(host: str, port: int) -> list[str]:
 
 
 
+def _allow_entries(entry: str) -> tuple[str, ...]:
+    """An allow-list entry as `host:port` keys: the port is part of it, so letting a local test
+    site through never opens the other services of that host; a bare host means its default
+    ports only (80 and 443), as in a URL. IPv6 hosts with a port are written `[::1]:8080`."""
+    entry = entry.strip().lower()
+    if entry.startswith("["):
+        host, _, rest = entry[1:].partition("]")
+        port = rest.removeprefix(":")
+    elif entry.count(":") == 1:
+        host, _, port = entry.partition(":")
+    else:
+        host, port = entry, ""
+    host = host.rstrip(".")
+    return (f"{host}:{port}",) if port else (f"{host}:80", f"{host}:443")
+
+
 class SafeFetcher:
     """GET a public page with every SSRF check; one pinned connection pool per fetch."""
 
@@ -179,7 +195,8 @@ class SafeFetcher:
                  max_redirects: int = 5, timeout_s: float = 8.0,
                  resolver: Resolver = system_resolver,
                  ssl_context: ssl.SSLContext | None = None) -> None:
-        self.allow_hosts = frozenset(h.strip().lower().rstrip(".") for h in allow_hosts if h)
+        self.allow_hosts = frozenset(key for h in allow_hosts if h.strip()
+                                     for key in _allow_entries(h))
         self.max_bytes = max_bytes
         self.max_redirects = max_redirects
         self.timeout_s = timeout_s
@@ -204,7 +221,7 @@ class SafeFetcher:
         wire_host = parsed.raw_host.decode("ascii")  # IDNA-encoded: what DNS and TCP see
         host = wire_host.lower().rstrip(".")
         port = parsed.port or (443 if parsed.scheme == "https" else 80)
-        allowed = host in self.allow_hosts or f"{host}:{port}" in self.allow_hosts
+        allowed = f"{host}:{port}" in self.allow_hosts
         if host in METADATA_HOSTNAMES:
             raise FetchRefused(f"cloud metadata host {host} refused")
         literal = parse_numeric_host(parsed.host)
