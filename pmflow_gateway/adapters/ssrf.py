@@ -61,6 +61,9 @@ REFUSED_NETWORKS: tuple[tuple[str, ipaddress.IPv4Network | ipaddress.IPv6Network
         ("link-local", "fe80::/10"),
         ("CGNAT", "100.64.0.0/10"),
         ("unique-local (ULA)", "fc00::/7"),
+        # A site's own NAT64 translator: where the IPv4 address sits depends on its prefix
+        # length, so every address of the range is refused.
+        ("NAT64 local-use", "64:ff9b:1::/48"),
         ("site-local", "fec0::/10"),
         ("multicast", "224.0.0.0/4"),
         ("multicast", "ff00::/8"),
@@ -132,6 +135,10 @@ def parse_numeric_host(host: str) -> IPAddress | None:
     return ipaddress.IPv4Address(number)
 
 
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+_TRANSLATED = ipaddress.IPv6Network("::ffff:0:0:0/96")  # IPv4-translated (SIIT)
+
+
 def embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
     """The IPv4 address an IPv6 one tunnels to (mapped, NAT64, 6to4, Teredo, compatible)."""
     if address.ipv4_mapped is not None:
@@ -143,7 +150,7 @@ def embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | Non
     packed = address.packed
     if packed[:12] == bytes(12) and int(address) > 1:  # ::a.b.c.d (deprecated compatible)
         return ipaddress.IPv4Address(packed[12:])
-    if address in ipaddress.IPv6Network("64:ff9b::/96"):
+    if address in _NAT64 or address in _TRANSLATED:
         return ipaddress.IPv4Address(packed[12:])
     return None
 
