@@ -7,11 +7,12 @@ stage reads everything it needs from its one input event and nothing else.
 from __future__ import annotations
 
 import math
+import unicodedata
 import uuid
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Literal
 
-from pydantic import AwareDatetime, BeforeValidator, Field
+from pydantic import AfterValidator, AwareDatetime, BeforeValidator, Field
 
 from pmflow_gateway.schemas.contracts import (
     MAX_ITEMS,
@@ -68,11 +69,34 @@ ProbeSnapshot = Annotated[dict[str, int | float], BeforeValidator(_numbers_only)
                           Field(max_length=MAX_PROBE_FIELDS)]
 
 
+# How far a producer's clock may run ahead of ours. An event dated later than that is refused:
+# a QA record dated in year 9999 would outrank every later feedback on its question.
+CLOCK_SKEW = timedelta(minutes=5)
+
+
+def _an_identifier(value: str) -> str:
+    if not value.strip():
+        raise ValueError("blank (whitespace only)")
+    if any(unicodedata.category(c) in ("Cc", "Cf") for c in value):
+        raise ValueError("contains a control or invisible character (NUL, ...)")
+    return value
+
+
+def _not_in_the_future(value: datetime) -> datetime:
+    if value > datetime.now(UTC) + CLOCK_SKEW:
+        raise ValueError(f"in the future (more than {CLOCK_SKEW} ahead of this clock)")
+    return value
+
+
+Identifier = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_an_identifier)]
+OccurredAt = Annotated[AwareDatetime, AfterValidator(_not_in_the_future)]
+
+
 class Envelope(Frozen):
-    event_id: str = Field(min_length=1, max_length=200)
-    question_id: str = Field(min_length=1, max_length=200)
-    tenant_id: str = Field(min_length=1, max_length=200)
-    occurred_at: AwareDatetime
+    event_id: Identifier
+    question_id: Identifier
+    tenant_id: Identifier
+    occurred_at: OccurredAt
     schema_version: Literal[1] = SCHEMA_VERSION
 
 
