@@ -185,8 +185,10 @@ def _fresh_only(plan: ExternalQueryPlan, items: list[ExternalEvidence],
     if not plan.freshness_required:
         return items, True
     fresh = [i for i in items if i.freshness_score >= FRESH_ENOUGH]
-    reasons += [f"stale: {i.freshness_score:.2f} < {FRESH_ENOUGH}" for i in items
-                if i.freshness_score < FRESH_ENOUGH]
+    reasons += [("undated: no publication date"
+                 if i.freshness_score == 0 and not i.raw_metadata.get("published_at")
+                 else f"stale: {i.freshness_score:.2f} < {FRESH_ENOUGH}")
+                for i in items if i.freshness_score < FRESH_ENOUGH]
     return fresh, bool(fresh)
 
 
@@ -278,7 +280,7 @@ def missing_detail(plan: ExternalQueryPlan, english: bool) -> str:
 
 
 def status_text(status: AnswerStatus, locale: str, *, missing: str | None = None,
-                stale: bool = False) -> str:
+                stale: bool = False, undated: bool = False) -> str:
     """The user-facing text of every status that is not an answer."""
     en = is_english(locale)
     if status is AnswerStatus.clarify:
@@ -287,10 +289,12 @@ def status_text(status: AnswerStatus, locale: str, *, missing: str | None = None
                 else f"需要补充信息才能查询：{what}。")
     if status is AnswerStatus.freshness_guard:
         if en:
-            tail = " (what was found is out of date)" if stale else ""
+            tail = (" (what was found is out of date)" if stale
+                    else " (what was found is undated)" if undated else "")
             return (f"No reliable real-time external data was found{tail}, so no answer is "
                     "given rather than a guess.")
-        tail = "（找到的资料已超出时效）" if stale else ""
+        tail = ("（找到的资料已超出时效）" if stale
+                else "（找到的资料均未注明日期）" if undated else "")
         return f"当前未找到可靠的实时外部数据{tail}，为避免误导，暂不作答。"
     if status is AnswerStatus.rejected:
         return ("The answer did not pass source verification and was withheld." if en
@@ -330,9 +334,12 @@ async def decide(event: EvidenceCollected, *, clock: Clock, composer: Composer) 
             answer=status_text(AnswerStatus.clarify, locale, missing=missing))
     if not kept:
         stale = any(r.startswith("stale") for r in verdict.dropped_reasons)
-        reason = "no evidence inside the freshness window" if stale else "no external grounding"
+        undated = not stale and any(r.startswith("undated") for r in verdict.dropped_reasons)
+        reason = ("no evidence inside the freshness window" if stale
+                  else "no dated evidence" if undated else "no external grounding")
         return Outcome(status=AnswerStatus.freshness_guard, verdict=verdict, reason=reason,
-                       answer=status_text(AnswerStatus.freshness_guard, locale, stale=stale))
+                       answer=status_text(AnswerStatus.freshness_guard, locale, stale=stale,
+                                          undated=undated))
     left_s = (event.context.deadline_at - clock.now()).total_seconds()
     try:
         draft = await (composer if left_s >= MIN_COMPOSE_S else EXTRACTIVE).compose(
