@@ -7,7 +7,8 @@ import logging
 from collections.abc import Sequence
 
 from aiokafka import AIOKafkaProducer
-from aiokafka.errors import KafkaError, KafkaTimeoutError
+from aiokafka import errors as kafka_errors
+from aiokafka.errors import KafkaError
 from pydantic import BaseModel
 
 from pmflow_gateway.streams.codec import encode
@@ -26,10 +27,21 @@ class Unpublishable(Exception):
         self.reason = reason
 
 
+# Errors about the record itself or its topic: the same send fails the same way every time.
+# aiokafka leaves many transient ones unmarked as retriable too (a broker restarting, a producer
+# id the broker forgot), so only these end a record; everything else is retried.
+FINAL_ERRORS: tuple[type[KafkaError], ...] = (
+    kafka_errors.MessageSizeTooLargeError, kafka_errors.RecordTooLargeError,
+    kafka_errors.RecordListTooLargeError, kafka_errors.InvalidTopicError,
+    kafka_errors.TopicAuthorizationFailedError, kafka_errors.ClusterAuthorizationFailedError,
+    kafka_errors.CorruptRecordException, kafka_errors.InvalidTimestampError,
+    kafka_errors.UnsupportedForMessageFormatError, kafka_errors.PolicyViolationError,
+)
+
+
 def can_succeed_later(exc: KafkaError) -> bool:
-    """Whether a retry may get this error's event through. aiokafka marks the broker's
-    transient answers retriable; a timeout is a broker away, which it also is."""
-    return bool(exc.retriable) or isinstance(exc, KafkaTimeoutError)
+    """Whether a retry may get this error's event through."""
+    return not isinstance(exc, FINAL_ERRORS)
 
 
 class EventPublisher:

@@ -69,8 +69,10 @@ def test_producer_errors_no_retry_can_fix_are_told_apart() -> None:
     from aiokafka.errors import (
         KafkaConnectionError,
         KafkaTimeoutError,
+        KafkaUnavailableError,
         MessageSizeTooLargeError,
         NotLeaderForPartitionError,
+        OutOfOrderSequenceNumber,
         RecordTooLargeError,
         TopicAuthorizationFailedError,
     )
@@ -78,7 +80,8 @@ def test_producer_errors_no_retry_can_fix_are_told_apart() -> None:
     from pmflow_gateway.streams.publisher import can_succeed_later
 
     assert all(can_succeed_later(e()) for e in (KafkaTimeoutError, KafkaConnectionError,
-                                                NotLeaderForPartitionError))
+                                                NotLeaderForPartitionError, KafkaUnavailableError,
+                                                OutOfOrderSequenceNumber))
     assert not any(can_succeed_later(e()) for e in (MessageSizeTooLargeError, RecordTooLargeError,
                                                     TopicAuthorizationFailedError))
 
