@@ -19,6 +19,7 @@ from mcp.types import CallToolResult, TextContent
 
 from pmflow_gateway.adapters.published import plausible_date
 from pmflow_gateway.mcp_server.terms import terms
+from pmflow_gateway.schemas.contracts import URL_CHARS
 
 URL_KEYS = ("url", "link", "href", "contentUrl", "content_url", "source_url", "uri")
 TITLE_KEYS = ("title", "name", "headline")
@@ -70,7 +71,7 @@ def hit_from_page(url: str, result: CallToolResult, *, query: str, now: datetime
     text = "\n".join(b.text for b in result.content if isinstance(b, TextContent))
     text = re.sub(r"^Contents of \S+:\n", "", text)  # mcp-server-fetch's preamble
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if not lines or urlsplit(url).scheme not in ("http", "https"):
+    if not lines or urlsplit(url).scheme not in ("http", "https") or len(url) > URL_CHARS:
         return None
     title = next((ln.lstrip("# ") for ln in lines if ln.startswith("#")), lines[0])[:200]
     paragraphs = [ln for ln in lines if not ln.startswith("#") and len(ln) > 20] or lines
@@ -139,6 +140,8 @@ def _hit(record: dict[str, Any], now: datetime) -> Hit | None:
     if not isinstance(url, str) or urlsplit(url.strip()).scheme.lower() not in ("http", "https"):
         return None
     url = url.strip()
+    if len(url) > URL_CHARS:  # no event can carry it: dropped like any unusable hit
+        return None
     title = str(_first(record, TITLE_KEYS) or "").strip()
     snippet = " ".join(str(_first(record, SNIPPET_KEYS) or "").split())[:SNIPPET_CHARS]
     published = plausible_date(_first(record, DATE_KEYS), now) or date_in_text(snippet, now)

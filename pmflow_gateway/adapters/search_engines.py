@@ -15,6 +15,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from pmflow_gateway.adapters.ssrf import FetchedPage
+from pmflow_gateway.schemas.contracts import URL_CHARS
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,7 +116,7 @@ def _unwrap_redirect(href: str) -> str | None:
 
 def _is_web_url(url: str) -> bool:
     parts = urlsplit(url)
-    return parts.scheme in ("http", "https") and bool(parts.netloc)
+    return parts.scheme in ("http", "https") and bool(parts.netloc) and len(url) <= URL_CHARS
 
 
 def _date_value(value: object) -> str | float | None:

@@ -3,6 +3,7 @@ wins over page chrome and modification dates, zone-less Chinese times are Beijin
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -70,3 +71,13 @@ def test_undated_evidence_is_called_undated_not_out_of_date() -> None:
     for locale, word in (("en", "undated"), ("zh-CN", "未注明日期")):
         text = status_text(AnswerStatus.freshness_guard, locale, undated=True)
         assert word in text and "out of date" not in text and "超出时效" not in text
+
+
+def test_a_search_hit_whose_url_no_event_can_carry_is_dropped() -> None:
+    long_url = "https://a.example/" + "x" * 3000
+    body = json.dumps({"results": [{"url": long_url, "title": "t"},
+                                   {"url": "https://b.example/y"}]})
+    page = FetchedPage(url="u", final_url="u", status=200, content_type="application/json",
+                       text=body)
+    assert [h.url for h in SearxngJson("https://searx.example").parse(page)] == \
+        ["https://b.example/y"]
