@@ -21,7 +21,7 @@ def missing_detail(plan: ExternalQueryPlan, english: bool) -> str:
 
 
 def status_text(status: AnswerStatus, locale: str, *, missing: str | None = None,
-                stale: bool = False) -> str:
+                stale: bool = False, undated: bool = False) -> str:
     """The user-facing text of every status that is not an answer."""
     en = is_english(locale)
     if status is AnswerStatus.clarify:
@@ -30,10 +30,12 @@ def status_text(status: AnswerStatus, locale: str, *, missing: str | None = None
                 else f"需要补充信息才能查询：{what}。")
     if status is AnswerStatus.freshness_guard:
         if en:
-            tail = " (what was found is out of date)" if stale else ""
+            tail = (" (what was found is out of date)" if stale
+                    else " (what was found is undated)" if undated else "")
             return (f"No reliable real-time external data was found{tail}, so no answer is "
                     "given rather than a guess.")
-        tail = "（找到的资料已超出时效）" if stale else ""
+        tail = ("（找到的资料已超出时效）" if stale
+                else "（找到的资料均未注明日期）" if undated else "")
         return f"当前未找到可靠的实时外部数据{tail}，为避免误导，暂不作答。"
     if status is AnswerStatus.rejected:
         return ("The answer did not pass source verification and was withheld." if en

@@ -100,8 +100,10 @@ def _fresh_only(plan: ExternalQueryPlan, items: list[ExternalEvidence],
     if not plan.freshness_required:
         return items, True
     fresh = [i for i in items if i.freshness_score >= FRESH_ENOUGH]
-    reasons += [f"stale: {i.freshness_score:.2f} < {FRESH_ENOUGH}" for i in items
-                if i.freshness_score < FRESH_ENOUGH]
+    reasons += [("undated: no publication date"
+                 if i.freshness_score == 0 and not i.raw_metadata.get("published_at")
+                 else f"stale: {i.freshness_score:.2f} < {FRESH_ENOUGH}")
+                for i in items if i.freshness_score < FRESH_ENOUGH]
     return fresh, bool(fresh)
 
 

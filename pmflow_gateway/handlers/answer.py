@@ -71,9 +71,12 @@ async def decide(event: EvidenceCollected, *, clock: Clock, composer: Composer) 
             answer=status_text(AnswerStatus.clarify, locale, missing=missing))
     if not kept:
         stale = any(r.startswith("stale") for r in verdict.dropped_reasons)
-        reason = "no evidence inside the freshness window" if stale else "no external grounding"
+        undated = not stale and any(r.startswith("undated") for r in verdict.dropped_reasons)
+        reason = ("no evidence inside the freshness window" if stale
+                  else "no dated evidence" if undated else "no external grounding")
         return Outcome(status=AnswerStatus.freshness_guard, verdict=verdict, reason=reason,
-                       answer=status_text(AnswerStatus.freshness_guard, locale, stale=stale))
+                       answer=status_text(AnswerStatus.freshness_guard, locale, stale=stale,
+                                          undated=undated))
     left_s = (event.context.deadline_at - clock.now()).total_seconds()
     try:
         draft = await (composer if left_s >= MIN_COMPOSE_S else EXTRACTIVE).compose(

@@ -65,7 +65,8 @@ def non_answer_text(answer: AnswerReady) -> str:
     locale = answer.context.locale
     missing = missing_detail(answer.plan, is_english(locale))
     stale = "freshness window" in (answer.reason or "")
-    return status_text(answer.status, locale, missing=missing, stale=stale)
+    return status_text(answer.status, locale, missing=missing, stale=stale,
+                       undated=answer.reason == "no dated evidence")
 
 
 def render_text(answer: AnswerReady) -> str:

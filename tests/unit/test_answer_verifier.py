@@ -129,6 +129,15 @@ async def test_stale_evidence_for_a_fresh_question_is_guarded() -> None:
     assert "超出时效" in answer.answer and answer.sources_used == []
 
 
+async def test_undated_evidence_is_reported_as_undated_not_out_of_date() -> None:
+    answer = await verify_and_compose(collected([good(fresh=0.0), good(
+        "https://b.example.org/gz", fresh=0.0)]), clock=CLOCK)
+    assert answer.status is AnswerStatus.freshness_guard
+    assert answer.reason == "no dated evidence"
+    assert "未注明日期" in answer.answer and "超出时效" not in answer.answer
+    assert "未注明日期" in render_reply(answer, clock=CLOCK).text
+
+
 async def test_stale_items_do_not_ground_a_fresh_answer() -> None:
     stale = good("https://old.example.org/gz", "广州未来5天暴雪。", fresh=0.1)
     fresh = good("https://new.example.org/gz", GZ, fresh=0.9)
