@@ -8,7 +8,8 @@ from collections.abc import Awaitable, Callable
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.adapters.live_search import LiveSearchAdapter
 from pmflow_gateway.adapters.llm import OpenAIChatModel
-from pmflow_gateway.adapters.mcp import adapters_from_config
+from pmflow_gateway.adapters.mcp import McpAdapter, adapters_from_config
+from pmflow_gateway.adapters.mcp_config import demo_servers
 from pmflow_gateway.adapters.search_engines import DuckDuckGoHtml, SearxngJson
 from pmflow_gateway.adapters.store import open_store
 from pmflow_gateway.handlers.composers import make_composer
@@ -42,7 +43,10 @@ def build_planner(settings: Settings) -> tuple[Planner, Callable[[], Awaitable[N
 
 
 def build_adapters(settings: Settings) -> list[EvidenceAdapter]:
-    """MCP servers first, in the config file's order, then the bounded live-search fallback."""
+    """MCP servers first, in the config file's order, then the bounded live-search fallback;
+    in demo mode the demo corpus server alone, so demo answers never mix with real ones."""
+    if settings.demo:
+        return [McpAdapter(config) for config in demo_servers()]
     engine = (SearxngJson(settings.live_search_endpoint or "")
               if settings.live_search_engine == "searxng"
               else DuckDuckGoHtml(settings.live_search_endpoint or "https://html.duckduckgo.com/html/"))

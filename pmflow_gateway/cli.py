@@ -33,6 +33,10 @@ def route_for(question: str, *, tenant: str, locale: str, question_id: str | Non
     })
 
 
+DEMO_HELP = ("answer from the packaged demo corpus only (invented pages, every reply says so; "
+             "same as PMFLOW_DEMO=1), e.g. on a machine without network")
+
+
 def _print_json(obj: object) -> None:
     sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2).decode() + "\n")
 
@@ -160,7 +164,28 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     route = route_for(args.question, tenant=args.tenant, locale=args.locale)
     if args.kafka:
         return asyncio.run(_ask_kafka(route, args.kafka, settings, args.json, args.timeout))
+    if not settings.demo and settings.mcp_config is None:
+        offline = asyncio.run(_unreachable(settings.live_search_endpoint
+                                           or "https://html.duckduckgo.com/html/"))
+        if offline:
+            print(f"error: the live web search cannot be reached ({offline}) and no MCP server "
+                  "is configured (PMFLOW_MCP_CONFIG); try `--demo` for the packaged demo "
+                  "corpus", file=sys.stderr)
+            return 2
     return asyncio.run(_ask_embedded(route, settings, args.json))
+
+
+async def _unreachable(endpoint: str, timeout_s: float = 3.0) -> str | None:
+    """Why the search endpoint's host cannot be resolved, or None when it can: offline, the
+    real path fails in seconds instead of after the whole question budget."""
+    from urllib.parse import urlsplit
+
+    host = urlsplit(endpoint).hostname or ""
+    try:
+        await asyncio.wait_for(asyncio.get_running_loop().getaddrinfo(host, 443), timeout_s)
+    except (OSError, TimeoutError) as exc:
+        return f"{host}: {exc or type(exc).__name__}"
+    return None
 
 
 def cmd_plan(args: argparse.Namespace, settings: Settings) -> int:
@@ -241,6 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the stage workers (all stages by default)")
     run.add_argument("--stage", action="append", help="a stage to run; repeat for several")
     run.add_argument("--grace", type=float, default=10.0, help="seconds to drain on SIGTERM")
+    run.add_argument("--demo", action="store_true", help=DEMO_HELP)
     run.set_defaults(func=cmd_run)
 
     ask = sub.add_parser("ask", help="answer one question and print the reply")
@@ -248,6 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--tenant", default="local")
     ask.add_argument("--locale", default="zh-CN")
     ask.add_argument("--json", action="store_true", help="print the AnswerReady and ReplyRendered")
+    ask.add_argument("--demo", action="store_true", help=DEMO_HELP)
     ask.add_argument("--kafka", metavar="BOOTSTRAP",
                      help="publish to running workers instead of answering in process")
     ask.add_argument("--timeout", type=float, default=60.0, help="seconds to wait (--kafka)")
@@ -288,6 +315,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bad PMFLOW_* variable: say which, don't trace back
         print(f"error: bad configuration: {exc}", file=sys.stderr)
         return 2
+    if getattr(args, "demo", False):
+        settings = settings.model_copy(update={"demo": True})
     return int(args.func(args, settings))
 
 

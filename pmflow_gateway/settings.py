@@ -22,8 +22,11 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path(".pmflow"), description="Where embedded state lives.")
     mcp_config: Path | None = Field(
         default=None,
-        description="TOML file listing MCP servers. Unset: our own MCP server over stdio.",
+        description="TOML file listing MCP servers. Unset: none, the live search alone.",
     )
+    demo: bool = Field(
+        default=False, description="Answer from the packaged demo corpus only (invented pages "
+        "on example hosts, every reply says so) instead of the real providers; `--demo`.")
     deadline_ms: int = Field(default=20_000, ge=100, description="Default budget per question.")
     max_message_bytes: int = Field(default=1_048_576, description="Larger inputs dead-letter.")
     result_limit: int = Field(default=3, ge=1, le=10, description="Default evidence count.")

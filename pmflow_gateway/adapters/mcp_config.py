@@ -1,6 +1,7 @@
 """Which MCP servers the evidence stage asks, read from a TOML file (`PMFLOW_MCP_CONFIG`).
 
-Unset, the gateway asks one server: our own corpus server over stdio. See
+Unset, the gateway asks none (the live search alone); `--demo` asks our own corpus server
+over stdio instead of every real provider. See
 `examples/mcp.toml` for every field and for configs of public servers.
 """
 
@@ -67,8 +68,9 @@ class McpServerConfig:
                                  "max_queries and failure_threshold >= 1, cooldown_s >= 0")
 
 
-def default_servers() -> list[McpServerConfig]:
-    """Our own corpus server, started with this interpreter so it finds this package."""
+def demo_servers() -> list[McpServerConfig]:
+    """Our own server over the packaged demo corpus, started with this interpreter so it
+    finds this package."""
     return [McpServerConfig(name="pmflow-corpus", transport="stdio", command=sys.executable,
                             args=["-m", "pmflow_gateway.mcp_server"])]
 
@@ -95,9 +97,9 @@ def parse_servers(document: dict[str, Any]) -> list[McpServerConfig]:
 
 
 def load_servers(path: Path | None) -> list[McpServerConfig]:
-    """Servers from the TOML file, or the default when no file is configured."""
+    """Servers from the TOML file; none when no file is configured."""
     if path is None:
-        return default_servers()
+        return []
     try:
         document = tomllib.loads(path.read_text("utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:

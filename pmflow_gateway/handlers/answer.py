@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from pmflow_gateway.contract.demo import is_demo_url
 from pmflow_gateway.contract.sources import source_title
 from pmflow_gateway.contract.statuses import (
     is_english,
@@ -143,4 +144,5 @@ async def verify_and_compose(event: EvidenceCollected, *, clock: Clock,
         verdict=outcome.verdict,
         attempts=event.attempts,
         composer=outcome.composer,
+        demo=any(is_demo_url(s.url) for s in _sources(items)),
     )

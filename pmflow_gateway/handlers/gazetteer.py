@@ -74,14 +74,32 @@ MODELS: tuple[str, ...] = (
     "Grok", "GLM", "ERNIE", "Doubao",
 )
 
-# Currencies, commodities, crypto and indices: asking about one of them is a market question.
-MARKET_NAMES: tuple[str, ...] = (
-    "美元", "人民币", "欧元", "日元", "英镑", "港币", "港元", "韩元", "比特币", "以太坊",
-    "黄金", "白银", "原油", "金价", "油价", "A股", "美股", "港股", "大盘", "上证指数", "深证成指",
-    "创业板指", "恒生指数", "纳斯达克",
-    "道琼斯", "标普500", "日经225", "bitcoin", "ethereum", "gold", "silver", "crude oil",
-    "Nasdaq", "Dow Jones", "S&P 500", "Nikkei", "Hang Seng", "FTSE",
+# Markets by instrument: asking about one of them is a market question, and the instrument
+# decides how to search (a currency pair has a rate, a coin a price, an index a close).
+CURRENCIES: tuple[str, ...] = (
+    "美元", "人民币", "欧元", "日元", "英镑", "港币", "港元", "韩元", "瑞郎", "澳元", "加元",
+    "USD", "CNY", "RMB", "EUR", "JPY", "GBP", "HKD", "KRW", "CHF", "AUD", "CAD",
 )
+CRYPTO: tuple[str, ...] = (
+    "比特币", "以太坊", "狗狗币", "bitcoin", "ethereum", "ether", "btc", "eth", "dogecoin",
+    "solana",
+)
+COMMODITIES: tuple[str, ...] = (
+    "黄金", "白银", "原油", "金价", "油价", "gold", "silver", "crude oil", "brent",
+)
+INDICES: tuple[str, ...] = (
+    "A股", "美股", "港股", "大盘", "上证指数", "深证成指", "创业板指", "恒生指数", "纳斯达克",
+    "道琼斯", "标普500", "日经225", "日经指数", "Nasdaq", "Dow Jones", "S&P 500", "Nikkei",
+    "Hang Seng", "FTSE",
+)
+MARKET_NAMES: tuple[str, ...] = CURRENCIES + CRYPTO + COMMODITIES + INDICES
+
+# Chinese company names that are also everyday words: 苹果 is a fruit until the question asks
+# about a share price, earnings or "公司". Each maps to the name the company's own pages use.
+EVERYDAY_WORD_COMPANIES: Mapping[str, str] = {
+    "苹果": "Apple Inc.", "小米": "Xiaomi", "亚马逊": "Amazon", "甲骨文": "Oracle",
+    "三星": "Samsung",
+}
 
 DEFAULT_PREFERRED_DOMAINS: Mapping[tuple[QueryKind, str], tuple[str, ...]] = {
     # Official or primary sources per kind and language; model questions add the vendor's
@@ -93,6 +111,10 @@ DEFAULT_PREFERRED_DOMAINS: Mapping[tuple[QueryKind, str], tuple[str, ...]] = {
     (QueryKind.news, "zh"): ("news.cn", "people.com.cn"),
     (QueryKind.news, "en"): ("reuters.com", "apnews.com"),
 }
+
+# Stock exchanges: an authority for share prices and indices, not for a coin or a currency.
+STOCK_EXCHANGE_DOMAINS: frozenset[str] = frozenset({
+    "sse.com.cn", "szse.cn", "hkex.com.hk", "nasdaq.com", "nyse.com"})
 
 # Where a model's own announcements live, by the start of its name (lower case).
 MODEL_VENDOR_DOMAINS: tuple[tuple[str, str], ...] = (

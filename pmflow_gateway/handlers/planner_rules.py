@@ -15,15 +15,21 @@ from dataclasses import dataclass, replace
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk
 from pmflow_gateway.handlers.gazetteer import (
     CITIES,
+    COMMODITIES,
     COMPANIES,
     COUNTRIES,
+    CRYPTO,
+    CURRENCIES,
     DEFAULT_PREFERRED_DOMAINS,
     ENGLISH_STOP_WORDS,
+    EVERYDAY_WORD_COMPANIES,
+    INDICES,
     MARKET_NAMES,
     MODEL_VENDOR_DOMAINS,
     MODELS,
     NAME_VARIANT_WORDS,
     NOT_NAMES,
+    STOCK_EXCHANGE_DOMAINS,
 )
 from pmflow_gateway.schemas import (
     AnswerContract,
@@ -83,6 +89,10 @@ _NAME_KINDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
     (QueryKind.company, _names(COMPANIES)),
     (QueryKind.market, _names(MARKET_NAMES)),
 )
+_INSTRUMENTS: tuple[tuple[str, frozenset[str]], ...] = tuple(
+    (name, frozenset(n.lower() for n in names))
+    for name, names in (("currency", CURRENCIES), ("crypto", CRYPTO),
+                        ("commodity", COMMODITIES), ("index", INDICES)))
 _WEAK_MARKET = re.compile(r"价格|" + _latin(r"price|quote"))
 _TICKER = re.compile(r"\$?[A-Z]{1,5}|\d{6}")
 _PLACES = _names([name for pair in CITIES for name in pair])
@@ -123,7 +133,7 @@ _TREND = re.compile(r"走势|趋势|表现|涨|跌|怎么样|如何|行情|" + _
 # names and the time words is the thing to search for.
 _ZH_NOISE = re.compile(
     r"帮我|帮忙|请问|请|麻烦|查一下|查查|查询|搜一下|搜索|看看|看一下|一下|告诉我|我想知道|想知道|有没有"
-    r"|有什么|有哪些|什么时候|是什么|什么|怎么样了|怎么样|如何|怎么|会不会|是不是|是谁|是多少|多少|是什么|是哪个|哪个"
+    r"|有什么|有哪些|什么时候|是什么|什么|怎么样了|怎么样|如何|怎么|会不会|是不是|是谁|是多少|多少钱|几块钱|多少|是哪个|哪个"
     r"|哪些|最新|最近|现在|目前|当前|那个|这个|情况|进展|继续|然后|还有|说说|讲讲|详细|怎么弄|别的|其他"
     r"|他们|她们|他|她|它|说的|对不对|对吗|真的吗|外面|这里|这边|本地|当地|好的|谢谢|嗯|哦|再|新|吗|呢|吧|啊"
     r"|了|的|和|与"
@@ -164,10 +174,38 @@ class RulesPlanner:
         self._domains = DEFAULT_PREFERRED_DOMAINS if domains is None else domains
 
     async def plan(self, route: RouteDecided) -> tuple[ExternalQueryPlan, PlannerInfo]:
-        plan, missing = draft_plan(route.question, locale=route.locale,
-                                   needs_freshness=route.query_profile.needs_freshness,
-                                   domains=self._domains)
+        def draft(question: str) -> tuple[ExternalQueryPlan, str | None]:
+            return draft_plan(question, locale=route.locale,
+                              needs_freshness=route.query_profile.needs_freshness,
+                              domains=self._domains)
+
+        plan, missing = draft(route.question)
+        if missing and route.previous_question:
+            merged = follow_up_question(route.question, route.previous_question)
+            followed, still_missing = draft(merged)
+            if not still_missing:
+                return followed, PlannerInfo(
+                    mode="rules", reason=f"follow-up planned as {merged[:200]!r}")
         return plan, PlannerInfo(mode="rules", reason=missing)
+
+
+def follow_up_question(question: str, previous: str) -> str:
+    """A follow-up that names no subject ("那明天呢", "what about tomorrow?", "它的股价呢")
+    asked as a whole question: a bare time change is the previous question at the new time;
+    anything else is the new question about the previous question's subject."""
+    previous = " ".join(previous.split())[:1000]
+    lower = question.lower()
+    asked = _TIME.search(lower)
+    was = _TIME.search(previous.lower())
+    if asked and not _has_residue(lower, [], asked):
+        when = question[asked.start():asked.end()]
+        if was:
+            return previous[:was.start()] + when + previous[was.end():]
+        return f"{previous} {when}"
+    zh = bool(CJK.search(previous))
+    subject = _find_names(previous, previous.lower(), zh=zh)
+    names = " ".join(_dedupe(s.text for s in subject))
+    return f"{names} {question}" if names else question
 
 
 def plan_by_rules(question: str, *, needs_freshness: bool = False,
@@ -311,11 +349,18 @@ def _capitalised_phrases(text: str) -> list[_Span]:
 
 
 def _kind(lower: str, spans: Sequence[_Span], *, has_subject: bool) -> QueryKind:
+    # A kind word inside a name of several words is part of the name, not the question's
+    # kind: "Model Context Protocol" is a protocol, not a model release.
+    masked = lower
+    for span in spans:
+        if span.kind is None and " " in span.text.strip():
+            masked = masked[:span.start] + " " * (span.end - span.start) + masked[span.end:]
     for kind, pattern in _KIND_WORDS:
-        if pattern.search(lower):
+        if pattern.search(masked):
             return kind
     for kind in (QueryKind.model, QueryKind.company, QueryKind.market):
-        if any(s.kind is kind for s in spans):
+        # Without a company or market word, an everyday word stays a word ("苹果多少钱一斤").
+        if any(s.kind is kind and s.text not in EVERYDAY_WORD_COMPANIES for s in spans):
             return kind
     # "the price of AAPL": a bare price question about a ticker-shaped name.
     if _WEAK_MARKET.search(lower) and any(_TICKER.fullmatch(s.text) for s in spans):
@@ -371,7 +416,7 @@ def _queries(core: str, entities: Sequence[str], kind: QueryKind,
              *, compare: bool, zh: bool) -> list[str]:
     """The question as asked, its keywords, and one phrasing that names the subject directly."""
     if zh:
-        keywords = " ".join(_ZH_NOISE.sub(" ", core).split())
+        keywords = _zh_keywords(core, entities)
     else:
         keywords = " ".join(w for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9.&'\-]*", core)
                             if w.lower() not in _EN_STOP)
@@ -381,13 +426,57 @@ def _queries(core: str, entities: Sequence[str], kind: QueryKind,
     elif entities and kind is QueryKind.news:
         extra = f"{entities[0]} 最新消息" if zh else f"{entities[0]} latest news"
     elif entities and kind is QueryKind.market:
-        extra = f"{entities[0]} 行情" if zh else f"{entities[0]} stock price"
+        extra = _market_query(entities, zh=zh)
+    elif entities and kind is QueryKind.company:
+        extra = EVERYDAY_WORD_COMPANIES.get(entities[0], "")
     return _dedupe(q for q in (core, keywords, extra) if q)
+
+
+def _zh_keywords(core: str, entities: Sequence[str]) -> str:
+    """The question without its filler words. Names and kind words are kept whole, so a
+    one-character filler never cuts a word in two ("新闻" must not lose its "新")."""
+    kept = [re.escape(e) for e in sorted(entities, key=len, reverse=True)]
+    kept += [pattern.pattern for _, pattern in _KIND_WORDS]
+    protected = re.compile("|".join(kept), re.IGNORECASE)
+    pieces, at = [], 0
+    for match in protected.finditer(core):
+        pieces += [_ZH_NOISE.sub(" ", core[at:match.start()]), f" {match.group()} "]
+        at = match.end()
+    pieces.append(_ZH_NOISE.sub(" ", core[at:]))
+    return " ".join("".join(pieces).split())
+
+
+def _instrument(name: str) -> str:
+    lowered = name.lower()
+    return next((kind for kind, names in _INSTRUMENTS if lowered in names), "stock")
+
+
+def _market_query(entities: Sequence[str], *, zh: bool) -> str:
+    """How the instrument is quoted: a currency pair has a rate, a coin or a commodity a
+    price, an index a close; anything else is a share."""
+    first = entities[0]
+    kind = _instrument(first)
+    if kind == "currency":
+        pair = [e for e in entities if _instrument(e) == "currency"][:2]
+        if zh:
+            return f"{'兑'.join(pair)} 汇率"
+        return f"{'/'.join(pair)} exchange rate"
+    if kind in ("crypto", "commodity"):
+        return f"{first} 价格" if zh else f"{first} price"
+    if kind == "index":
+        return f"{first} 收盘" if zh else f"{first} close"
+    company = EVERYDAY_WORD_COMPANIES.get(first)
+    if company:
+        return f"{company} stock price"
+    return f"{first} 股价" if zh else f"{first} stock price"
 
 
 def _preferred_domains(kind: QueryKind, entities: Sequence[str], *, zh: bool,
                        domains: Mapping[tuple[QueryKind, str], tuple[str, ...]]) -> list[str]:
     found = list(domains.get((kind, "zh" if zh else "en"), ()))
+    if kind is QueryKind.market and entities and _instrument(entities[0]) not in ("stock",
+                                                                                  "index"):
+        found = [d for d in found if d not in STOCK_EXCHANGE_DOMAINS]
     if kind is QueryKind.model:
         for entity in entities:
             found += [d for prefix, d in MODEL_VENDOR_DOMAINS if entity.lower().startswith(prefix)]

@@ -10,6 +10,7 @@ the source contract (a replayed or hand-made event, a bug upstream) is rendered 
 
 from __future__ import annotations
 
+from pmflow_gateway.contract.demo import demo_notice
 from pmflow_gateway.contract.sources import source_title
 from pmflow_gateway.contract.statuses import is_english, missing_detail, status_text
 from pmflow_gateway.contract.text import asked_text, strip_invisible
@@ -71,7 +72,8 @@ def render_text(answer: AnswerReady) -> str:
     head, summary = heads(answer.context.locale)
     if answer.status is not AnswerStatus.answered:
         return f"{head}\n{non_answer_text(answer)}"
-    lines = [head, strip_invisible(answer.answer).strip(), "", summary]
+    notice = [demo_notice(english=is_english(answer.context.locale))] if answer.demo else []
+    lines = [head, *notice, strip_invisible(answer.answer).strip(), "", summary]
     lines += [source_line(s) for s in answer.sources_used]
     return "\n".join(lines)
 

@@ -1,4 +1,5 @@
-"""The local corpus: dated pages whose publication time is relative to when they are served."""
+"""The local corpus: pages with a fixed publication time, an age relative to when they are
+served, or no date at all (undated pages exist on the web and must be handled)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from pmflow_gateway.contract.terms import terms
 from pmflow_gateway.contract.urls import canonical_url
@@ -20,10 +22,18 @@ class Page:
     lang: str
     title: str
     body: str
-    age_hours: float
-    """How old the page is at any moment it is served: tests stay valid whatever the date."""
+    age_hours: float | None = None
+    """How old the page is at any moment it is served: test corpora stay valid whatever the
+    date. Pages of the demo corpus use `published` instead, so a canned text never looks
+    fresh."""
+    published: datetime | None = None
+    """A fixed publication time; with neither field the page is undated."""
 
-    def published_at(self, now: datetime) -> datetime:
+    def published_at(self, now: datetime) -> datetime | None:
+        if self.published is not None:
+            return self.published
+        if self.age_hours is None:
+            return None
         return now - timedelta(hours=self.age_hours)
 
 
@@ -33,11 +43,15 @@ def load_pages(path: Path | None = None) -> list[Page]:
         text = resources.files("pmflow_gateway").joinpath("corpus/pages.json").read_text("utf-8")
     else:
         text = path.read_text("utf-8")
-    return [
-        Page(url=p["url"], site=p["site"], lang=p["lang"], title=p["title"], body=p["body"],
-             age_hours=float(p["age_hours"]))
-        for p in json.loads(text)["pages"]
-    ]
+    return [_page(p) for p in json.loads(text)["pages"]]
+
+
+def _page(row: dict[str, Any]) -> Page:
+    age = row.get("age_hours")
+    published = row.get("published_at")
+    return Page(url=row["url"], site=row["site"], lang=row["lang"], title=row["title"],
+                body=row["body"], age_hours=None if age is None else float(age),
+                published=None if published is None else datetime.fromisoformat(published))
 
 
 # Question words carry no topic; without this "What is the weather in London this week?"
@@ -62,9 +76,14 @@ def search_pages(pages: list[Page], query: str, limit: int) -> list[Page]:
         score = (2 * sum(weight[t] for t in query_terms & title_terms)
                  + sum(weight[t] for t in query_terms & body_terms)) / total
         if score > 0:
-            scored.append((-score, page.age_hours, index, page))
+            scored.append((-score, _age_key(page), index, page))
     scored.sort(key=lambda row: row[:3])
     return [row[3] for row in scored[:limit]]
+
+
+def _age_key(page: Page) -> float:
+    """Newer first among equal scores; undated and fixed-date pages after relative ones."""
+    return page.age_hours if page.age_hours is not None else math.inf
 
 
 def find_page(pages: list[Page], url: str) -> Page | None:

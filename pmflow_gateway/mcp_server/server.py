@@ -20,7 +20,7 @@ class SearchHit(BaseModel):
     title: str
     url: str
     snippet: str
-    published_at: str = Field(description="ISO 8601, UTC")
+    published_at: str | None = Field(description="ISO 8601; null when the page is undated")
     site: str
 
 
@@ -31,9 +31,14 @@ class SearchResults(BaseModel):
     results: list[SearchHit]
 
 
+def _published(page: Page, now: datetime) -> str | None:
+    published = page.published_at(now)
+    return None if published is None else published.isoformat()
+
+
 def _hit(page: Page, now: datetime) -> SearchHit:
     return SearchHit(title=page.title, url=page.url, snippet=page.body[:240],
-                     published_at=page.published_at(now).isoformat(), site=page.site)
+                     published_at=_published(page, now), site=page.site)
 
 
 def build_server(*, pages: list[Page] | None = None, delay_ms: int = 0) -> MCPServer:
@@ -67,7 +72,8 @@ def build_server(*, pages: list[Page] | None = None, delay_ms: int = 0) -> MCPSe
         page = find_page(corpus, url)
         if page is None:
             raise ToolError(f"no such page: {url}")
-        published = page.published_at(datetime.now(UTC)).isoformat()
-        return f"# {page.title}\n\nPublished: {published}\nSite: {page.site}\n\n{page.body}\n"
+        published = _published(page, datetime.now(UTC))
+        dated = f"Published: {published}\n" if published else ""
+        return f"# {page.title}\n\n{dated}Site: {page.site}\n\n{page.body}\n"
 
     return server

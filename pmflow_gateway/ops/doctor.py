@@ -35,10 +35,13 @@ class Check:
     ok: bool
     detail: str
     fix: str | None = None
+    warning: bool = False
+    """Works, but not as production should: said loudly, does not fail the run."""
 
     def lines(self) -> list[str]:
-        head = f"{'ok' if self.ok else 'FAIL'} {self.name}: {self.detail}"
-        return [head] if self.ok or not self.fix else [head, f"     fix: {self.fix}"]
+        word = "FAIL" if not self.ok else "WARN" if self.warning else "ok"
+        head = f"{word} {self.name}: {self.detail}"
+        return [head] if not self.fix else [head, f"     fix: {self.fix}"]
 
 
 def _ok(name: str, detail: str) -> Check:
@@ -196,9 +199,15 @@ def load_mcp_servers(config: Path) -> list[dict[str, Any]]:
     return [s for s in servers if isinstance(s, dict)]
 
 
-async def check_mcp_servers(config: Path | None, *, timeout_s: float = 8.0) -> list[Check]:
+async def check_mcp_servers(config: Path | None, *, timeout_s: float = 8.0,
+                            demo: bool = False) -> list[Check]:
+    if demo:
+        return [Check(name="mcp", ok=True, warning=True,
+                      detail="demo mode (PMFLOW_DEMO / --demo): the packaged demo corpus is the "
+                      "only provider; every answer is invented demo data",
+                      fix="unset PMFLOW_DEMO and list real servers in PMFLOW_MCP_CONFIG")]
     if config is None:
-        return [_ok("mcp", "PMFLOW_MCP_CONFIG unset: our own corpus server over stdio")]
+        return [_ok("mcp", "PMFLOW_MCP_CONFIG unset: no MCP server, the live search alone")]
     try:
         servers = load_mcp_servers(config)
     except (OSError, tomllib.TOMLDecodeError) as exc:
@@ -303,7 +312,7 @@ async def run_doctor(settings: Settings, *, env: Mapping[str, str] | None = None
     kafka, database, mcp, model, otlp = await asyncio.gather(
         check_kafka(settings.kafka_bootstrap, topics, timeout_s=timeout_s, max_lag=max_lag),
         check_database(settings.database_url, settings.data_dir, timeout_s=timeout_s),
-        check_mcp_servers(settings.mcp_config, timeout_s=timeout_s + 3),
+        check_mcp_servers(settings.mcp_config, timeout_s=timeout_s + 3, demo=settings.demo),
         check_model(settings, timeout_s=timeout_s),
         check_otlp(env, timeout_s=min(timeout_s, 3.0)),
     )

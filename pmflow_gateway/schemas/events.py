@@ -81,6 +81,10 @@ class RouteDecided(Envelope):
     probe_snapshot: dict[str, Any] = Field(default_factory=dict)
     sources: list[UpstreamSource] = Field(default_factory=list)
     deadline_ms: int | None = Field(default=None, ge=100, le=600_000)
+    previous_question: str | None = Field(
+        default=None, max_length=1000,
+        description="The thread's previous question, when PMFlow passes it: a follow-up such "
+        "as \"那明天呢\" is planned with its subject; without it such a question ends in clarify.")
 
     def routing(self) -> RoutingSnapshot:
         return RoutingSnapshot(
@@ -134,6 +138,8 @@ class AnswerReady(Envelope):
     verdict: Verdict
     attempts: list[AdapterAttempt] = Field(default_factory=list)
     composer: str = "extractive"
+    demo: bool = Field(default=False, description="The answer cites demo pages (hosts reserved "
+                       "for examples): the reply carries a demo notice.")
 
 
 class ReplyRendered(Envelope):

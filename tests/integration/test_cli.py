@@ -28,16 +28,33 @@ def cli(*args: str, data_dir: Path, env: dict[str, str] | None = None,
                           capture_output=True, text=True, timeout=120, input=stdin)
 
 
-def test_ask_embedded_prints_the_reply_with_external_sources(tmp_path: Path) -> None:
-    done = cli("ask", QUESTION, "--tenant", "acme", data_dir=tmp_path)
+def test_ask_demo_prints_the_reply_with_its_demo_notice_and_sources(tmp_path: Path) -> None:
+    done = cli("ask", "--demo", QUESTION, "--tenant", "acme", data_dir=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("外部实时查询：")
-    assert "来源摘要：" in done.stdout and "https://" in done.stdout
+    head, notice_zh, notice_en = done.stdout.splitlines()[:3]
+    assert head == "外部实时查询："
+    assert "演示数据" in notice_zh and "Demo data" in notice_en
+    assert "来源摘要：" in done.stdout and "https://weather.example/" in done.stdout
     assert "plan: weather" in done.stderr and "evidence:" in done.stderr  # live progress
 
 
+def test_ask_demo_setting_is_the_same_as_the_flag(tmp_path: Path) -> None:
+    done = cli("ask", QUESTION, "--json", data_dir=tmp_path, env={"PMFLOW_DEMO": "1"})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["answer_ready"]["demo"] is True
+
+
+def test_ask_without_demo_and_without_network_fails_fast_suggesting_demo(
+        tmp_path: Path) -> None:
+    done = cli("ask", QUESTION, data_dir=tmp_path,
+               env={"PMFLOW_LIVE_SEARCH_ENDPOINT": "https://search.invalid/html/"})
+    assert done.returncode == 2
+    assert "search.invalid" in done.stderr and "--demo" in done.stderr
+    assert done.stdout == "" and "Traceback" not in done.stderr
+
+
 def test_ask_json_and_memory_similar_read_the_same_embedded_store(tmp_path: Path) -> None:
-    done = cli("ask", QUESTION, "--tenant", "acme", "--json", data_dir=tmp_path)
+    done = cli("ask", "--demo", QUESTION, "--tenant", "acme", "--json", data_dir=tmp_path)
     assert done.returncode == 0, done.stderr
     events = json.loads(done.stdout)
     assert events["answer_ready"]["status"] == AnswerStatus.answered
@@ -73,7 +90,7 @@ def test_bad_input_gets_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
 @pytest.fixture
 async def workers(kafka_bootstrap: str, topics: Topics, tmp_path: Path) -> AsyncIterator[Processor]:
     settings = Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix,
-                        data_dir=tmp_path, http_port=0)
+                        data_dir=tmp_path, http_port=0, demo=True)
     proc = Processor(settings, grace_s=5, deps=lambda: build_deps(settings))
     await proc.start()
     yield proc

@@ -178,3 +178,12 @@ async def test_database_behind_the_code_fails_then_passes_once_migrated(tmp_path
     await store.aclose()
     current = await check_database(current_url, tmp_path)
     assert current.ok and "schema_migrations" in current.detail, current
+
+
+async def test_the_demo_corpus_as_only_provider_is_a_warning_with_a_fix() -> None:
+    [mcp] = await check_mcp_servers(None, demo=True)
+    assert mcp.ok and mcp.warning
+    assert mcp.lines()[0].startswith("WARN mcp: demo mode")
+    assert "PMFLOW_MCP_CONFIG" in (mcp.fix or "")
+    [real] = await check_mcp_servers(None)
+    assert real.ok and not real.warning and "live search" in real.detail

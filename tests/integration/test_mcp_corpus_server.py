@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from pmflow_gateway.adapters.mcp import McpAdapter
-from pmflow_gateway.adapters.mcp_config import McpServerConfig, default_servers
+from pmflow_gateway.adapters.mcp_config import McpServerConfig, demo_servers
 from pmflow_gateway.contract.scoring import FRESH_ENOUGH
 from pmflow_gateway.schemas import AdapterAttempt, ExternalEvidence, ExternalQueryPlan
 
@@ -106,7 +106,7 @@ def assert_weather_evidence(items: list[ExternalEvidence], attempts: list[Adapte
 
 
 async def test_weather_question_over_stdio() -> None:
-    adapter = McpAdapter(default_servers()[0])
+    adapter = McpAdapter(demo_servers()[0])
     try:
         result = await adapter.collect(WEATHER, timeout_s=15)
     finally:

@@ -10,7 +10,7 @@ import pytest
 
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.adapters.mcp import McpAdapter
-from pmflow_gateway.adapters.mcp_config import default_servers
+from pmflow_gateway.adapters.mcp_config import demo_servers
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.evidence import collect_evidence
 from pmflow_gateway.handlers.plan import plan_question
@@ -42,7 +42,7 @@ def route(question: str, locale: str) -> RouteDecided:
 async def test_weather_question_is_answered_from_mcp_evidence_only(
         question: str, locale: str, city: str) -> None:
     clock = SystemClock()
-    adapter = McpAdapter(default_servers()[0])
+    adapter = McpAdapter(demo_servers()[0])
     try:
         planned = await plan_question(route(question, locale), planner=RulesPlanner(),
                                       clock=clock, defaults=PlanDefaults())

@@ -16,7 +16,7 @@ from pmflow_gateway.adapters.mcp import McpAdapter, fill_arguments, fill_url
 from pmflow_gateway.adapters.mcp_config import (
     McpConfigError,
     McpServerConfig,
-    default_servers,
+    demo_servers,
     load_servers,
 )
 from pmflow_gateway.adapters.mcp_session import CircuitBreaker
@@ -270,9 +270,9 @@ def test_bad_config_fails_at_startup(tmp_path: Path, body: str) -> None:
         load_servers(path)
 
 
-def test_default_is_our_own_server_over_stdio() -> None:
-    assert load_servers(None) == default_servers()
-    [server] = default_servers()
+def test_no_config_means_no_mcp_server_and_the_demo_is_our_own_over_stdio() -> None:
+    assert load_servers(None) == []
+    [server] = demo_servers()
     assert server.transport == "stdio"
     assert server.args == ["-m", "pmflow_gateway.mcp_server"]
 

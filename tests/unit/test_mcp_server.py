@@ -62,7 +62,7 @@ async def test_search_returns_structured_results_dated_relative_to_now() -> None
 async def test_fetch_returns_page_text_and_unknown_pages_are_tool_errors() -> None:
     async with Client(build_server()) as client:
         # a trailing slash still finds the page
-        url = "https://www.metoffice.gov.uk/weather/forecast/gcpvj0v07/"
+        url = "https://metoffice.example/weather/forecast/gcpvj0v07/"
         page = await client.call_tool("fetch", {"url": url})
         missing = await client.call_tool("fetch", {"url": "https://nowhere.example/"})
     text = page.content[0].text  # type: ignore[union-attr]

@@ -12,7 +12,7 @@ from tests.unit.test_answer_builders import CLOCK, collected, weather_plan
 
 ITEMS = [evidence("https://www.weather.com.cn/gz", "广州未来5天以多云为主，气温18到25度。",
                   title="广州天气预报"),
-         evidence("https://tianqi.example.org/gz", "广州周三有小雨。", title="天气网")]
+         evidence("https://tianqi.moji.com/gz", "广州周三有小雨。", title="天气网")]
 
 
 async def answered(locale: str = "zh-CN") -> AnswerReady:
@@ -24,7 +24,7 @@ async def test_chinese_reply_has_answer_then_numbered_sources() -> None:
     assert reply.text == (
         "外部实时查询：\n广州未来5天以多云为主，气温18到25度。[1]\n广州周三有小雨。[2]\n\n来源摘要：\n"
         "[1] 广州天气预报 — weather.com.cn — https://www.weather.com.cn/gz\n"
-        "[2] 天气网 — tianqi.example.org — https://tianqi.example.org/gz")
+        "[2] 天气网 — tianqi.moji.com — https://tianqi.moji.com/gz")
     assert [s.url for s in reply.sources] == [i.target_url for i in ITEMS]
     assert reply.status is AnswerStatus.answered and reply.thread_id == "t-42"
 
