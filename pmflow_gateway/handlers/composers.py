@@ -10,11 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from pmflow_gateway.contract.relevance import (
+    asked_day,
+    names,
+    names_day,
+    names_something_else,
+)
 from pmflow_gateway.contract.text import (
     asked_text,
     clean_sentences,
@@ -72,11 +79,13 @@ class Candidate:
 
 
 def candidates(items: list[ExternalEvidence], terms: list[tuple[str, float]], chinese: bool,
-               asked: str) -> list[Candidate]:
+               asked: str, plan: ExternalQueryPlan | None = None) -> list[Candidate]:
+    """Quotable sentences; with a plan, none that is only about another place or company."""
     return [Candidate(score=sentence_score(s, terms, chinese), n=n, position=i, text=s,
                       hits=term_hits(s, terms))
             for n, item in enumerate(items, start=1)
-            for i, s in enumerate(clean_sentences(item.snippet, asked=asked))]
+            for i, s in enumerate(clean_sentences(item.snippet, asked=asked))
+            if plan is None or not names_something_else(plan, s)]
 
 
 def _best(found: list[Candidate]) -> Candidate:
@@ -92,23 +101,53 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
                        items: list[ExternalEvidence]) -> Draft:
     """Evidence sentences that carry the plan's fields, each ending with its `[n]`.
 
-    `direct_fact`: the one best sentence. `compare_with_sources`: one line per subject.
-    Otherwise up to two sentences per item that carry a field, in page order. When no
-    sentence carries any field, the first sentence of the top-ranked item stands alone.
+    A day asked (明天, tomorrow) keeps only the lines about that day; a period (未来5天) keeps
+    every dated line of a page together. `direct_fact`: the one best sentence, one with a
+    number when a number is asked. `compare_with_sources`: one line per subject. Otherwise
+    the sentences that carry a field, one or two per item, in page order.
     """
     terms = grounded_terms(plan)
     chinese = is_cjk(question)
     asked = asked_text(question, plan)
     if plan.answer_contract is AnswerContract.compare_with_sources and plan.subject_entities:
         return _compare_lines(plan, items, chinese, asked)
-    found = candidates(items, terms, chinese, asked)
+    found = candidates(items, terms, chinese, asked, plan)
+    day = asked_day(plan)
+    if day == "period":
+        return _period_lines(found)
+    if day is not None:
+        on_day = [c for c in found if names_day(c.text, day)]
+        if on_day or day != "today":
+            found = on_day
     if not found:
         return Draft(answer="", cited=[])
+    if _NUMBER_ASKED.search(question):
+        found = [c for c in found if _DIGIT.search(c.text)] or found
     carrying = [c for c in found if c.hits > 0]
-    if plan.answer_contract is AnswerContract.direct_fact or not carrying:
+    if plan.answer_contract is AnswerContract.direct_fact or not carrying or day is not None:
         best = _best(carrying or [min(found, key=lambda c: (c.n, c.position))])
         return Draft(answer=with_marker(best.text, best.n), cited=[best.n])
     return _summary_lines(carrying)
+
+
+_DIGIT = re.compile(r"\d")
+# Questions whose answer is a number: a price, rate, score, count or measure.
+_NUMBER_ASKED = re.compile(
+    r"多少|几|价|汇率|比分|点数|收盘|面积|高度|销量|营收"
+    r"|how (?:much|many|tall|high|big|cold|warm|hot)"
+    r"|price|rate|score|revenue|cost|worth|temperature|度", re.IGNORECASE)
+
+
+def _period_lines(found: list[Candidate]) -> Draft:
+    """Every line with a number of the top page, kept together: a five-day forecast is five
+    days, not the first one."""
+    dated = [c for c in found if _DIGIT.search(c.text)]
+    if not dated:
+        return Draft(answer="", cited=[])
+    n = min(c.n for c in dated)
+    parts = [c.text for c in sorted(dated, key=lambda c: c.position) if c.n == n]
+    joined = ("" if is_cjk(parts[0]) else " ").join(dict.fromkeys(parts))
+    return Draft(answer=with_marker(joined, n), cited=[n])
 
 
 def _summary_lines(carrying: list[Candidate]) -> Draft:
@@ -137,7 +176,7 @@ def _compare_lines(plan: ExternalQueryPlan, items: list[ExternalEvidence], chine
     for subject in plan.subject_entities:
         terms = [(subject.lower(), 3.0), *grounded_terms(plan)]
         naming = [c for c in candidates(items, terms, chinese, asked)
-                  if subject.lower() in c.text.lower()]
+                  if names(subject, c.text, plan.query_kind)]
         if naming:
             best = _best(naming)
             lines.append(with_marker(f"{subject}：{best.text}" if chinese

@@ -12,8 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk
-from pmflow_gateway.handlers.gazetteer import (
+from pmflow_gateway.contract.gazetteer import (
     CITIES,
     COMMODITIES,
     COMPANIES,
@@ -31,6 +30,7 @@ from pmflow_gateway.handlers.gazetteer import (
     NOT_NAMES,
     STOCK_EXCHANGE_DOMAINS,
 )
+from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk
 from pmflow_gateway.schemas import (
     AnswerContract,
     ExternalQueryPlan,
