@@ -178,5 +178,9 @@ ALIAS_GROUPS: tuple[tuple[str, ...], ...] = (
     ("上证指数", "沪指", "上证综指", "SSE Composite"), ("恒生指数", "恒指", "Hang Seng"),
     ("纳斯达克", "Nasdaq"), ("道琼斯", "Dow Jones"), ("标普500", "S&P 500"),
     ("日经指数", "日经225", "Nikkei"), ("世界杯", "World Cup"), ("中超", "中超联赛"),
-    ("首席执行官", "CEO"),
+)
+# Words, not names: the same thing asked in either language ("腾讯的CEO" is answered by 首席执行官).
+TERM_ALIASES: tuple[tuple[str, ...], ...] = (
+    ("首席执行官", "CEO"), ("总部", "headquarters"), ("创始人", "founder"),
+    ("财报", "业绩", "results", "earnings"), ("营收", "revenue"), ("销量", "sales"),
 )

@@ -17,6 +17,7 @@ from pmflow_gateway.contract.gazetteer import (
     CITIES,
     COUNTRIES,
     EVERYDAY_WORD_COMPANIES,
+    TERM_ALIASES,
 )
 from pmflow_gateway.contract.terms import overlap, terms
 from pmflow_gateway.contract.text import CJK, CJK_CHARS
@@ -24,6 +25,11 @@ from pmflow_gateway.schemas import ExternalQueryPlan, QueryKind
 
 TOPIC_COVERAGE = 0.5  # share of the question's terms a page must carry when it names nothing
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+# A market page quotes a level: "closed at $231.40", "收报3412.56点", "中间价报7.1234".
+_QUOTE = re.compile(
+    r"(?:(?:closed|closes|trades|traded|trading|opened|priced|quoted|stands?|stood|settled)"
+    r"\s+(?:at|near|around)|收报|收于|报价?|价格为|现价|price\s*[:：])\s*[$¥€£]?\s*\d",
+    re.IGNORECASE)
 _PLACE_SUFFIX = re.compile(r"[市区县省]$")
 
 # The asked day, from the plan's time hint; a period asks for every day the page gives.
@@ -38,7 +44,7 @@ _PERIOD = re.compile(r"未来|几天|\d+\s*天|本周|这周|周末|next\s+\d+|d
 @functools.cache
 def _alias_index() -> dict[str, tuple[str, ...]]:
     index: dict[str, set[str]] = {}
-    groups: list[tuple[str, ...]] = [*ALIAS_GROUPS, *CITIES, *COUNTRIES]
+    groups: list[tuple[str, ...]] = [*ALIAS_GROUPS, *TERM_ALIASES, *CITIES, *COUNTRIES]
     for group in groups:
         for name in group:
             index.setdefault(name.casefold(), set()).update(group)
@@ -122,11 +128,31 @@ def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
     years = set(_YEAR.findall(" ".join([plan.topic, *plan.search_queries])))
     if missing_years := sorted(y for y in years if y not in text):
         return f"off-topic: not about the asked year {', '.join(missing_years)}"
+    if plan.location_hint and (part := _part_of_place(plan, text.split("\n", 1)[0])):
+        return f"off-topic: about {part[:20]}, a part of the asked place"
+    if kind is QueryKind.market and not _QUOTE.search(text):
+        return "off-topic: quotes no price or level of the asked instrument"
     day = asked_day(plan)
     if day in ("tomorrow", "after_tomorrow") and not names_day(text, day):
         return f"off-topic: says nothing about the asked day ({plan.time_range_hint})"
     if not asked_names(plan) and _coverage(plan, text) < TOPIC_COVERAGE:
         return "off-topic: shares too little with the question"
+    return None
+
+
+def quotes_a_level(text: str) -> bool:
+    """Whether the text quotes a market level (a price, a close, a rate)."""
+    return bool(_QUOTE.search(text))
+
+
+def _part_of_place(plan: ExternalQueryPlan, title: str) -> str | None:
+    """A page titled with a district of the asked city (北京市朝阳区) is about that district,
+    unless the question names it."""
+    for form in name_forms(plan.location_hint or ""):
+        if CJK.search(form):
+            part = re.search(rf"{re.escape(form)}市?([{CJK_CHARS}]{{1,4}}[区县])", title)
+            if part and part.group(1) not in plan.topic:
+                return part.group(1)
     return None
 
 

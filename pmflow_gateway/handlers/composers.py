@@ -18,9 +18,12 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from pmflow_gateway.contract.relevance import (
     asked_day,
+    asked_names,
+    name_forms,
     names,
     names_day,
     names_something_else,
+    quotes_a_level,
 )
 from pmflow_gateway.contract.text import (
     asked_text,
@@ -30,9 +33,10 @@ from pmflow_gateway.contract.text import (
     strip_invisible,
 )
 from pmflow_gateway.ports import ChatModel, Composer, Draft
-from pmflow_gateway.schemas import AnswerContract, ExternalEvidence, ExternalQueryPlan
+from pmflow_gateway.schemas import AnswerContract, ExternalEvidence, ExternalQueryPlan, QueryKind
 
 MAX_SENTENCES_PER_ITEM = 2
+MIN_CONTENT_CHARS = 6
 
 
 # ---------------------------------------------------------------- extractive
@@ -47,6 +51,7 @@ def grounded_terms(plan: ExternalQueryPlan) -> list[tuple[str, float]]:
     for query in [*plan.search_queries, plan.topic]:
         for word in query.split():
             terms.append((word, 1.0))
+            terms += [(form, 1.0) for form in name_forms(word)]  # CEO also reads 首席执行官
             if is_cjk(word) and len(word) > 3:  # Chinese has no spaces: use its bigrams
                 terms += [(word[i:i + 2], 0.3) for i in range(len(word) - 1)]
     seen: dict[str, float] = {}
@@ -85,7 +90,16 @@ def candidates(items: list[ExternalEvidence], terms: list[tuple[str, float]], ch
                       hits=term_hits(s, terms))
             for n, item in enumerate(items, start=1)
             for i, s in enumerate(clean_sentences(item.snippet, asked=asked))
-            if plan is None or not names_something_else(plan, s)]
+            if plan is None or (not names_something_else(plan, s) and _says_more(plan, s))]
+
+
+def _says_more(plan: ExternalQueryPlan, sentence: str) -> bool:
+    """A sentence that is only the asked name ("Apple Inc.") says nothing."""
+    rest = sentence
+    for form in sorted({f for n in asked_names(plan) for f in name_forms(n, plan.query_kind)},
+                       key=len, reverse=True):
+        rest = rest.replace(form, "")
+    return sum(ch.isalnum() for ch in rest) >= MIN_CONTENT_CHARS
 
 
 def _best(found: list[Candidate]) -> Candidate:
@@ -112,6 +126,9 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     if plan.answer_contract is AnswerContract.compare_with_sources and plan.subject_entities:
         return _compare_lines(plan, items, chinese, asked)
     found = candidates(items, terms, chinese, asked, plan)
+    if plan.query_kind is not QueryKind.market:
+        # A share price is not what a company or news question asked.
+        found = [c for c in found if not quotes_a_level(c.text)]
     day = asked_day(plan)
     if day == "period":
         return _period_lines(found)
@@ -125,9 +142,18 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         found = [c for c in found if _DIGIT.search(c.text)] or found
     carrying = [c for c in found if c.hits > 0]
     if plan.answer_contract is AnswerContract.direct_fact or not carrying or day is not None:
-        best = _best(carrying or [min(found, key=lambda c: (c.n, c.position))])
+        best = _answering(carrying, plan) if carrying else min(
+            found, key=lambda c: (c.n, c.position))
         return Draft(answer=with_marker(best.text, best.n), cited=[best.n])
     return _summary_lines(carrying)
+
+
+def _answering(carrying: list[Candidate], plan: ExternalQueryPlan) -> Candidate:
+    """The evidence is already about the asked names, so the sentence that carries the rest of
+    the question (CEO, 销量, 总部) answers it; the names only break ties."""
+    asked = {f.casefold() for name in asked_names(plan) for f in name_forms(name)}
+    rest = [(t, w) for t, w in grounded_terms(plan) if t not in asked]
+    return max(carrying, key=lambda c: (term_hits(c.text, rest), c.score, -c.n, -c.position))
 
 
 _DIGIT = re.compile(r"\d")

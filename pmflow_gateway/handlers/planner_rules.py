@@ -274,7 +274,7 @@ def draft_plan(
         search_queries=queries,
         result_limit=5 if compare else 3,
         requires_multi_source=compare or kind is QueryKind.market,
-        clarify_on_ambiguity=contract is AnswerContract.clarify,
+        clarify_on_ambiguity=True,  # asking which one beats guessing between two places
     )
     return plan, missing
 
