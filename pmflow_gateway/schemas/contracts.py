@@ -86,7 +86,7 @@ class AdapterAttempt(Frozen):
     adapter: str
     server: str | None = None
     tool: str | None = None
-    outcome: str  # ok | empty | error | timeout | refused | circuit_open | skipped
+    outcome: str  # ok | empty | insufficient | error | timeout | refused | circuit_open | skipped
     latency_ms: float = 0.0
     evidence_count: int = 0
     error: str | None = None
