@@ -165,15 +165,21 @@ _NUMBER_ASKED = re.compile(
 
 
 def _period_lines(found: list[Candidate]) -> Draft:
-    """Every line with a number of the top page, kept together: a five-day forecast is five
-    days, not the first one."""
-    dated = [c for c in found if _DIGIT.search(c.text)]
-    if not dated:
-        return Draft(answer="", cited=[])
-    n = min(c.n for c in dated)
-    parts = [c.text for c in sorted(dated, key=lambda c: c.position) if c.n == n]
-    joined = ("" if is_cjk(parts[0]) else " ").join(dict.fromkeys(parts))
-    return Draft(answer=with_marker(joined, n), cited=[n])
+    """Per page, every line with a number or a day, kept together in page order: a five-day
+    forecast is five days, not the first one."""
+    dated = [c for c in found if _DIGIT.search(c.text) or c.hits > 0]
+    lines: list[str] = []
+    cited: list[int] = []
+    for n in sorted({c.n for c in dated}):
+        parts = list(dict.fromkeys(c.text for c in sorted(dated, key=lambda c: c.position)
+                                   if c.n == n))
+        line = ("" if is_cjk(parts[0]) else " ").join(parts)
+        if line not in lines:
+            lines.append(line)
+            cited.append(n)
+    return Draft(answer="\n".join(with_marker(line, n) for line, n in zip(lines, cited,
+                                                                           strict=True)),
+                 cited=cited)
 
 
 def _summary_lines(carrying: list[Candidate]) -> Draft:

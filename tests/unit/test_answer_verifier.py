@@ -21,6 +21,9 @@ from pmflow_gateway.schemas import (
     ExternalQueryPlan,
     QueryKind,
 )
+
+EN_Q = "What is the weather in Guangzhou for the next 5 days?"
+
 from tests.fakes import evidence
 from tests.unit.test_answer_builders import CLOCK, EXECUTION, collected, weather_plan
 
@@ -299,14 +302,15 @@ async def test_weather_without_a_place_asks_for_the_place() -> None:
     plan = weather_plan(location_hint=None, subject_entities=[],
                         answer_contract=AnswerContract.clarify)
     zh = await verify_and_compose(collected([good()], plan=plan), clock=CLOCK)
-    en = await verify_and_compose(collected([good()], plan=plan, locale="en"), clock=CLOCK)
+    en = await verify_and_compose(collected([good()], plan=plan, locale="en",
+                                            question="what is the weather?"), clock=CLOCK)
     assert zh.status is AnswerStatus.clarify and "地点" in zh.answer
     assert "place" in en.answer and en.sources_used == []
 
 
 async def test_guard_says_no_reliable_real_time_data() -> None:
     zh = await verify_and_compose(collected([]), clock=CLOCK)
-    en = await verify_and_compose(collected([], locale="en-US"), clock=CLOCK)
+    en = await verify_and_compose(collected([], locale="en-US", question=EN_Q), clock=CLOCK)
     assert "未找到可靠的实时外部数据" in zh.answer
     assert "No reliable real-time external data" in en.answer
 

@@ -9,6 +9,9 @@ from pmflow_gateway.contract.demo import is_demo_url
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.mcp_server.corpus import load_pages
+
+EN_Q = "What is the weather in Guangzhou for the next 5 days?"
+
 from tests.fakes import evidence
 from tests.unit.test_answer_builders import CLOCK, collected
 
@@ -40,7 +43,8 @@ async def test_an_answer_from_demo_pages_is_flagged_and_says_so_in_both_language
         locale: str, first: str) -> None:
     items = [evidence("https://weather.example/gz", "广州未来5天以多云为主，气温18到25度。",
                       title="广州天气预报")]
-    answer = await verify_and_compose(collected(items, locale=locale), clock=CLOCK)
+    answer = await verify_and_compose(collected(items, locale=locale, question=(
+        EN_Q if locale.startswith("en") else "帮我看看未来 5 天的广州天气如何")), clock=CLOCK)
     assert answer.demo
     lines = render_reply(answer, clock=CLOCK).text.splitlines()
     assert lines[1].startswith(first)

@@ -7,6 +7,9 @@ import pytest
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.schemas import AnswerContract, AnswerReady, AnswerStatus, Citation, SourceUsed
+
+EN_Q = "What is the weather in Guangzhou for the next 5 days?"
+
 from tests.fakes import evidence
 from tests.unit.test_answer_builders import CLOCK, collected, weather_plan
 
@@ -16,7 +19,11 @@ ITEMS = [evidence("https://www.weather.com.cn/gz", "广州未来5天以多云为
 
 
 async def answered(locale: str = "zh-CN") -> AnswerReady:
-    return await verify_and_compose(collected(ITEMS, locale=locale), clock=CLOCK)
+    # The reply speaks the question's language, so an English locale comes with an English
+    # question here.
+    question = EN_Q if locale.startswith("en") else "帮我看看未来 5 天的广州天气如何"
+    return await verify_and_compose(collected(ITEMS, locale=locale, question=question),
+                                    clock=CLOCK)
 
 
 async def test_chinese_reply_has_answer_then_numbered_sources() -> None:
