@@ -21,11 +21,10 @@ from pmflow_gateway.schemas import (
     ExternalQueryPlan,
     QueryKind,
 )
-
-EN_Q = "What is the weather in Guangzhou for the next 5 days?"
-
 from tests.fakes import evidence
 from tests.unit.test_answer_builders import CLOCK, EXECUTION, collected, weather_plan
+
+EN_Q = "What is the weather in Guangzhou for the next 5 days?"
 
 GZ = "广州未来5天以多云为主，气温18到25度。"
 INTERNAL_WORDS = ("Feishu", "飞书", "群聊记录", "pmflow", "PMFlow", "doc")

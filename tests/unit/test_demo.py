@@ -9,11 +9,10 @@ from pmflow_gateway.contract.demo import is_demo_url
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.mcp_server.corpus import load_pages
-
-EN_Q = "What is the weather in Guangzhou for the next 5 days?"
-
 from tests.fakes import evidence
 from tests.unit.test_answer_builders import CLOCK, collected
+
+EN_Q = "What is the weather in Guangzhou for the next 5 days?"
 
 
 @pytest.mark.parametrize("url", [

@@ -7,11 +7,10 @@ import pytest
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.schemas import AnswerContract, AnswerReady, AnswerStatus, Citation, SourceUsed
-
-EN_Q = "What is the weather in Guangzhou for the next 5 days?"
-
 from tests.fakes import evidence
 from tests.unit.test_answer_builders import CLOCK, collected, weather_plan
+
+EN_Q = "What is the weather in Guangzhou for the next 5 days?"
 
 ITEMS = [evidence("https://www.weather.com.cn/gz", "广州未来5天以多云为主，气温18到25度。",
                   title="广州天气预报"),
