@@ -12,8 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk
-from pmflow_gateway.handlers.gazetteer import (
+from pmflow_gateway.contract.gazetteer import (
     CITIES,
     COMMODITIES,
     COMPANIES,
@@ -31,6 +30,7 @@ from pmflow_gateway.handlers.gazetteer import (
     NOT_NAMES,
     STOCK_EXCHANGE_DOMAINS,
 )
+from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk
 from pmflow_gateway.schemas import (
     AnswerContract,
     ExternalQueryPlan,
@@ -274,7 +274,7 @@ def draft_plan(
         search_queries=queries,
         result_limit=5 if compare else 3,
         requires_multi_source=compare or kind is QueryKind.market,
-        clarify_on_ambiguity=contract is AnswerContract.clarify,
+        clarify_on_ambiguity=True,  # asking which one beats guessing between two places
     )
     return plan, missing
 
