@@ -53,11 +53,15 @@ def install_tracing() -> CountingExporter:
     return exporter
 
 
-def sample(processor: Any, exporter: CountingExporter | None) -> dict[str, Any]:
+def sample_rusage() -> dict[str, Any]:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return {"cpu_s": usage.ru_utime + usage.ru_stime, "utime_s": usage.ru_utime,
             "stime_s": usage.ru_stime, "rss_kb": rss_kb(), "max_rss_kb": usage.ru_maxrss,
-            "monotonic": time.monotonic(),
+            "monotonic": time.monotonic()}
+
+
+def sample(processor: Any, exporter: CountingExporter | None) -> dict[str, Any]:
+    return {**sample_rusage(),
             "counts": {r.stage.name: dict(r.counts) for r in processor.runners},
             "in_flight": {r.stage.name: r.executor.in_flight for r in processor.runners},
             "spans_exported": exporter.spans if exporter else None}

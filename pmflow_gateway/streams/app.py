@@ -86,6 +86,7 @@ class Processor:
             max_records=500,
             batch_timeout_ms=50,
             auto_offset_reset="earliest",
+            fetch_max_wait_ms=self.settings.kafka_fetch_max_wait_ms,
             ack_policy=AckPolicy.MANUAL,  # the runner commits the finished prefix itself
             listener=runner.rebalance_listener(),
             decoder=_records_only,  # the runner decodes each record; FastStream's pass is wasted
