@@ -50,7 +50,8 @@ class Rig:
         self._tail = await kafka.tail(self.bootstrap, [getattr(self.topics, h) for h in names])
         for _ in range(self.workers):
             self._procs.append(Worker(self.bootstrap, self.topics.prefix,
-                                      stages=",".join(ALL_STAGES), relay=self.relay))
+                                      stages=",".join(ALL_STAGES), relay=self.relay,
+                                      probe_hops=self.hops and not self.relay))
         await asyncio.gather(*(w.start() for w in self._procs))
         return self
 
@@ -61,6 +62,10 @@ class Rig:
             if self._tail is not None:
                 await self._tail.stop()
             await kafka.delete_topics(self.bootstrap, self.topics.all())
+
+    async def probe(self) -> dict[str, Any]:
+        """Inside our worker, per stage: fetched / queued / acked (see `bench.worker`)."""
+        return {} if self.relay or not self.hops else await self._procs[0].probe()
 
     async def cpu_s(self) -> float:
         samples = await asyncio.gather(*(w.sample() for w in self._procs))

@@ -14,7 +14,10 @@ RATE = 50.0
 async def measure(bootstrap: str, *, relay: bool, seconds: float, warmup_s: float
                   ) -> dict[str, Any]:
     async with Rig(bootstrap, relay=relay) as rig:
-        return await rig.at_rate(RATE, seconds, warmup_s=warmup_s, timeout_s=60)
+        result = await rig.at_rate(RATE, seconds, warmup_s=warmup_s, timeout_s=60)
+        if probe := await rig.probe():
+            result["inside_worker_ms"] = probe
+        return result
 
 
 async def run(bootstrap: str, *, quick: bool) -> dict[str, Any]:
