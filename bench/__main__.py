@@ -14,7 +14,8 @@ import time
 
 from bench.report import environment, save
 
-SCENARIOS = ("cpu", "latency", "saturation", "contention", "scale_out", "slow_stage", "memory")
+SCENARIOS = ("cpu", "latency", "saturation", "contention", "scale_out", "slow_stage", "memory",
+             "fetch_wait")
 
 
 async def main(names: list[str], *, quick: bool, bootstrap: str) -> int:

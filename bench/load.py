@@ -65,7 +65,7 @@ class Rig:
 
     async def probe(self) -> dict[str, Any]:
         """Inside our worker, per stage: fetched / queued / acked (see `bench.worker`)."""
-        return {} if self.relay or not self.hops else await self._procs[0].probe()
+        return {} if self.relay or not self.hops else (await self._procs[0].probe())["stages"]
 
     async def cpu_s(self) -> float:
         samples = await asyncio.gather(*(w.sample() for w in self._procs))

@@ -147,7 +147,7 @@ async def main(args: argparse.Namespace) -> None:
         if command == "sample":
             emit("sample", sample(processor, exporter))
         elif command == "probe":
-            emit("probe", probe.report() if probe else {})
+            emit("probe", {"stages": probe.report() if probe else {}})
         elif command in ("stop", ""):
             break
     if profiler is not None:
