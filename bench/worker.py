@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import resource
 import sys
@@ -53,11 +54,32 @@ def install_tracing() -> CountingExporter:
     return exporter
 
 
+class GcClock:
+    """Seconds spent in the cyclic garbage collector, per generation (gc.callbacks)."""
+
+    def __init__(self) -> None:
+        self.seconds = [0.0, 0.0, 0.0]
+        self.runs = [0, 0, 0]
+        self._started = 0.0
+        gc.callbacks.append(self._on_gc)
+
+    def _on_gc(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.seconds[info["generation"]] += time.perf_counter() - self._started
+            self.runs[info["generation"]] += 1
+
+
+GC = GcClock()
+
+
 def sample_rusage() -> dict[str, Any]:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return {"cpu_s": usage.ru_utime + usage.ru_stime, "utime_s": usage.ru_utime,
             "stime_s": usage.ru_stime, "rss_kb": rss_kb(), "max_rss_kb": usage.ru_maxrss,
-            "monotonic": time.monotonic()}
+            "monotonic": time.monotonic(), "gc_s": [round(s, 4) for s in GC.seconds],
+            "gc_runs": list(GC.runs)}
 
 
 def sample(processor: Any, exporter: CountingExporter | None) -> dict[str, Any]:

@@ -41,6 +41,10 @@ async def measure(bootstrap: str, n: int, *, otel: bool, profile: str | None = N
         "user_ms_per_question": round((after["utime_s"] - before["utime_s"]) / n * 1000, 3),
         "system_ms_per_question": round((after["stime_s"] - before["stime_s"]) / n * 1000, 3),
         "idle_cpu_ms_per_s": round(idle_cpu_per_s * 1000, 2),
+        "gc_ms_per_question": round(
+            (sum(after["gc_s"]) - sum(before["gc_s"])) / n * 1000, 3),
+        "gc_runs_by_generation": [a - b for a, b in zip(after["gc_runs"], before["gc_runs"],
+                                                         strict=True)],
         "wall_s": round(wall_s, 2),
         "questions_per_s": round(n / fed["seconds_to_replies"], 1),
         "all_replied_and_committed": fed["replies"] == n and fed["committed_all"],
