@@ -13,11 +13,11 @@ PARTITIONS = 6
 
 
 async def run(bootstrap: str, *, quick: bool) -> dict[str, Any]:
-    seconds, limit = (2.0, 200.0) if quick else (6.0, 6400.0)
+    seconds, limit = (2.0, 40.0) if quick else (5.0, 6400.0)
     one = await find(bootstrap, workers=1, partitions=PARTITIONS, seconds=seconds, limit=limit,
-                     refine=0 if quick else 2)
+                     refine=0 if quick else 1)
     two = await find(bootstrap, workers=2, partitions=PARTITIONS, seconds=seconds, limit=limit,
-                     refine=0 if quick else 2)
+                     refine=0 if quick else 1)
     return {
         "parameters": {"partitions": PARTITIONS, "seconds_per_step": seconds,
                        "p99_max_ms": 250.0, "adapter": "instant fake"},
