@@ -18,9 +18,23 @@ Row = tuple[str, str, str, str, str, str]
 BEGIN, END = "<!-- bench.table begin -->", "<!-- bench.table end -->"
 
 
-def _load(name: str) -> dict[str, Any] | None:
+SCENARIOS = ("cpu", "latency", "saturation", "contention", "scale_out", "slow_stage", "memory")
+
+
+def _read(name: str) -> dict[str, Any] | None:
     path = RESULTS / f"{name}.json"
     return json.loads(path.read_text()) if path.exists() else None
+
+
+def _load(name: str) -> dict[str, Any] | None:
+    """The last result of `name`, unless that run failed (listed by `failures`)."""
+    result = _read(name)
+    return None if result is None or "error" in result else result
+
+
+def failures() -> list[tuple[Row, dict[str, Any]]]:
+    return [((name, "failed", result["error"][:80], "", "", "no"), result)
+            for name in SCENARIOS if (result := _read(name)) and "error" in result]
 
 
 def _met(result: dict[str, Any]) -> str:
@@ -89,7 +103,7 @@ def rows() -> list[tuple[Row, dict[str, Any]]]:
 def markdown() -> str:
     lines = ["| scenario | ours | baseline | ratio | target | met | load 1m | commit |",
              "|---|---|---|---|---|---|---|---|"]
-    for row, result in rows():
+    for row, result in rows() + failures():
         env = result["environment"]
         flag = " **MODIFIED**" if env.get("gateway_code_modified") else ""
         lines.append("| " + " | ".join(row) + f" | {env['load_avg_1m']} | "
