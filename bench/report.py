@@ -32,6 +32,9 @@ def environment() -> dict[str, Any]:
     changed = local_changes()
     return {"cpu_count": os.cpu_count(), "commit": commit,
             "gateway_code_modified": bool(changed), "local_changes": changed[:20],
+            # Settings given to the workers through the environment change what is measured.
+            "settings_from_environment": {k: v for k, v in sorted(os.environ.items())
+                                          if k.startswith("PMFLOW_") and "URL" not in k},
             "python": platform.python_version(), "platform": platform.platform(),
             "load_avg_1m": round(os.getloadavg()[0], 2)}
 

@@ -32,6 +32,10 @@ class Settings(BaseSettings):
         default=500, ge=0, le=60_000,
         description="Longest a stage's fetch waits at the broker for new records; it also bounds "
         "how long a partition whose records were just handed over waits to be fetched again.")
+    kafka_batch_timeout_ms: int = Field(
+        default=50, ge=1, le=10_000,
+        description="How long a stage's poll waits for records; after an empty poll the "
+        "subscriber also sleeps this long, and a record arriving then waits for it.")
     fetch_allow_hosts: list[str] = Field(
         default_factory=list,
         description="Hosts the SSRF guard lets through despite a private address (tests only).",
