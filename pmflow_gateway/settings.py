@@ -33,7 +33,7 @@ class Settings(BaseSettings):
         description="Longest a stage's fetch waits at the broker for new records; it also bounds "
         "how long a partition whose records were just handed over waits to be fetched again.")
     kafka_batch_timeout_ms: int = Field(
-        default=50, ge=1, le=10_000,
+        default=5, ge=1, le=10_000,
         description="How long a stage's poll waits for records; after an empty poll the "
         "subscriber also sleeps this long, and a record arriving then waits for it.")
     fetch_allow_hosts: list[str] = Field(
