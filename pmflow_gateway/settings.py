@@ -34,6 +34,14 @@ class Settings(BaseSettings):
     max_message_bytes: int = Field(default=1_048_576, description="Larger inputs dead-letter.")
     result_limit: int = Field(default=3, ge=1, le=10, description="Default evidence count.")
     in_flight: int = Field(default=256, ge=1, description="In-flight messages per slow stage.")
+    kafka_fetch_max_wait_ms: int = Field(
+        default=500, ge=0, le=60_000,
+        description="Longest a stage's fetch waits at the broker for new records; it also bounds "
+        "how long a partition whose records were just handed over waits to be fetched again.")
+    kafka_batch_timeout_ms: int = Field(
+        default=5, ge=1, le=10_000,
+        description="How long a stage's poll waits for records; after an empty poll the "
+        "subscriber also sleeps this long, and a record arriving then waits for it.")
     fetch_allow_hosts: list[str] = Field(
         default_factory=list,
         description="`host:port` entries the SSRF guard lets through despite a private address "

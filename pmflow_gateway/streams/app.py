@@ -97,8 +97,9 @@ class Processor:
             group_id=runner.group_id,
             batch=True,
             max_records=500,
-            batch_timeout_ms=50,
+            batch_timeout_ms=self.settings.kafka_batch_timeout_ms,
             auto_offset_reset="earliest",
+            fetch_max_wait_ms=self.settings.kafka_fetch_max_wait_ms,
             ack_policy=AckPolicy.MANUAL,  # the runner commits the finished prefix itself
             listener=runner.rebalance_listener(),
             parser=_raw_batch,
