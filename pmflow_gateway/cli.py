@@ -4,21 +4,44 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from pmflow_gateway.schemas import RouteDecided, Topics
-from pmflow_gateway.settings import Settings
+if TYPE_CHECKING:  # `--help` must not pay for pydantic models, Kafka or HTTP clients
+    from pmflow_gateway.schemas import RouteDecided
+    from pmflow_gateway.settings import Settings
+
+# The stage table lives with the Kafka runtime, too heavy to import for `--help`; a test keeps
+# this list equal to it.
+STAGE_NAMES = ("plan", "evidence", "answer", "render", "memory", "feedback")
+# Exceptions that are expected when a service is down or misconfigured, by qualified class
+# name so that classifying them never imports the library: exit 2 is "fix your command or
+# configuration", exit 1 "something outside failed".
+USAGE_ERRORS = {"pydantic_core._pydantic_core.ValidationError",
+                "pmflow_gateway.adapters.mcp_config.McpConfigError",
+                "pmflow_gateway.settings.ConfigError"}
+OPERATIONAL_ERRORS = {"builtins.OSError", "aiokafka.errors.KafkaError",
+                      "sqlalchemy.exc.SQLAlchemyError", "httpx.HTTPError"}
+HINTS = {"run": "is Kafka up at PMFLOW_KAFKA_BOOTSTRAP? (pmflow-gateway doctor)",
+         "topics": "is Kafka up at PMFLOW_KAFKA_BOOTSTRAP? (pmflow-gateway doctor)",
+         "ask": "are Kafka, the database and the MCP servers up? (pmflow-gateway doctor)",
+         "memory": "is the database at PMFLOW_DATABASE_URL up? (pmflow-gateway doctor)"}
+# Where a rejected event field came from on the command line.
+ARGUMENT_OF_FIELD = {"question": "QUESTION", "tenant_id": "--tenant", "locale": "--locale"}
 
 
 def route_for(question: str, *, tenant: str, locale: str, question_id: str | None = None,
               route_mode: str = "external") -> RouteDecided:
     """A RouteDecided as PMFlow would publish it for a question asked on the command line."""
+    from pmflow_gateway.schemas import RouteDecided
+
     return RouteDecided.model_validate({
         "event_id": str(uuid.uuid4()),
         "question_id": question_id or f"cli-{uuid.uuid4().hex[:12]}",
@@ -46,21 +69,19 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     from pmflow_gateway.streams.health import configure_logging
     from pmflow_gateway.tracing import configure_tracing, shutdown_tracing
 
+    configure_logging(logging.getLevelNamesMapping()[settings.log_level])
+
     async def run() -> None:
         # aiokafka clients must be created inside the running loop
         processor = Processor(settings, stages=args.stage or (), grace_s=args.grace,
                               deps=lambda: build_deps(settings))
-        print(f"pmflow-gateway: stages {', '.join(processor.stage_names)} on "
-              f"{settings.kafka_bootstrap}", file=sys.stderr)
+        logging.getLogger("pmflow_gateway").info(
+            "stages %s on %s", ", ".join(processor.stage_names), settings.kafka_bootstrap)
         await processor.app.run()
 
-    configure_logging()
     configure_tracing()
     try:
         asyncio.run(run())
-    except ValueError as exc:  # an unknown --stage
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     finally:
         shutdown_tracing()
     return 0
@@ -113,15 +134,15 @@ async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as
                      timeout_s: float) -> int:
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-    from pmflow_gateway.schemas import ReplyRendered
+    from pmflow_gateway.schemas import ReplyRendered, Topics
     from pmflow_gateway.streams.codec import encode
 
     topics = Topics(prefix=settings.topic_prefix)
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
-    await consumer.start()
-    await producer.start()
-    try:
+    try:  # started inside, so a broker that is down still gets both clients closed
+        await consumer.start()
+        await producer.start()
         partitions = consumer.partitions_for_topic(topics.reply_rendered) or set()
         if not partitions:
             await consumer._client.force_metadata_update()  # the topic may be brand new
@@ -149,11 +170,11 @@ async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as
     except TimeoutError:
         print(f"error: no reply for {route.question_id} within {timeout_s:.0f}s; are the "
               f"workers running (pmflow-gateway run)?", file=sys.stderr)
-        return 2
+        return 1
     finally:
         await producer.stop()
         await consumer.stop()
-    return 2
+    return 1
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
@@ -163,50 +184,66 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     return asyncio.run(_ask_embedded(route, settings, args.json))
 
 
+def _batch_lines(path: Path) -> list[tuple[int, str]]:
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    return [(number, line.strip()) for number, line in enumerate(lines, 1) if line.strip()]
+
+
 def cmd_plan(args: argparse.Namespace, settings: Settings) -> int:
+    from pydantic import ValidationError
+
     from pmflow_gateway.bootstrap import build_planner
     from pmflow_gateway.handlers.plan import finish_plan
     from pmflow_gateway.ports import PlanDefaults
 
-    if bool(args.question) == bool(args.batch):
+    if (args.question is None) == (args.batch is None):
         print("error: give a QUESTION or --batch FILE (not both)", file=sys.stderr)
         return 2
-    if args.batch:
-        path = Path(args.batch)
-        if not path.is_file():
-            print(f"error: no such file: {path}", file=sys.stderr)
-            return 2
-        questions = [q.strip() for q in path.read_text(encoding="utf-8").splitlines() if q.strip()]
-    else:
-        questions = [args.question]
+    if args.batch is not None and not Path(args.batch).is_file():
+        print(f"error: no such file: {args.batch}", file=sys.stderr)
+        return 2
+    questions = _batch_lines(Path(args.batch)) if args.batch else [(0, args.question)]
     defaults = PlanDefaults(deadline_ms=settings.deadline_ms, result_limit=settings.result_limit)
 
-    async def plan_all() -> None:
+    async def plan_all() -> int:
+        rejected = 0
         planner, close = build_planner(settings)
         try:
-            for question in questions:
-                route = route_for(question, tenant=args.tenant, locale=args.locale)
+            for number, question in questions:
+                try:
+                    route = route_for(question, tenant=args.tenant, locale=args.locale)
+                except ValidationError as exc:
+                    if not args.batch:
+                        raise
+                    # One bad line must not cost the rest of the batch its plans.
+                    rejected += 1
+                    print(f"error: {args.batch}:{number}: {validation_line(exc)}",
+                          file=sys.stderr)
+                    continue
                 plan, info = await planner.plan(route)
-                plan = finish_plan(plan, route, defaults)
-                line = plan.model_dump(mode="json")
+                line = finish_plan(plan, route, defaults).model_dump(mode="json")
                 if args.batch:
                     sys.stdout.write(orjson.dumps(line).decode() + "\n")
                 else:
                     _print_json({**line, "planner": info.model_dump(mode="json")})
         finally:
             await close()
+        return rejected
 
-    asyncio.run(plan_all())
-    return 0
+    rejected = asyncio.run(plan_all())
+    if rejected:
+        print(f"plan: {rejected} of {len(questions)} line(s) rejected", file=sys.stderr)
+    return 2 if rejected else 0
 
 
 def cmd_topics(args: argparse.Namespace, settings: Settings) -> int:
+    from pmflow_gateway.schemas import Topics
     from pmflow_gateway.streams.app import ensure_topics
 
-    created = asyncio.run(ensure_topics(settings.kafka_bootstrap,
-                                        Topics(prefix=settings.topic_prefix),
+    topics = Topics(prefix=settings.topic_prefix)
+    created = asyncio.run(ensure_topics(settings.kafka_bootstrap, topics,
                                         partitions=args.partitions))
-    for name in Topics(prefix=settings.topic_prefix).all():
+    for name in topics.all():
         print(f"{'created' if name in created else 'exists '} {name}")
     return 0
 
@@ -234,12 +271,41 @@ def cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows a default where there is one worth reading (not None, not an off flag)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Every subcommand's help shows the defaults."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("pmflow-query-gateway")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pmflow-gateway", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="pmflow-gateway", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub: argparse._SubParsersAction[argparse.ArgumentParser] = parser.add_subparsers(
+        dest="command", required=True, parser_class=_Parser)
 
     run = sub.add_parser("run", help="run the stage workers (all stages by default)")
-    run.add_argument("--stage", action="append", help="a stage to run; repeat for several")
+    run.add_argument("--stage", action="append", choices=STAGE_NAMES,
+                     help="a stage to run; repeat for several; all when not given")
     run.add_argument("--grace", type=float, default=10.0, help="seconds to drain on SIGTERM")
     run.set_defaults(func=cmd_run)
 
@@ -265,7 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     memory.add_argument("question")
     memory.add_argument("--tenant", required=True)
     memory.add_argument("--limit", type=int, default=5)
-    memory.add_argument("--json", action="store_true")
+    memory.add_argument("--json", action="store_true", help="JSON instead of one line a row")
     memory.set_defaults(func=cmd_memory)
 
     topics = sub.add_parser("topics", help="create the topics with their partition counts")
@@ -281,14 +347,65 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _qualified_names(exc: BaseException) -> set[str]:
+    return {f"{cls.__module__}.{cls.__qualname__}" for cls in type(exc).__mro__}
+
+
+def exit_code_of(exc: BaseException) -> int | None:
+    """2 for a usage or configuration error, 1 for an outside failure, None: a bug."""
+    names = _qualified_names(exc)
+    if names & USAGE_ERRORS:
+        return 2
+    return 1 if names & OPERATIONAL_ERRORS else None
+
+
+def validation_line(exc: Any) -> str:
+    """A pydantic ValidationError in one line, naming what the user typed or set."""
+    parts = []
+    for error in exc.errors(include_url=False, include_input=False):
+        field = ".".join(str(part) for part in error["loc"]) or "value"
+        if exc.title == "Settings":
+            field = f"PMFLOW_{field.upper()}"
+        parts.append(f"{ARGUMENT_OF_FIELD.get(field, field)}: {error['msg']}")
+    return "; ".join(parts)
+
+
+def error_lines(command: str, exc: BaseException) -> list[str]:
+    if "pydantic_core._pydantic_core.ValidationError" in _qualified_names(exc):
+        return [f"error: {validation_line(exc)}"]
+    kind = type(exc).__name__
+    text = " ".join(str(exc).split("\n", 1)[0].split()).removeprefix(f"{kind}: ") or kind
+    lines = [f"error: {command}: {kind}: {text[:300]}"]
+    if exit_code_of(exc) == 1 and command in HINTS:
+        lines.append(f"hint: {HINTS[command]}")
+    return lines
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from pmflow_gateway.settings import Settings
+
+    if args.command == "run":  # a worker's log is JSON from its first line, failures included
+        from pmflow_gateway.streams.health import configure_logging
+
+        configure_logging()
+    if args.command != "run":
+        # aiokafka logs each refused connection at ERROR; the one error line says it better.
+        # A worker keeps them: its log is where an operator looks.
+        logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
+
     try:
-        settings = Settings()
-    except Exception as exc:  # a bad PMFLOW_* variable: say which, don't trace back
-        print(f"error: bad configuration: {exc}", file=sys.stderr)
-        return 2
-    return int(args.func(args, settings))
+        return int(args.func(args, Settings()))
+    except Exception as exc:
+        code = exit_code_of(exc)
+        if code is None:
+            raise  # not an expected failure: the traceback is what a bug report needs
+        lines = error_lines(args.command, exc)
+        if args.command == "run":
+            logging.getLogger("pmflow_gateway").error("; ".join(lines))
+        else:
+            print("\n".join(lines), file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":

@@ -49,6 +49,8 @@ class Settings(BaseSettings):
     memory_domain_hints: bool = Field(
         default=False, description="Let the planner prefer domains that grounded well-rated "
         "answers to the tenant's similar past questions.")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="INFO", description="Lowest level a worker logs (its log is JSON lines).")
     llm_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint.")
     llm_model: str = Field(default="gpt-4o-mini", description="Model name sent to it.")
     llm_api_key: str | None = Field(default=None, description="Bearer token for it.")

@@ -18,13 +18,12 @@ import tomllib
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import httpx
-
-from pmflow_gateway.schemas import Topics
-from pmflow_gateway.settings import Settings
+if TYPE_CHECKING:  # the parser is built on every CLI start; the runtime imports wait for use
+    from pmflow_gateway.schemas import Topics
+    from pmflow_gateway.settings import Settings
 
 EXPECTED_PARTITIONS = 3
 
@@ -250,6 +249,8 @@ async def check_model(settings: Settings, *, timeout_s: float = 5.0) -> Check:
     headers = {"Authorization": f"Bearer {settings.llm_api_key}"} if settings.llm_api_key else {}
     fix = "check PMFLOW_LLM_BASE_URL (an OpenAI-compatible .../v1), PMFLOW_LLM_API_KEY"
     try:
+        import httpx
+
         async with httpx.AsyncClient(timeout=timeout_s, headers=headers) as client:
             response = await client.get(f"{base}/models")
             if response.status_code == 200:
@@ -298,6 +299,8 @@ async def _quietly(closing: Awaitable[object]) -> None:
 async def run_doctor(settings: Settings, *, env: Mapping[str, str] | None = None,
                      timeout_s: float = 5.0, max_lag: int = 1000) -> list[Check]:
     """Every check, run side by side; results in a fixed order."""
+    from pmflow_gateway.schemas import Topics
+
     env = os.environ if env is None else env
     topics = Topics(prefix=settings.topic_prefix)
     kafka, database, mcp, model, otlp = await asyncio.gather(

@@ -16,12 +16,12 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
+from pmflow_gateway import SERVICE_NAME
 
-from pmflow_gateway.settings import Settings
-from pmflow_gateway.tracing import SERVICE_NAME
+if TYPE_CHECKING:  # the parser is built on every CLI start; the runtime imports wait for use
+    from pmflow_gateway.settings import Settings
 
 DEFAULT_JAEGER_URL = "http://127.0.0.1:16686"
 JAEGER_URL_ENV = "PMFLOW_JAEGER_URL"  # read by this command only, so not a worker setting
@@ -67,6 +67,8 @@ async def find_trace(jaeger_url: str, question_id: str, *, service: str = SERVIC
     start_us = end_us - int(lookback_seconds(lookback) * 1_000_000)
     params = {"service": service, "tags": json.dumps({QUESTION_TAG: question_id}),
               "limit": "1", "start": str(start_us), "end": str(end_us)}
+    import httpx
+
     async with httpx.AsyncClient(base_url=jaeger_url, timeout=timeout_s) as client:
         response = await client.get("/api/traces", params=params)
         response.raise_for_status()
@@ -176,6 +178,8 @@ def _lookback(text: str) -> str:
 
 
 def cmd_trace(args: argparse.Namespace, settings: Settings) -> int:
+    import httpx
+
     try:
         trace = asyncio.run(find_trace(args.jaeger, args.question_id, service=args.service,
                                        lookback=args.lookback))

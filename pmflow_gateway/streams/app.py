@@ -70,7 +70,8 @@ class Processor:
                                                max_message_bytes=settings.max_message_bytes)
         for name in self.stage_names:
             self._add_runner(name, config)
-        self.app = FastStream(self.broker)
+        # Our logger, not FastStream's coloured one: every line a worker writes is JSON.
+        self.app = FastStream(self.broker, logger=logging.getLogger("pmflow_gateway.app"))
         self.app.on_startup(self._startup)
         self.app.after_startup(self._start_committing)
         self.app.on_shutdown(self._drain)

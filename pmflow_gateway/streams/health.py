@@ -49,6 +49,7 @@ class JsonLogFormatter(logging.Formatter):
         ctx = trace.get_current_span().get_span_context()
         if ctx.is_valid:
             line["trace_id"] = format(ctx.trace_id, "032x")
+            line["span_id"] = format(ctx.span_id, "016x")
         if (question_id := question_id_var.get()) is not None:
             line["question_id"] = question_id
         if record.exc_info:
