@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import json
 import logging
 import os
 import sys
@@ -326,6 +327,7 @@ def add_doctor_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds per check")
     parser.add_argument("--max-lag", type=int, default=1000,
                         help="consumer lag per stage above which doctor fails")
+    parser.add_argument("--json", action="store_true", help="one JSON object a check")
     parser.set_defaults(func=cmd_doctor)
 
 
@@ -334,6 +336,9 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
     started = time.perf_counter()
     checks = asyncio.run(run_doctor(settings, timeout_s=args.timeout, max_lag=args.max_lag))
-    sys.stdout.write(report(checks))
+    if args.json:
+        sys.stdout.write("".join(json.dumps(vars(c), ensure_ascii=False) + "\n" for c in checks))
+    else:
+        sys.stdout.write(report(checks))
     print(f"({time.perf_counter() - started:.1f}s)", file=sys.stderr)
     return 0 if all(c.ok for c in checks) else 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -92,7 +93,7 @@ def test_doctor_exits_non_zero_when_kafka_is_down() -> None:
     # Through a fresh interpreter: the command owns its event loop, as on the command line.
     code = ("import argparse, sys; from pmflow_gateway.ops.doctor import cmd_doctor; "
             "from pmflow_gateway.settings import Settings; "
-            "sys.exit(cmd_doctor(argparse.Namespace(timeout=5.0, max_lag=1000), Settings()))")
+            "sys.exit(cmd_doctor(argparse.Namespace(timeout=5.0, max_lag=1000, json=False), Settings()))")
     env = {**os.environ, "PMFLOW_KAFKA_BOOTSTRAP": DOWN}
     env.pop("PMFLOW_DATABASE_URL", None)
     started = time.monotonic()
@@ -102,6 +103,16 @@ def test_doctor_exits_non_zero_when_kafka_is_down() -> None:
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout.startswith(f"FAIL kafka: {DOWN} unreachable")
     assert "     fix: " in done.stdout
+
+
+def test_doctor_json_is_one_object_a_check(tmp_path: Path) -> None:
+    env = {**os.environ, "PMFLOW_KAFKA_BOOTSTRAP": DOWN, "PMFLOW_DATA_DIR": str(tmp_path)}
+    env.pop("PMFLOW_DATABASE_URL", None)
+    done = subprocess.run([sys.executable, "-m", "pmflow_gateway.cli", "doctor", "--json"],
+                          env=env, capture_output=True, text=True, timeout=60, check=False)
+    checks = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 1 and checks[0]["name"] == "kafka" and not checks[0]["ok"]
+    assert {"name", "ok", "detail", "fix"} == set(checks[0]) and checks[0]["fix"]
 
 
 async def test_database_down_fails_with_a_fix() -> None:
