@@ -93,7 +93,8 @@ def test_doctor_exits_non_zero_when_kafka_is_down() -> None:
     # Through a fresh interpreter: the command owns its event loop, as on the command line.
     code = ("import argparse, sys; from pmflow_gateway.ops.doctor import cmd_doctor; "
             "from pmflow_gateway.settings import Settings; "
-            "sys.exit(cmd_doctor(argparse.Namespace(timeout=5.0, max_lag=1000, json=False), Settings()))")
+            "args = argparse.Namespace(timeout=5.0, max_lag=1000, json=False); "
+            "sys.exit(cmd_doctor(args, Settings()))")
     env = {**os.environ, "PMFLOW_KAFKA_BOOTSTRAP": DOWN}
     env.pop("PMFLOW_DATABASE_URL", None)
     started = time.monotonic()
