@@ -15,7 +15,6 @@ import logging
 import os
 import sys
 import time
-import tomllib
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:  # the parser is built on every CLI start; the runtime imports wait for use
+    from pmflow_gateway.adapters.mcp_config import McpServerConfig
     from pmflow_gateway.schemas import Topics
     from pmflow_gateway.settings import Settings
 
@@ -190,47 +190,41 @@ def _latest_migration() -> int | None:
 # -- MCP servers ----------------------------------------------------------------------------
 
 
-def load_mcp_servers(config: Path) -> list[dict[str, Any]]:
-    """The `[[servers]]` entries of an MCP config (format: examples/mcp.toml)."""
-    servers = tomllib.loads(config.read_text(encoding="utf-8")).get("servers", [])
-    return [s for s in servers if isinstance(s, dict)]
-
-
 async def check_mcp_servers(config: Path | None, *, timeout_s: float = 8.0) -> list[Check]:
+    from pmflow_gateway.adapters.mcp_config import McpConfigError, load_servers
+
     if config is None:
         return [_ok("mcp", "PMFLOW_MCP_CONFIG unset: our own corpus server over stdio")]
-    try:
-        servers = load_mcp_servers(config)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        return [_fail("mcp", f"cannot read {config}: {exc}",
-                      "fix PMFLOW_MCP_CONFIG (see examples/mcp.toml)")]
+    try:  # the same validation the workers run at start-up
+        servers = load_servers(config)
+    except McpConfigError as exc:
+        return [_fail("mcp", str(exc), "fix PMFLOW_MCP_CONFIG (see examples/mcp.toml)")]
     if not servers:
         return [_fail("mcp", f"{config} lists no [[servers]]",
                       "add a [[servers]] entry (see examples/mcp.toml)")]
     return list(await asyncio.gather(*(_check_mcp_server(s, timeout_s) for s in servers)))
 
 
-async def _check_mcp_server(server: Mapping[str, Any], timeout_s: float) -> Check:
+async def _check_mcp_server(server: McpServerConfig, timeout_s: float) -> Check:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
-    name = f"mcp.{server.get('name', '?')}"
-    transport = server.get("transport", "stdio")
+    name = f"mcp.{server.name}"
+    transport = server.transport
     if transport == "http":
-        target: Any = server.get("url", "")
+        target: Any = server.url or ""
         where = target
     else:
-        target = StdioServerParameters(command=server.get("command", ""),
-                                       args=list(server.get("args", [])),
-                                       env=dict(server.get("env", {})) or None)
-        where = " ".join([server.get("command", ""), *server.get("args", [])])
+        target = StdioServerParameters(command=server.command or "", args=list(server.args),
+                                       env=dict(server.env) or None)
+        where = " ".join([server.command or "", *server.args])
     try:
         async with asyncio.timeout(timeout_s), Client(target, cache=None) as client:
             tools = {tool.name for tool in (await client.list_tools()).tools}
     except Exception as exc:  # any failure to connect or list is the finding itself
         return _fail(name, f"{transport} {where}: {_why(exc)[:200]}",
                      "start the server or fix its entry in PMFLOW_MCP_CONFIG")
-    wanted = [t for t in (server.get("search_tool", "search"), server.get("fetch_tool")) if t]
+    wanted = [t for t in (server.search_tool, server.fetch_tool) if t]
     absent = [t for t in wanted if t not in tools]
     if absent:
         return _fail(name, f"{transport} {where}: no tool {', '.join(absent)} "

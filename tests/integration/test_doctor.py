@@ -134,6 +134,7 @@ command = "{sys.executable}"
 args = ["-m", "mcp_server_fetch"]
 search_tool = ""
 fetch_tool = "fetch"
+fetch_urls = ["https://example.org/{{location_hint}}"]
 
 [[servers]]
 name = "fetch-wrong-tool"
@@ -190,3 +191,11 @@ async def test_database_behind_the_code_fails_then_passes_once_migrated(tmp_path
     await store.aclose()
     current = await check_database(current_url, tmp_path)
     assert current.ok and "schema_migrations" in current.detail, current
+
+
+async def test_a_config_the_workers_would_refuse_fails_the_check(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.toml"
+    config.write_text('[[servers]]\nname = "docs"\ncommand = "x"\ntimeout_s = "8"\n', "utf-8")
+    [check] = await check_mcp_servers(config)
+    assert not check.ok and check.detail == "[[servers]] #1 (docs): timeout_s: Input should be " \
+        "a valid number"
