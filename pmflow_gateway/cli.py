@@ -363,10 +363,14 @@ def validation_line(exc: Any) -> str:
     """A pydantic ValidationError in one line, naming what the user typed or set."""
     parts = []
     for error in exc.errors(include_url=False, include_input=False):
-        field = ".".join(str(part) for part in error["loc"]) or "value"
+        field = ".".join(str(part) for part in error["loc"])
+        message = error["msg"].removeprefix("Value error, ")
+        if not field:  # a rule across fields: its message names them
+            parts.append(message)
+            continue
         if exc.title == "Settings":
             field = f"PMFLOW_{field.upper()}"
-        parts.append(f"{ARGUMENT_OF_FIELD.get(field, field)}: {error['msg']}")
+        parts.append(f"{ARGUMENT_OF_FIELD.get(field, field)}: {message}")
     return "; ".join(parts)
 
 

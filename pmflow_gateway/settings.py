@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class Settings(BaseSettings):
@@ -28,13 +28,20 @@ class Settings(BaseSettings):
     max_message_bytes: int = Field(default=1_048_576, description="Larger inputs dead-letter.")
     result_limit: int = Field(default=3, ge=1, le=10, description="Default evidence count.")
     in_flight: int = Field(default=256, ge=1, description="In-flight messages per slow stage.")
-    fetch_allow_hosts: list[str] = Field(
+    fetch_allow_hosts: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
-        description="Hosts the SSRF guard lets through despite a private address (tests only).",
+        description="Hosts the SSRF guard lets through despite a private address (tests only); "
+        "comma-separated.",
     )
     http_port: int | None = Field(
         default=9464, description="Port of /metrics, /healthz, /readyz (0: any free port; "
         "unset with an empty value: no server).")
+    http_host: str = Field(
+        default="0.0.0.0", description="Address /metrics, /healthz, /readyz listen on "
+        "(127.0.0.1: this machine only).")
+    jaeger_url: str = Field(
+        default="http://127.0.0.1:16686",
+        description="Jaeger query API that `pmflow-gateway trace` reads.")
     live_search_engine: Literal["duckduckgo", "searxng"] = Field(
         default="duckduckgo", description="Search endpoint kind of the live-search fallback.")
     live_search_endpoint: str | None = Field(
@@ -55,3 +62,22 @@ class Settings(BaseSettings):
     llm_model: str = Field(default="gpt-4o-mini", description="Model name sent to it.")
     llm_api_key: str | None = Field(default=None, description="Bearer token for it.")
     llm_timeout_s: float = Field(default=8.0, gt=0, description="Per model call.")
+
+    @field_validator("fetch_allow_hosts", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        # An environment variable is text: "a.test,b.test" (a JSON list still works).
+        if isinstance(value, str):
+            if value.lstrip().startswith("["):
+                import json
+
+                return json.loads(value)
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @model_validator(mode="after")
+    def _searxng_needs_an_endpoint(self) -> Self:
+        if self.live_search_engine == "searxng" and not self.live_search_endpoint:
+            raise ValueError("PMFLOW_LIVE_SEARCH_ENGINE=searxng needs PMFLOW_LIVE_SEARCH_ENDPOINT "
+                             "(the SearXNG base URL)")
+        return self

@@ -23,8 +23,6 @@ from pmflow_gateway import SERVICE_NAME
 if TYPE_CHECKING:  # the parser is built on every CLI start; the runtime imports wait for use
     from pmflow_gateway.settings import Settings
 
-DEFAULT_JAEGER_URL = "http://127.0.0.1:16686"
-JAEGER_URL_ENV = "PMFLOW_JAEGER_URL"  # read by this command only, so not a worker setting
 QUESTION_TAG = "pmflow.question_id"
 # Attributes worth a glance besides pmflow.*: what failed, and where a record came from.
 SHOWN_ATTRIBUTES = ("otel.status_code", "otel.status_description", "error",
@@ -161,8 +159,7 @@ def add_trace_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser = sub.add_parser("trace", help="print one question's trace from Jaeger as a tree")
     parser.add_argument("question_id")
     parser.add_argument("--jaeger", metavar="URL",
-                        default=os.environ.get(JAEGER_URL_ENV, DEFAULT_JAEGER_URL),
-                        help="Jaeger query URL (default: PMFLOW_JAEGER_URL or %(default)s)")
+                        help="Jaeger query URL (default: PMFLOW_JAEGER_URL)")
     parser.add_argument("--service", default=os.environ.get("OTEL_SERVICE_NAME", SERVICE_NAME))
     parser.add_argument("--lookback", default="2d", type=_lookback,
                         help="how far back to search: 90s, 15m, 6h, 2d (default: %(default)s)")
@@ -180,6 +177,7 @@ def _lookback(text: str) -> str:
 def cmd_trace(args: argparse.Namespace, settings: Settings) -> int:
     import httpx
 
+    args.jaeger = args.jaeger or settings.jaeger_url
     try:
         trace = asyncio.run(find_trace(args.jaeger, args.question_id, service=args.service,
                                        lookback=args.lookback))

@@ -117,7 +117,8 @@ class Processor:
         for runner, subscriber in zip(self.runners, self._subscribers, strict=True):
             runner.start_committing(subscriber.consumer)
         if self.settings.http_port is not None:
-            health = HealthServer(port=self.settings.http_port, ready=self.ready,
+            health = HealthServer(host=self.settings.http_host,
+                                  port=self.settings.http_port, ready=self.ready,
                                   refresh=self.refresh_metrics)
             try:
                 await health.start()

@@ -66,9 +66,10 @@ def configure_logging(level: int = logging.INFO) -> None:
 class HealthServer:
     """Serves the three routes; `ready` says whether every consumer has its assignment."""
 
-    def __init__(self, *, port: int, ready: Callable[[], bool],
+    def __init__(self, *, port: int, host: str = "0.0.0.0", ready: Callable[[], bool],
                  refresh: Callable[[], None] = lambda: None) -> None:
         self._port = port
+        self._host = host
         self._ready = ready
         self._refresh = refresh
         self._server: asyncio.Server | None = None
@@ -79,7 +80,7 @@ class HealthServer:
         return int(self._server.sockets[0].getsockname()[1])
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(self._serve, "0.0.0.0", self._port)
+        self._server = await asyncio.start_server(self._serve, self._host, self._port)
 
     async def stop(self) -> None:
         if self._server is not None:
