@@ -241,8 +241,10 @@ def cmd_topics(args: argparse.Namespace, settings: Settings) -> int:
     from pmflow_gateway.streams.app import ensure_topics
 
     topics = Topics(prefix=settings.topic_prefix)
-    created = asyncio.run(ensure_topics(settings.kafka_bootstrap, topics,
-                                        partitions=args.partitions))
+    created = asyncio.run(ensure_topics(
+        settings.kafka_bootstrap, topics,
+        partitions=args.partitions or settings.topic_partitions,
+        replication_factor=args.replication_factor or settings.topic_replication_factor))
     for name in topics.all():
         print(f"{'created' if name in created else 'exists '} {name}")
     return 0
@@ -297,6 +299,12 @@ def _version() -> str:
         return "unknown"
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a positive whole number: {text!r}")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="pmflow-gateway", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
@@ -336,7 +344,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     topics = sub.add_parser("topics", help="create the topics with their partition counts")
     topics.add_argument("action", choices=["create"])
-    topics.add_argument("--partitions", type=int, default=3)
+    topics.add_argument("--partitions", type=_positive,
+                        help="partitions of each new topic (default: PMFLOW_TOPIC_PARTITIONS)")
+    topics.add_argument("--replication-factor", type=_positive,
+                        help="replicas of each new topic "
+                             "(default: PMFLOW_TOPIC_REPLICATION_FACTOR)")
     topics.set_defaults(func=cmd_topics)
 
     from pmflow_gateway.ops import asyncapi, doctor, replay, trace_view

@@ -14,6 +14,11 @@ class Settings(BaseSettings):
 
     kafka_bootstrap: str = Field(default="127.0.0.1:9092", description="Kafka bootstrap servers.")
     topic_prefix: str = Field(default="pmflow.", description="Prefix of every topic name.")
+    topic_partitions: int = Field(
+        default=3, ge=1, description="Partitions of each topic created; the most workers a "
+        "stage can use. Topics with more pass `doctor`.")
+    topic_replication_factor: int = Field(
+        default=1, ge=1, description="Replicas of each topic created (3 on a production cluster).")
     database_url: str | None = Field(
         default=None,
         description="SQLAlchemy async URL (postgresql+asyncpg://...). Unset: SQLite file "

@@ -26,7 +26,6 @@ if TYPE_CHECKING:  # the parser is built on every CLI start; the runtime imports
     from pmflow_gateway.schemas import Topics
     from pmflow_gateway.settings import Settings
 
-EXPECTED_PARTITIONS = 3
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,7 +56,7 @@ def _why(exc: BaseException) -> str:
 
 
 async def check_kafka(bootstrap: str, topics: Topics, *, timeout_s: float = 5.0,
-                      max_lag: int = 1000) -> list[Check]:
+                      max_lag: int = 1000, min_partitions: int = 3) -> list[Check]:
     """The broker, our topics and their partitions, and the lag of each stage's group."""
     from aiokafka.admin import AIOKafkaAdminClient
 
@@ -76,8 +75,11 @@ async def check_kafka(bootstrap: str, topics: Topics, *, timeout_s: float = 5.0,
         checks = [_ok("kafka", f"{bootstrap} reachable ({len(cluster['brokers'])} broker(s), "
                                f"cluster {cluster['cluster_id']})")]
         async with asyncio.timeout(timeout_s):
-            checks.append(await _check_topics(admin, topics))
-            checks.extend(await _check_lag(admin, bootstrap, topics, max_lag))
+            described = await admin.describe_topics(topics.all())
+            checks.append(_check_topics(described, topics, min_partitions))
+            partitions = {d["topic"]: len(d["partitions"]) for d in described
+                          if d["error_code"] == 0}
+            checks.extend(await _check_lag(admin, bootstrap, topics, max_lag, partitions))
         return checks
     except Exception as exc:
         return [*checks, _fail("kafka.metadata", _why(exc), "check the broker's logs")]
@@ -85,23 +87,27 @@ async def check_kafka(bootstrap: str, topics: Topics, *, timeout_s: float = 5.0,
         await _quietly(admin.close())
 
 
-async def _check_topics(admin: Any, topics: Topics) -> Check:
-    described = await admin.describe_topics(topics.all())
+def _check_topics(described: list[dict[str, Any]], topics: Topics, least: int) -> Check:
     missing = [d["topic"] for d in described if d["error_code"] != 0]
-    wrong = [f"{d['topic']} has {len(d['partitions'])}" for d in described
-             if d["error_code"] == 0 and len(d["partitions"]) != EXPECTED_PARTITIONS]
+    # More partitions than configured is a scaled-out cluster, not a fault.
+    short = [f"{d['topic']} has {len(d['partitions'])}" for d in described
+             if d["error_code"] == 0 and len(d["partitions"]) < least]
     if missing:
         return _fail("kafka.topics", f"missing {', '.join(missing)}",
                      "pmflow-gateway topics create (the workers also create them at start-up)")
-    if wrong:
-        return _fail("kafka.topics", f"expected {EXPECTED_PARTITIONS} partitions: "
-                     + "; ".join(wrong),
-                     "kafka-topics.sh --alter --partitions 3 (never fewer: keys would move)")
-    return _ok("kafka.topics", f"{len(described)} topics with {EXPECTED_PARTITIONS} partitions "
-                               f"each (prefix {topics.prefix!r})")
+    if short:
+        return _fail("kafka.topics", f"expected at least {least} partitions: "
+                     + "; ".join(short),
+                     f"kafka-topics.sh --alter --partitions {least} (never fewer: keys would "
+                     "move), or lower PMFLOW_TOPIC_PARTITIONS")
+    counts = sorted({len(d["partitions"]) for d in described})
+    return _ok("kafka.topics", f"{len(described)} topics with "
+                               f"{'/'.join(map(str, counts))} partitions (prefix "
+                               f"{topics.prefix!r})")
 
 
-async def _check_lag(admin: Any, bootstrap: str, topics: Topics, max_lag: int) -> list[Check]:
+async def _check_lag(admin: Any, bootstrap: str, topics: Topics, max_lag: int,
+                     partitions: dict[str, int]) -> list[Check]:
     from aiokafka import AIOKafkaConsumer, TopicPartition
 
     from pmflow_gateway.streams.stages import STAGES
@@ -123,7 +129,7 @@ async def _check_lag(admin: Any, bootstrap: str, topics: Topics, max_lag: int) -
                 continue
             committed = await admin.list_consumer_group_offsets(group)
             source = stage.source(topics)
-            tps = [TopicPartition(source, p) for p in range(EXPECTED_PARTITIONS)]
+            tps = [TopicPartition(source, p) for p in range(partitions.get(source, 0))]
             ends = await consumer.end_offsets(tps)
             starts = await consumer.beginning_offsets(tps)
             # A partition without a commit is read from its start (auto_offset_reset=earliest).
@@ -299,7 +305,8 @@ async def run_doctor(settings: Settings, *, env: Mapping[str, str] | None = None
     env = os.environ if env is None else env
     topics = Topics(prefix=settings.topic_prefix)
     kafka, database, mcp, model, otlp = await asyncio.gather(
-        check_kafka(settings.kafka_bootstrap, topics, timeout_s=timeout_s, max_lag=max_lag),
+        check_kafka(settings.kafka_bootstrap, topics, timeout_s=timeout_s, max_lag=max_lag,
+                    min_partitions=settings.topic_partitions),
         check_database(settings.database_url, settings.data_dir, timeout_s=timeout_s),
         check_mcp_servers(settings.mcp_config, timeout_s=timeout_s + 3),
         check_model(settings, timeout_s=timeout_s),

@@ -22,7 +22,8 @@ from pmflow_gateway.streams.stages import STAGES
 log = logging.getLogger(__name__)
 
 
-async def ensure_topics(bootstrap: str, topics: Topics, *, partitions: int = 3) -> list[str]:
+async def ensure_topics(bootstrap: str, topics: Topics, *, partitions: int = 3,
+                        replication_factor: int = 1) -> list[str]:
     """Create the topics that are missing; returns the names it created."""
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
     await admin.start()
@@ -30,7 +31,8 @@ async def ensure_topics(bootstrap: str, topics: Topics, *, partitions: int = 3) 
         existing = set(await admin.list_topics())
         missing = [t for t in topics.all() if t not in existing]
         if missing:
-            await admin.create_topics([NewTopic(t, partitions, 1) for t in missing])
+            await admin.create_topics(
+                [NewTopic(t, partitions, replication_factor) for t in missing])
         return missing
     finally:
         await admin.close()
@@ -103,7 +105,9 @@ class Processor:
         self._subscribers.append(subscriber)
 
     async def _startup(self) -> None:
-        created = await ensure_topics(self.settings.kafka_bootstrap, self.topics)
+        created = await ensure_topics(
+            self.settings.kafka_bootstrap, self.topics, partitions=self.settings.topic_partitions,
+            replication_factor=self.settings.topic_replication_factor)
         if created:
             log.info("created topics: %s", ", ".join(created))
         if self.deps is None:

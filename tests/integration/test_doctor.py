@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -14,6 +15,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.structs import OffsetAndMetadata
 
 from pmflow_gateway.ops.doctor import (
+    Check,
     check_database,
     check_mcp_servers,
     check_model,
@@ -66,14 +68,43 @@ async def test_missing_topics_and_lag_fail_with_a_fix(kafka_bootstrap: str,
     assert "--stage plan" in (lag.fix or "")
 
 
-async def _commit_start_of(bootstrap: str, topics: Topics, stage: str) -> None:
+@pytest.mark.kafka
+def test_topics_create_takes_partitions_and_doctor_counts_lag_on_every_one(
+        kafka_bootstrap: str, topics: Topics, tmp_path: Path) -> None:
+    env = {**os.environ, "PMFLOW_KAFKA_BOOTSTRAP": kafka_bootstrap,
+           "PMFLOW_DATA_DIR": str(tmp_path), "PMFLOW_TOPIC_PREFIX": topics.prefix}
+    created = subprocess.run([sys.executable, "-m", "pmflow_gateway.cli", "topics", "create",
+                              "--partitions", "5", "--replication-factor", "1"], env=env,
+                             capture_output=True, text=True, timeout=60, check=False)
+    assert created.returncode == 0 and created.stdout.count("created ") == len(topics.all())
+
+    async def check() -> dict[str, Check]:
+        # Records on every partition, the fifth included; the group committed only the start.
+        await produce(kafka_bootstrap, topics.route_decided,
+                      [(f"q-{i}".encode(), b"{}") for i in range(40)])
+        await _commit_start_of(kafka_bootstrap, topics, "plan", partitions=5)
+        return _by_name(await run_doctor(Settings(kafka_bootstrap=kafka_bootstrap,
+                                                  topic_prefix=topics.prefix), env={},
+                                         max_lag=1000))
+
+    checks = asyncio.run(check())
+    assert checks["kafka.topics"].ok, checks["kafka.topics"]  # 5 >= the configured 3
+    assert "lag 40 " in checks["kafka.lag.plan"].detail
+    short = Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix,
+                     topic_partitions=6)
+    topics_check = _by_name(asyncio.run(run_doctor(short, env={})))["kafka.topics"]
+    assert not topics_check.ok and "expected at least 6 partitions" in topics_check.detail
+
+
+async def _commit_start_of(bootstrap: str, topics: Topics, stage: str,
+                           partitions: int = 3) -> None:
     """A consumer group that has committed offset 0 everywhere: all 5 records are lag."""
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap,
                                 group_id=f"{topics.prefix}gateway-{stage}",
                                 enable_auto_commit=False)
     await consumer.start()
     try:
-        tps = [TopicPartition(topics.route_decided, p) for p in range(3)]
+        tps = [TopicPartition(topics.route_decided, p) for p in range(partitions)]
         consumer.assign(tps)
         await consumer.commit({tp: OffsetAndMetadata(0, "") for tp in tps})
     finally:
