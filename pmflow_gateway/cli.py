@@ -136,6 +136,7 @@ async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as
 
     from pmflow_gateway.schemas import ReplyRendered, Topics
     from pmflow_gateway.streams.codec import encode
+    from pmflow_gateway.tracing import publishing
 
     topics = Topics(prefix=settings.topic_prefix)
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
@@ -152,9 +153,12 @@ async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as
         await consumer.seek_to_end(*tps)
         for tp in tps:  # pin the positions before publishing, so the reply cannot be missed
             await consumer.position(tp)
-        await producer.send_and_wait(topics.route_decided, encode(route),
-                                     key=route.question_id.encode(),
-                                     headers=[("event_type", b"RouteDecided")])
+        # The question's trace starts here, at the publish, when OTEL_* asks for traces.
+        with publishing(topics.route_decided, route.question_id) as trace_headers:
+            await producer.send_and_wait(topics.route_decided, encode(route),
+                                         key=route.question_id.encode(),
+                                         headers=[("event_type", b"RouteDecided"),
+                                                  *trace_headers])
         print(f"published {route.question_id} to {topics.route_decided}; waiting for the reply",
               file=sys.stderr)
         async with asyncio.timeout(timeout_s):
@@ -180,7 +184,13 @@ async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     route = route_for(args.question, tenant=args.tenant, locale=args.locale)
     if args.kafka:
-        return asyncio.run(_ask_kafka(route, args.kafka, settings, args.json, args.timeout))
+        from pmflow_gateway.tracing import configure_tracing, shutdown_tracing
+
+        configure_tracing()
+        try:
+            return asyncio.run(_ask_kafka(route, args.kafka, settings, args.json, args.timeout))
+        finally:
+            shutdown_tracing()
     return asyncio.run(_ask_embedded(route, settings, args.json))
 
 

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -132,3 +134,23 @@ def test_a_running_worker_logs_json_from_first_to_last_line(kafka_bootstrap: str
     assert {"FastStream app started successfully! To exit, press CTRL+C",
             "FastStream app shut down gracefully."} <= {
         str(line["msg"]) for line in lines if line["logger"] == "pmflow_gateway.app"}
+
+
+@pytest.mark.kafka
+async def test_ask_kafka_starts_the_trace_at_the_publish(kafka_bootstrap: str,
+                                                         tmp_path: Path) -> None:
+    from pmflow_gateway.schemas import Topics
+    from tests.support.kafka import collect
+
+    topics = Topics(prefix=f"trace{time.time_ns()}.")
+    # No workers: the reply never comes, but the published question carries its trace. The
+    # exporter's endpoint answers nothing; spans are dropped, the headers are still made.
+    done = await asyncio.to_thread(
+        cli, "ask", "hello", "--kafka", kafka_bootstrap, "--timeout", "1", tmp_path=tmp_path,
+        env={"PMFLOW_TOPIC_PREFIX": topics.prefix,
+             "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://{DOWN}", "OTEL_BSP_EXPORT_TIMEOUT": "500"})
+    assert done.returncode == 1 and "no reply" in done.stderr
+    [record] = await collect(kafka_bootstrap, [topics.route_decided], until=lambda r: bool(r))
+    headers = dict(record.headers)
+    match = re.fullmatch(rb"00-[0-9a-f]{32}-[0-9a-f]{16}-([0-9a-f]{2})", headers["traceparent"])
+    assert match and int(match[1], 16) & 1  # sampled: the workers continue it
