@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from pmflow_gateway.cli import validation_line
+from pmflow_gateway.ops.errors import validation_line
 from pmflow_gateway.settings import Settings
 from pmflow_gateway.streams.health import HealthServer
 
