@@ -7,9 +7,13 @@ ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 # A virtualenv copied whole into the runtime stage: no compilers or caches ship.
 RUN python -m venv /opt/pmflow
 WORKDIR /src
+# Dependencies from the runtime lock first (exact versions, hash-checked, a cached layer of
+# their own), then the project alone on top.
+COPY requirements-runtime.lock ./
+RUN /opt/pmflow/bin/pip install --require-hashes -r requirements-runtime.lock
 COPY pyproject.toml README.md ./
 COPY pmflow_gateway ./pmflow_gateway
-RUN /opt/pmflow/bin/pip install .
+RUN /opt/pmflow/bin/pip install --no-deps .
 
 FROM python:3.11-slim
 ENV PATH=/opt/pmflow/bin:$PATH \

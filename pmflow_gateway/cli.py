@@ -4,21 +4,30 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from pmflow_gateway.schemas import RouteDecided, Topics
-from pmflow_gateway.settings import Settings
+from pmflow_gateway.ops.errors import error_lines, exit_code_of, validation_line
 
+if TYPE_CHECKING:  # `--help` must not pay for pydantic models, Kafka or HTTP clients
+    from pmflow_gateway.schemas import RouteDecided
+    from pmflow_gateway.settings import Settings
 
+# The stage table lives with the Kafka runtime, too heavy to import for `--help`; a test keeps
+# this list equal to it.
+STAGE_NAMES = ("plan", "evidence", "answer", "render", "memory", "feedback")
 def route_for(question: str, *, tenant: str, locale: str, question_id: str | None = None,
               route_mode: str = "external") -> RouteDecided:
     """A RouteDecided as PMFlow would publish it for a question asked on the command line."""
+    from pmflow_gateway.schemas import RouteDecided
+
     return RouteDecided.model_validate({
         "event_id": str(uuid.uuid4()),
         "question_id": question_id or f"cli-{uuid.uuid4().hex[:12]}",
@@ -50,21 +59,19 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     from pmflow_gateway.streams.health import configure_logging
     from pmflow_gateway.tracing import configure_tracing, shutdown_tracing
 
+    configure_logging(logging.getLevelNamesMapping()[settings.log_level])
+
     async def run() -> None:
         # aiokafka clients must be created inside the running loop
         processor = Processor(settings, stages=args.stage or (), grace_s=args.grace,
                               deps=lambda: build_deps(settings))
-        print(f"pmflow-gateway: stages {', '.join(processor.stage_names)} on "
-              f"{settings.kafka_bootstrap}", file=sys.stderr)
+        logging.getLogger("pmflow_gateway").info(
+            "stages %s on %s", ", ".join(processor.stage_names), settings.kafka_bootstrap)
         await processor.app.run()
 
-    configure_logging()
     configure_tracing()
     try:
         asyncio.run(run())
-    except ValueError as exc:  # an unknown --stage
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     finally:
         shutdown_tracing()
     return 0
@@ -117,15 +124,16 @@ async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as
                      timeout_s: float) -> int:
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-    from pmflow_gateway.schemas import ReplyRendered
+    from pmflow_gateway.schemas import ReplyRendered, Topics
     from pmflow_gateway.streams.codec import encode
+    from pmflow_gateway.tracing import publishing
 
     topics = Topics(prefix=settings.topic_prefix)
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
-    await consumer.start()
-    await producer.start()
-    try:
+    try:  # started inside, so a broker that is down still gets both clients closed
+        await consumer.start()
+        await producer.start()
         partitions = consumer.partitions_for_topic(topics.reply_rendered) or set()
         if not partitions:
             await consumer._client.force_metadata_update()  # the topic may be brand new
@@ -135,9 +143,12 @@ async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as
         await consumer.seek_to_end(*tps)
         for tp in tps:  # pin the positions before publishing, so the reply cannot be missed
             await consumer.position(tp)
-        await producer.send_and_wait(topics.route_decided, encode(route),
-                                     key=route.question_id.encode(),
-                                     headers=[("event_type", b"RouteDecided")])
+        # The question's trace starts here, at the publish, when OTEL_* asks for traces.
+        with publishing(topics.route_decided, route.question_id) as trace_headers:
+            await producer.send_and_wait(topics.route_decided, encode(route),
+                                         key=route.question_id.encode(),
+                                         headers=[("event_type", b"RouteDecided"),
+                                                  *trace_headers])
         print(f"published {route.question_id} to {topics.route_decided}; waiting for the reply",
               file=sys.stderr)
         async with asyncio.timeout(timeout_s):
@@ -153,17 +164,23 @@ async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as
     except TimeoutError:
         print(f"error: no reply for {route.question_id} within {timeout_s:.0f}s; are the "
               f"workers running (pmflow-gateway run)?", file=sys.stderr)
-        return 2
+        return 1
     finally:
         await producer.stop()
         await consumer.stop()
-    return 2
+    return 1
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     route = route_for(args.question, tenant=args.tenant, locale=args.locale)
     if args.kafka:
-        return asyncio.run(_ask_kafka(route, args.kafka, settings, args.json, args.timeout))
+        from pmflow_gateway.tracing import configure_tracing, shutdown_tracing
+
+        configure_tracing()
+        try:
+            return asyncio.run(_ask_kafka(route, args.kafka, settings, args.json, args.timeout))
+        finally:
+            shutdown_tracing()
     if not settings.demo and settings.mcp_config is None:
         offline = asyncio.run(_unreachable(settings.live_search_endpoint
                                            or "https://html.duckduckgo.com/html/"))
@@ -188,50 +205,68 @@ async def _unreachable(endpoint: str, timeout_s: float = 3.0) -> str | None:
     return None
 
 
+def _batch_lines(path: Path) -> list[tuple[int, str]]:
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    return [(number, line.strip()) for number, line in enumerate(lines, 1) if line.strip()]
+
+
 def cmd_plan(args: argparse.Namespace, settings: Settings) -> int:
+    from pydantic import ValidationError
+
     from pmflow_gateway.bootstrap import build_planner
     from pmflow_gateway.handlers.plan import finish_plan
     from pmflow_gateway.ports import PlanDefaults
 
-    if bool(args.question) == bool(args.batch):
+    if (args.question is None) == (args.batch is None):
         print("error: give a QUESTION or --batch FILE (not both)", file=sys.stderr)
         return 2
-    if args.batch:
-        path = Path(args.batch)
-        if not path.is_file():
-            print(f"error: no such file: {path}", file=sys.stderr)
-            return 2
-        questions = [q.strip() for q in path.read_text(encoding="utf-8").splitlines() if q.strip()]
-    else:
-        questions = [args.question]
+    if args.batch is not None and not Path(args.batch).is_file():
+        print(f"error: no such file: {args.batch}", file=sys.stderr)
+        return 2
+    questions = _batch_lines(Path(args.batch)) if args.batch else [(0, args.question)]
     defaults = PlanDefaults(deadline_ms=settings.deadline_ms, result_limit=settings.result_limit)
 
-    async def plan_all() -> None:
+    async def plan_all() -> int:
+        rejected = 0
         planner, close = build_planner(settings)
         try:
-            for question in questions:
-                route = route_for(question, tenant=args.tenant, locale=args.locale)
+            for number, question in questions:
+                try:
+                    route = route_for(question, tenant=args.tenant, locale=args.locale)
+                except ValidationError as exc:
+                    if not args.batch:
+                        raise
+                    # One bad line must not cost the rest of the batch its plans.
+                    rejected += 1
+                    print(f"error: {args.batch}:{number}: {validation_line(exc)}",
+                          file=sys.stderr)
+                    continue
                 plan, info = await planner.plan(route)
-                plan = finish_plan(plan, route, defaults)
-                line = plan.model_dump(mode="json")
+                line = finish_plan(plan, route, defaults).model_dump(mode="json")
                 if args.batch:
                     sys.stdout.write(orjson.dumps(line).decode() + "\n")
                 else:
                     _print_json({**line, "planner": info.model_dump(mode="json")})
         finally:
             await close()
+        return rejected
 
-    asyncio.run(plan_all())
-    return 0
+    rejected = asyncio.run(plan_all())
+    if rejected:
+        print(f"plan: {rejected} of {len(questions)} line(s) rejected", file=sys.stderr)
+    return 2 if rejected else 0
 
 
 def cmd_topics(args: argparse.Namespace, settings: Settings) -> int:
+    from pmflow_gateway.schemas import Topics
     from pmflow_gateway.streams.app import ensure_topics
 
-    created = asyncio.run(ensure_topics(settings.kafka_bootstrap,
-                                        Topics(prefix=settings.topic_prefix),
-                                        partitions=args.partitions))
-    for name in Topics(prefix=settings.topic_prefix).all():
+    topics = Topics(prefix=settings.topic_prefix)
+    created = asyncio.run(ensure_topics(
+        settings.kafka_bootstrap, topics,
+        partitions=args.partitions or settings.topic_partitions,
+        replication_factor=args.replication_factor or settings.topic_replication_factor))
+    for name in topics.all():
         print(f"{'created' if name in created else 'exists '} {name}")
     return 0
 
@@ -259,12 +294,47 @@ def cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows a default where there is one worth reading (not None, not an off flag)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Every subcommand's help shows the defaults."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("pmflow-query-gateway")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a positive whole number: {text!r}")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pmflow-gateway", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="pmflow-gateway", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub: argparse._SubParsersAction[argparse.ArgumentParser] = parser.add_subparsers(
+        dest="command", required=True, parser_class=_Parser)
 
     run = sub.add_parser("run", help="run the stage workers (all stages by default)")
-    run.add_argument("--stage", action="append", help="a stage to run; repeat for several")
+    run.add_argument("--stage", action="append", choices=STAGE_NAMES,
+                     help="a stage to run; repeat for several; all when not given")
     run.add_argument("--grace", type=float, default=10.0, help="seconds to drain on SIGTERM")
     run.add_argument("--demo", action="store_true", help=DEMO_HELP)
     run.set_defaults(func=cmd_run)
@@ -292,12 +362,16 @@ def build_parser() -> argparse.ArgumentParser:
     memory.add_argument("question")
     memory.add_argument("--tenant", required=True)
     memory.add_argument("--limit", type=int, default=5)
-    memory.add_argument("--json", action="store_true")
+    memory.add_argument("--json", action="store_true", help="JSON instead of one line a row")
     memory.set_defaults(func=cmd_memory)
 
     topics = sub.add_parser("topics", help="create the topics with their partition counts")
     topics.add_argument("action", choices=["create"])
-    topics.add_argument("--partitions", type=int, default=3)
+    topics.add_argument("--partitions", type=_positive,
+                        help="partitions of each new topic (default: PMFLOW_TOPIC_PARTITIONS)")
+    topics.add_argument("--replication-factor", type=_positive,
+                        help="replicas of each new topic "
+                             "(default: PMFLOW_TOPIC_REPLICATION_FACTOR)")
     topics.set_defaults(func=cmd_topics)
 
     from pmflow_gateway.agent_tools.serve import add_mcp_parser
@@ -312,14 +386,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from pmflow_gateway.settings import Settings
+
+    if args.command == "run":  # a worker's log is JSON from its first line, failures included
+        from pmflow_gateway.streams.health import configure_logging
+
+        configure_logging()
+    if args.command != "run":
+        # aiokafka logs each refused connection at ERROR; the one error line says it better.
+        # A worker keeps them: its log is where an operator looks.
+        logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
+
     try:
         settings = Settings()
-    except Exception as exc:  # a bad PMFLOW_* variable: say which, don't trace back
-        print(f"error: bad configuration: {exc}", file=sys.stderr)
-        return 2
-    if getattr(args, "demo", False):
-        settings = settings.model_copy(update={"demo": True})
-    return int(args.func(args, settings))
+        if getattr(args, "demo", False):
+            settings = settings.model_copy(update={"demo": True})
+        return int(args.func(args, settings))
+    except Exception as exc:
+        code = exit_code_of(exc)
+        if code is None:
+            raise  # not an expected failure: the traceback is what a bug report needs
+        lines = error_lines(args.command, exc)
+        if args.command == "run":
+            logging.getLogger("pmflow_gateway").error("; ".join(lines))
+        else:
+            print("\n".join(lines), file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class Settings(BaseSettings):
@@ -14,6 +14,11 @@ class Settings(BaseSettings):
 
     kafka_bootstrap: str = Field(default="127.0.0.1:9092", description="Kafka bootstrap servers.")
     topic_prefix: str = Field(default="pmflow.", description="Prefix of every topic name.")
+    topic_partitions: int = Field(
+        default=3, ge=1, description="Partitions of each topic created; the most workers a "
+        "stage can use. Topics with more pass `doctor`.")
+    topic_replication_factor: int = Field(
+        default=1, ge=1, description="Replicas of each topic created (3 on a production cluster).")
     database_url: str | None = Field(
         default=None,
         description="SQLAlchemy async URL (postgresql+asyncpg://...). Unset: SQLite file "
@@ -42,14 +47,20 @@ class Settings(BaseSettings):
         default=5, ge=1, le=10_000,
         description="How long a stage's poll waits for records; after an empty poll the "
         "subscriber also sleeps this long, and a record arriving then waits for it.")
-    fetch_allow_hosts: list[str] = Field(
+    fetch_allow_hosts: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="`host:port` entries the SSRF guard lets through despite a private address "
-        "(tests only); a bare host means its default ports 80/443 only.",
+        "(tests only); a bare host means its default ports 80/443 only; comma-separated.",
     )
     http_port: int | None = Field(
         default=9464, description="Port of /metrics, /healthz, /readyz (0: any free port; "
         "unset with an empty value: no server).")
+    http_host: str = Field(
+        default="0.0.0.0", description="Address /metrics, /healthz, /readyz listen on "
+        "(127.0.0.1: this machine only).")
+    jaeger_url: str = Field(
+        default="http://127.0.0.1:16686",
+        description="Jaeger query API that `pmflow-gateway trace` reads.")
     live_search_engine: Literal["duckduckgo", "searxng"] = Field(
         default="duckduckgo", description="Search endpoint kind of the live-search fallback.")
     live_search_endpoint: str | None = Field(
@@ -64,16 +75,28 @@ class Settings(BaseSettings):
     memory_domain_hints: bool = Field(
         default=False, description="Let the planner prefer domains that grounded well-rated "
         "answers to the tenant's similar past questions.")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="INFO", description="Lowest level a worker logs (its log is JSON lines).")
     llm_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint.")
     llm_model: str = Field(default="gpt-4o-mini", description="Model name sent to it.")
     llm_api_key: str | None = Field(default=None, description="Bearer token for it.")
     llm_timeout_s: float = Field(default=8.0, gt=0, description="Per model call.")
 
+    @field_validator("fetch_allow_hosts", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        # An environment variable is text: "a.test,b.test" (a JSON list still works).
+        if isinstance(value, str):
+            if value.lstrip().startswith("["):
+                import json
+
+                return json.loads(value)
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
     @model_validator(mode="after")
-    def _searxng_has_an_endpoint(self) -> Settings:
-        # SearxNG has no public default instance: without a URL every fallback search would fail
-        # at question time, so the configuration is refused before anything starts.
+    def _searxng_needs_an_endpoint(self) -> Self:
         if self.live_search_engine == "searxng" and not (self.live_search_endpoint or "").strip():
             raise ValueError("PMFLOW_LIVE_SEARCH_ENGINE=searxng needs PMFLOW_LIVE_SEARCH_ENDPOINT "
-                             "(the SearxNG base URL)")
+                             "(the SearXNG base URL)")
         return self

@@ -17,7 +17,8 @@ from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
-SERVICE_NAME = "pmflow-gateway"
+from pmflow_gateway import SERVICE_NAME
+
 tracer = trace.get_tracer("pmflow_gateway")
 _configured = False
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import sys
 import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 Transport = Literal["stdio", "http"]
 
@@ -20,29 +21,33 @@ class McpConfigError(ValueError):
     """The TOML file does not describe usable servers; raised at startup, never per question."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class McpServerConfig:
+class McpServerConfig(BaseModel):
+    # Strict: a TOML string where a number or a list belongs (`timeout_s = "8"`,
+    # `args = "-m foo"`) is a mistake to report at start-up, not a value to guess at.
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True,
+                              use_attribute_docstrings=True)
+
     name: str
     """Shown in attempts and, when results carry no site, as the source label."""
     transport: Transport = "stdio"
     command: str | None = None
     """stdio: the program to start (once, then kept running)."""
-    args: list[str] = field(default_factory=list)
-    env: dict[str, str] = field(default_factory=dict)
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
     """stdio: extra environment variables (the SDK passes only a safe subset of ours)."""
     url: str | None = None
     """http: the streamable HTTP endpoint, e.g. https://learn.microsoft.com/api/mcp."""
     search_tool: str | None = "search"
     """Tool run once per search query of the plan; None for fetch-only servers."""
-    search_args: dict[str, Any] = field(
+    search_args: dict[str, Any] = Field(
         default_factory=lambda: {"query": "{query}", "limit": "{result_limit}"})
     """Tool arguments from plan fields. A value that is exactly one placeholder keeps the
     field's type ("{result_limit}" -> 3); other strings are formatted; non-strings pass as is.
     Placeholders: query, url and every ExternalQueryPlan field."""
     fetch_tool: str | None = None
     """Tool that returns one page's text for a URL (e.g. mcp-server-fetch's `fetch`)."""
-    fetch_args: dict[str, Any] = field(default_factory=lambda: {"url": "{url}"})
-    fetch_urls: list[str] = field(default_factory=list)
+    fetch_args: dict[str, Any] = Field(default_factory=lambda: {"url": "{url}"})
+    fetch_urls: list[str] = Field(default_factory=list)
     """Pages to fetch for every plan, as URL templates ("https://x/{location_hint}"); a
     template whose placeholder the plan leaves empty is skipped; values are URL-quoted."""
     max_queries: int = 3
@@ -54,18 +59,19 @@ class McpServerConfig:
     cooldown_s: float = 30.0
     """How long an open circuit refuses calls before one half-open probe."""
 
-    def __post_init__(self) -> None:
+    @model_validator(mode="after")
+    def _usable(self) -> Self:
         if self.transport == "stdio" and not self.command:
-            raise McpConfigError(f"MCP server {self.name!r}: stdio needs `command`")
+            raise ValueError("stdio needs `command`")
         if self.transport == "http" and not (self.url or "").startswith(("http://", "https://")):
-            raise McpConfigError(f"MCP server {self.name!r}: http needs an http(s) `url`")
+            raise ValueError("http needs an http(s) `url`")
         if not self.search_tool and not (self.fetch_tool and self.fetch_urls):
-            raise McpConfigError(
-                f"MCP server {self.name!r}: needs `search_tool`, or `fetch_tool` with `fetch_urls`")
+            raise ValueError("needs `search_tool`, or `fetch_tool` with `fetch_urls`")
         if self.timeout_s <= 0 or self.cooldown_s < 0 or self.max_queries < 1 \
                 or self.failure_threshold < 1:
-            raise McpConfigError(f"MCP server {self.name!r}: timeout_s must be > 0, "
-                                 "max_queries and failure_threshold >= 1, cooldown_s >= 0")
+            raise ValueError("timeout_s must be > 0, max_queries and failure_threshold >= 1, "
+                             "cooldown_s >= 0")
+        return self
 
 
 def demo_servers() -> list[McpServerConfig]:
@@ -75,21 +81,23 @@ def demo_servers() -> list[McpServerConfig]:
                             args=["-m", "pmflow_gateway.mcp_server"])]
 
 
+def _why(error: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(part) for part in e['loc']) or 'entry'}: {e['msg']}".removeprefix(
+            "entry: Value error, ")
+        for e in error.errors(include_url=False, include_input=False))
+
+
 def parse_servers(document: dict[str, Any]) -> list[McpServerConfig]:
-    known = set(McpServerConfig.__dataclass_fields__)
     servers = []
     for index, entry in enumerate(document.get("servers", [])):
         if not isinstance(entry, dict):
             raise McpConfigError(f"[[servers]] #{index + 1} is not a table")
-        unknown = set(entry) - known
-        if unknown:
-            raise McpConfigError(f"[[servers]] #{index + 1}: unknown keys {sorted(unknown)}")
-        if entry.get("transport", "stdio") not in ("stdio", "http"):
-            raise McpConfigError(f"[[servers]] #{index + 1}: transport must be stdio or http")
         try:
-            servers.append(McpServerConfig(**entry))
-        except TypeError as exc:
-            raise McpConfigError(f"[[servers]] #{index + 1}: {exc}") from exc
+            servers.append(McpServerConfig.model_validate(entry))
+        except ValidationError as exc:
+            name = f" ({entry['name']})" if isinstance(entry.get("name"), str) else ""
+            raise McpConfigError(f"[[servers]] #{index + 1}{name}: {_why(exc)}") from None
     names = [s.name for s in servers]
     if len(set(names)) != len(names):
         raise McpConfigError(f"MCP server names must be unique: {names}")

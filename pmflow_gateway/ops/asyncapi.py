@@ -12,13 +12,13 @@ import argparse
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from pmflow_gateway.schemas import Topics
-from pmflow_gateway.schemas.export import event_schemas
-from pmflow_gateway.settings import Settings
+if TYPE_CHECKING:  # the parser is built on every CLI start; the runtime imports wait for use
+    from pmflow_gateway.schemas import Topics
+    from pmflow_gateway.settings import Settings
 
 COMMITTED_PATH = Path(__file__).resolve().parents[2] / "docs" / "asyncapi.json"
 DEFAULT_PREFIX = "pmflow."
@@ -163,6 +163,9 @@ def _operations(topics: Topics, channel_of_topic: dict[str, str]) -> dict[str, A
 
 def build_document(prefix: str = DEFAULT_PREFIX) -> dict[str, Any]:
     """The AsyncAPI 3.0.0 document for topics named with `prefix`."""
+    from pmflow_gateway.schemas import Topics
+    from pmflow_gateway.schemas.export import event_schemas
+
     topics = Topics(prefix=prefix)
     channels: dict[str, Any] = {}
     messages: dict[str, Any] = {}

@@ -10,23 +10,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import json
 import logging
 import os
 import sys
 import time
-import tomllib
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import httpx
+if TYPE_CHECKING:  # the parser is built on every CLI start; the runtime imports wait for use
+    from pmflow_gateway.adapters.mcp_config import McpServerConfig
+    from pmflow_gateway.schemas import Topics
+    from pmflow_gateway.settings import Settings
 
-from pmflow_gateway.schemas import Topics
-from pmflow_gateway.settings import Settings
-
-EXPECTED_PARTITIONS = 3
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,7 +59,7 @@ def _why(exc: BaseException) -> str:
 
 
 async def check_kafka(bootstrap: str, topics: Topics, *, timeout_s: float = 5.0,
-                      max_lag: int = 1000) -> list[Check]:
+                      max_lag: int = 1000, min_partitions: int = 3) -> list[Check]:
     """The broker, our topics and their partitions, and the lag of each stage's group."""
     from aiokafka.admin import AIOKafkaAdminClient
 
@@ -79,8 +78,11 @@ async def check_kafka(bootstrap: str, topics: Topics, *, timeout_s: float = 5.0,
         checks = [_ok("kafka", f"{bootstrap} reachable ({len(cluster['brokers'])} broker(s), "
                                f"cluster {cluster['cluster_id']})")]
         async with asyncio.timeout(timeout_s):
-            checks.append(await _check_topics(admin, topics))
-            checks.extend(await _check_lag(admin, bootstrap, topics, max_lag))
+            described = await admin.describe_topics(topics.all())
+            checks.append(_check_topics(described, topics, min_partitions))
+            partitions = {d["topic"]: len(d["partitions"]) for d in described
+                          if d["error_code"] == 0}
+            checks.extend(await _check_lag(admin, bootstrap, topics, max_lag, partitions))
         return checks
     except Exception as exc:
         return [*checks, _fail("kafka.metadata", _why(exc), "check the broker's logs")]
@@ -88,23 +90,27 @@ async def check_kafka(bootstrap: str, topics: Topics, *, timeout_s: float = 5.0,
         await _quietly(admin.close())
 
 
-async def _check_topics(admin: Any, topics: Topics) -> Check:
-    described = await admin.describe_topics(topics.all())
+def _check_topics(described: list[dict[str, Any]], topics: Topics, least: int) -> Check:
     missing = [d["topic"] for d in described if d["error_code"] != 0]
-    wrong = [f"{d['topic']} has {len(d['partitions'])}" for d in described
-             if d["error_code"] == 0 and len(d["partitions"]) != EXPECTED_PARTITIONS]
+    # More partitions than configured is a scaled-out cluster, not a fault.
+    short = [f"{d['topic']} has {len(d['partitions'])}" for d in described
+             if d["error_code"] == 0 and len(d["partitions"]) < least]
     if missing:
         return _fail("kafka.topics", f"missing {', '.join(missing)}",
                      "pmflow-gateway topics create (the workers also create them at start-up)")
-    if wrong:
-        return _fail("kafka.topics", f"expected {EXPECTED_PARTITIONS} partitions: "
-                     + "; ".join(wrong),
-                     "kafka-topics.sh --alter --partitions 3 (never fewer: keys would move)")
-    return _ok("kafka.topics", f"{len(described)} topics with {EXPECTED_PARTITIONS} partitions "
-                               f"each (prefix {topics.prefix!r})")
+    if short:
+        return _fail("kafka.topics", f"expected at least {least} partitions: "
+                     + "; ".join(short),
+                     f"kafka-topics.sh --alter --partitions {least} (never fewer: keys would "
+                     "move), or lower PMFLOW_TOPIC_PARTITIONS")
+    counts = sorted({len(d["partitions"]) for d in described})
+    return _ok("kafka.topics", f"{len(described)} topics with "
+                               f"{'/'.join(map(str, counts))} partitions (prefix "
+                               f"{topics.prefix!r})")
 
 
-async def _check_lag(admin: Any, bootstrap: str, topics: Topics, max_lag: int) -> list[Check]:
+async def _check_lag(admin: Any, bootstrap: str, topics: Topics, max_lag: int,
+                     partitions: dict[str, int]) -> list[Check]:
     from aiokafka import AIOKafkaConsumer, TopicPartition
 
     from pmflow_gateway.streams.stages import STAGES
@@ -126,7 +132,7 @@ async def _check_lag(admin: Any, bootstrap: str, topics: Topics, max_lag: int) -
                 continue
             committed = await admin.list_consumer_group_offsets(group)
             source = stage.source(topics)
-            tps = [TopicPartition(source, p) for p in range(EXPECTED_PARTITIONS)]
+            tps = [TopicPartition(source, p) for p in range(partitions.get(source, 0))]
             ends = await consumer.end_offsets(tps)
             starts = await consumer.beginning_offsets(tps)
             # A partition without a commit is read from its start (auto_offset_reset=earliest).
@@ -193,14 +199,10 @@ def _latest_migration() -> int | None:
 # -- MCP servers ----------------------------------------------------------------------------
 
 
-def load_mcp_servers(config: Path) -> list[dict[str, Any]]:
-    """The `[[servers]]` entries of an MCP config (format: examples/mcp.toml)."""
-    servers = tomllib.loads(config.read_text(encoding="utf-8")).get("servers", [])
-    return [s for s in servers if isinstance(s, dict)]
-
-
 async def check_mcp_servers(config: Path | None, *, timeout_s: float = 8.0,
                             demo: bool = False) -> list[Check]:
+    from pmflow_gateway.adapters.mcp_config import McpConfigError, load_servers
+
     if demo:
         return [Check(name="mcp", ok=True, warning=True,
                       detail="demo mode (PMFLOW_DEMO / --demo): the packaged demo corpus is the "
@@ -208,38 +210,36 @@ async def check_mcp_servers(config: Path | None, *, timeout_s: float = 8.0,
                       fix="unset PMFLOW_DEMO and list real servers in PMFLOW_MCP_CONFIG")]
     if config is None:
         return [_ok("mcp", "PMFLOW_MCP_CONFIG unset: no MCP server, the live search alone")]
-    try:
-        servers = load_mcp_servers(config)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        return [_fail("mcp", f"cannot read {config}: {exc}",
-                      "fix PMFLOW_MCP_CONFIG (see examples/mcp.toml)")]
+    try:  # the same validation the workers run at start-up
+        servers = load_servers(config)
+    except McpConfigError as exc:
+        return [_fail("mcp", str(exc), "fix PMFLOW_MCP_CONFIG (see examples/mcp.toml)")]
     if not servers:
         return [_fail("mcp", f"{config} lists no [[servers]]",
                       "add a [[servers]] entry (see examples/mcp.toml)")]
     return list(await asyncio.gather(*(_check_mcp_server(s, timeout_s) for s in servers)))
 
 
-async def _check_mcp_server(server: Mapping[str, Any], timeout_s: float) -> Check:
+async def _check_mcp_server(server: McpServerConfig, timeout_s: float) -> Check:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
-    name = f"mcp.{server.get('name', '?')}"
-    transport = server.get("transport", "stdio")
+    name = f"mcp.{server.name}"
+    transport = server.transport
     if transport == "http":
-        target: Any = server.get("url", "")
+        target: Any = server.url or ""
         where = target
     else:
-        target = StdioServerParameters(command=server.get("command", ""),
-                                       args=list(server.get("args", [])),
-                                       env=dict(server.get("env", {})) or None)
-        where = " ".join([server.get("command", ""), *server.get("args", [])])
+        target = StdioServerParameters(command=server.command or "", args=list(server.args),
+                                       env=dict(server.env) or None)
+        where = " ".join([server.command or "", *server.args])
     try:
         async with asyncio.timeout(timeout_s), Client(target, cache=None) as client:
             tools = {tool.name for tool in (await client.list_tools()).tools}
     except Exception as exc:  # any failure to connect or list is the finding itself
         return _fail(name, f"{transport} {where}: {_why(exc)[:200]}",
                      "start the server or fix its entry in PMFLOW_MCP_CONFIG")
-    wanted = [t for t in (server.get("search_tool", "search"), server.get("fetch_tool")) if t]
+    wanted = [t for t in (server.search_tool, server.fetch_tool) if t]
     absent = [t for t in wanted if t not in tools]
     if absent:
         return _fail(name, f"{transport} {where}: no tool {', '.join(absent)} "
@@ -259,6 +259,8 @@ async def check_model(settings: Settings, *, timeout_s: float = 5.0) -> Check:
     headers = {"Authorization": f"Bearer {settings.llm_api_key}"} if settings.llm_api_key else {}
     fix = "check PMFLOW_LLM_BASE_URL (an OpenAI-compatible .../v1), PMFLOW_LLM_API_KEY"
     try:
+        import httpx
+
         async with httpx.AsyncClient(timeout=timeout_s, headers=headers) as client:
             response = await client.get(f"{base}/models")
             if response.status_code == 200:
@@ -307,10 +309,13 @@ async def _quietly(closing: Awaitable[object]) -> None:
 async def run_doctor(settings: Settings, *, env: Mapping[str, str] | None = None,
                      timeout_s: float = 5.0, max_lag: int = 1000) -> list[Check]:
     """Every check, run side by side; results in a fixed order."""
+    from pmflow_gateway.schemas import Topics
+
     env = os.environ if env is None else env
     topics = Topics(prefix=settings.topic_prefix)
     kafka, database, mcp, model, otlp = await asyncio.gather(
-        check_kafka(settings.kafka_bootstrap, topics, timeout_s=timeout_s, max_lag=max_lag),
+        check_kafka(settings.kafka_bootstrap, topics, timeout_s=timeout_s, max_lag=max_lag,
+                    min_partitions=settings.topic_partitions),
         check_database(settings.database_url, settings.data_dir, timeout_s=timeout_s),
         check_mcp_servers(settings.mcp_config, timeout_s=timeout_s + 3, demo=settings.demo),
         check_model(settings, timeout_s=timeout_s),
@@ -332,6 +337,7 @@ def add_doctor_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds per check")
     parser.add_argument("--max-lag", type=int, default=1000,
                         help="consumer lag per stage above which doctor fails")
+    parser.add_argument("--json", action="store_true", help="one JSON object a check")
     parser.set_defaults(func=cmd_doctor)
 
 
@@ -340,6 +346,9 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
     started = time.perf_counter()
     checks = asyncio.run(run_doctor(settings, timeout_s=args.timeout, max_lag=args.max_lag))
-    sys.stdout.write(report(checks))
+    if args.json:
+        sys.stdout.write("".join(json.dumps(vars(c), ensure_ascii=False) + "\n" for c in checks))
+    else:
+        sys.stdout.write(report(checks))
     print(f"({time.perf_counter() - started:.1f}s)", file=sys.stderr)
     return 0 if all(c.ok for c in checks) else 1

@@ -16,17 +16,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
-from aiokafka.errors import KafkaError
-from pydantic import ValidationError
+if TYPE_CHECKING:  # the parser is built on every CLI start; the runtime imports wait for use
+    from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 
-from pmflow_gateway.adapters.clock import SystemClock
-from pmflow_gateway.handlers.plan import plan_question
-from pmflow_gateway.ports import PlanDefaults, Planner
-from pmflow_gateway.schemas import AnswerContract, AnswerReady, RouteDecided, Topics
-from pmflow_gateway.settings import Settings
+    from pmflow_gateway.ports import PlanDefaults, Planner
+    from pmflow_gateway.schemas import Topics
+    from pmflow_gateway.settings import Settings
 
 # What the plan stage alone can tell about the outcome; evidence is not fetched again.
 SKIPPED = "skipped (internal)"
@@ -98,6 +95,8 @@ def _show(value: Any) -> str:
 async def read_range(bootstrap: str, topic: str, start: datetime, end: datetime | None, *,
                      timeout_s: float = 30.0) -> list[ConsumerRecord]:
     """Every record of `topic` with a timestamp in [start, end) (end: what is there now)."""
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
     await consumer.start()
     await asyncio.sleep(0)  # see doctor._check_lag: stop() must not meet an unstarted task
@@ -140,6 +139,8 @@ async def _offsets_at(consumer: AIOKafkaConsumer, tps: list[TopicPartition], at:
 
 
 def _decode_all(records: Sequence[ConsumerRecord], model: type[Any]) -> tuple[list[Any], int]:
+    from pydantic import ValidationError
+
     events, bad = [], 0
     for record in records:
         try:
@@ -158,6 +159,10 @@ async def replay(*, bootstrap: str, topics: Topics, start: datetime, end: dateti
                  planner: Planner, defaults: PlanDefaults, tenant: str | None = None,
                  timeout_s: float = 30.0) -> ReplayReport:
     """Plan the recorded questions again and compare with what was answered then."""
+    from pmflow_gateway.adapters.clock import SystemClock
+    from pmflow_gateway.handlers.plan import plan_question
+    from pmflow_gateway.schemas import AnswerContract, AnswerReady, RouteDecided
+
     route_records = await read_range(bootstrap, topics.route_decided, start, end,
                                      timeout_s=timeout_s)
     routes, bad_routes = _decode_all(route_records, RouteDecided)
@@ -223,7 +228,11 @@ def add_replay_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
+    from aiokafka.errors import KafkaError
+
     from pmflow_gateway.bootstrap import build_planner
+    from pmflow_gateway.ports import PlanDefaults
+    from pmflow_gateway.schemas import Topics
 
     async def run() -> ReplayReport:
         planner, close = build_planner(settings)

@@ -16,15 +16,13 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
+from pmflow_gateway import SERVICE_NAME
 
-from pmflow_gateway.settings import Settings
-from pmflow_gateway.tracing import SERVICE_NAME
+if TYPE_CHECKING:  # the parser is built on every CLI start; the runtime imports wait for use
+    from pmflow_gateway.settings import Settings
 
-DEFAULT_JAEGER_URL = "http://127.0.0.1:16686"
-JAEGER_URL_ENV = "PMFLOW_JAEGER_URL"  # read by this command only, so not a worker setting
 QUESTION_TAG = "pmflow.question_id"
 # Attributes worth a glance besides pmflow.*: what failed, and where a record came from.
 SHOWN_ATTRIBUTES = ("otel.status_code", "otel.status_description", "error",
@@ -67,6 +65,8 @@ async def find_trace(jaeger_url: str, question_id: str, *, service: str = SERVIC
     start_us = end_us - int(lookback_seconds(lookback) * 1_000_000)
     params = {"service": service, "tags": json.dumps({QUESTION_TAG: question_id}),
               "limit": "1", "start": str(start_us), "end": str(end_us)}
+    import httpx
+
     async with httpx.AsyncClient(base_url=jaeger_url, timeout=timeout_s) as client:
         response = await client.get("/api/traces", params=params)
         response.raise_for_status()
@@ -159,8 +159,7 @@ def add_trace_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser = sub.add_parser("trace", help="print one question's trace from Jaeger as a tree")
     parser.add_argument("question_id")
     parser.add_argument("--jaeger", metavar="URL",
-                        default=os.environ.get(JAEGER_URL_ENV, DEFAULT_JAEGER_URL),
-                        help="Jaeger query URL (default: PMFLOW_JAEGER_URL or %(default)s)")
+                        help="Jaeger query URL (default: PMFLOW_JAEGER_URL)")
     parser.add_argument("--service", default=os.environ.get("OTEL_SERVICE_NAME", SERVICE_NAME))
     parser.add_argument("--lookback", default="2d", type=_lookback,
                         help="how far back to search: 90s, 15m, 6h, 2d (default: %(default)s)")
@@ -176,6 +175,9 @@ def _lookback(text: str) -> str:
 
 
 def cmd_trace(args: argparse.Namespace, settings: Settings) -> int:
+    import httpx
+
+    args.jaeger = args.jaeger or settings.jaeger_url
     try:
         trace = asyncio.run(find_trace(args.jaeger, args.question_id, service=args.service,
                                        lookback=args.lookback))

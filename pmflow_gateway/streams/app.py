@@ -24,7 +24,8 @@ from pmflow_gateway.streams.stages import STAGES
 log = logging.getLogger(__name__)
 
 
-async def ensure_topics(bootstrap: str, topics: Topics, *, partitions: int = 3) -> list[str]:
+async def ensure_topics(bootstrap: str, topics: Topics, *, partitions: int = 3,
+                        replication_factor: int = 1) -> list[str]:
     """Create the topics that are missing; returns the names it created."""
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
     await admin.start()
@@ -32,7 +33,8 @@ async def ensure_topics(bootstrap: str, topics: Topics, *, partitions: int = 3) 
         existing = set(await admin.list_topics())
         missing = [t for t in topics.all() if t not in existing]
         if missing:
-            await admin.create_topics([NewTopic(t, partitions, 1) for t in missing])
+            await admin.create_topics(
+                [NewTopic(t, partitions, replication_factor) for t in missing])
         return missing
     finally:
         await admin.close()
@@ -83,7 +85,8 @@ class Processor:
                                                max_message_bytes=settings.max_message_bytes)
         for name in self.stage_names:
             self._add_runner(name, config)
-        self.app = FastStream(self.broker)
+        # Our logger, not FastStream's coloured one: every line a worker writes is JSON.
+        self.app = FastStream(self.broker, logger=logging.getLogger("pmflow_gateway.app"))
         self.app.on_startup(self._startup)
         self.app.after_startup(self._start_committing)
         self.app.on_shutdown(self._drain)
@@ -117,7 +120,9 @@ class Processor:
         self._subscribers.append(subscriber)
 
     async def _startup(self) -> None:
-        created = await ensure_topics(self.settings.kafka_bootstrap, self.topics)
+        created = await ensure_topics(
+            self.settings.kafka_bootstrap, self.topics, partitions=self.settings.topic_partitions,
+            replication_factor=self.settings.topic_replication_factor)
         if created:
             log.info("created topics: %s", ", ".join(created))
         if self.deps is None:
@@ -131,7 +136,8 @@ class Processor:
         for runner, subscriber in zip(self.runners, self._subscribers, strict=True):
             runner.start_committing(subscriber.consumer)
         if self.settings.http_port is not None:
-            health = HealthServer(port=self.settings.http_port, ready=self.ready,
+            health = HealthServer(host=self.settings.http_host,
+                                  port=self.settings.http_port, ready=self.ready,
                                   refresh=self.refresh_metrics)
             try:
                 await health.start()

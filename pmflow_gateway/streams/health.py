@@ -49,6 +49,7 @@ class JsonLogFormatter(logging.Formatter):
         ctx = trace.get_current_span().get_span_context()
         if ctx.is_valid:
             line["trace_id"] = format(ctx.trace_id, "032x")
+            line["span_id"] = format(ctx.span_id, "016x")
         if (question_id := question_id_var.get()) is not None:
             line["question_id"] = question_id
         if record.exc_info:
@@ -65,9 +66,10 @@ def configure_logging(level: int = logging.INFO) -> None:
 class HealthServer:
     """Serves the three routes; `ready` says whether every consumer has its assignment."""
 
-    def __init__(self, *, port: int, ready: Callable[[], bool],
+    def __init__(self, *, port: int, host: str = "0.0.0.0", ready: Callable[[], bool],
                  refresh: Callable[[], None] = lambda: None) -> None:
         self._port = port
+        self._host = host
         self._ready = ready
         self._refresh = refresh
         self._server: asyncio.Server | None = None
@@ -78,7 +80,7 @@ class HealthServer:
         return int(self._server.sockets[0].getsockname()[1])
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(self._serve, "0.0.0.0", self._port)
+        self._server = await asyncio.start_server(self._serve, self._host, self._port)
 
     async def stop(self) -> None:
         if self._server is not None:

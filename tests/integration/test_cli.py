@@ -81,9 +81,10 @@ def test_bad_input_gets_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "no such file" in missing.stderr
     bad_stage = cli("run", "--stage", "nope", data_dir=tmp_path,
                     env={"PMFLOW_KAFKA_BOOTSTRAP": "127.0.0.1:1"})
-    assert bad_stage.returncode == 2 and "unknown stage" in bad_stage.stderr
+    assert bad_stage.returncode == 2 and "invalid choice: 'nope'" in bad_stage.stderr
+    assert "(choose from 'plan', 'evidence'" in bad_stage.stderr
     bad_env = cli("plan", QUESTION, data_dir=tmp_path, env={"PMFLOW_DEADLINE_MS": "soon"})
-    assert bad_env.returncode == 2 and "deadline_ms" in bad_env.stderr
+    assert bad_env.returncode == 2 and "PMFLOW_DEADLINE_MS" in bad_env.stderr
     assert "Traceback" not in missing.stderr + bad_stage.stderr + bad_env.stderr
 
 

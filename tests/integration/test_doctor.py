@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -13,6 +15,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.structs import OffsetAndMetadata
 
 from pmflow_gateway.ops.doctor import (
+    Check,
     check_database,
     check_mcp_servers,
     check_model,
@@ -65,14 +68,43 @@ async def test_missing_topics_and_lag_fail_with_a_fix(kafka_bootstrap: str,
     assert "--stage plan" in (lag.fix or "")
 
 
-async def _commit_start_of(bootstrap: str, topics: Topics, stage: str) -> None:
+@pytest.mark.kafka
+def test_topics_create_takes_partitions_and_doctor_counts_lag_on_every_one(
+        kafka_bootstrap: str, topics: Topics, tmp_path: Path) -> None:
+    env = {**os.environ, "PMFLOW_KAFKA_BOOTSTRAP": kafka_bootstrap,
+           "PMFLOW_DATA_DIR": str(tmp_path), "PMFLOW_TOPIC_PREFIX": topics.prefix}
+    created = subprocess.run([sys.executable, "-m", "pmflow_gateway.cli", "topics", "create",
+                              "--partitions", "5", "--replication-factor", "1"], env=env,
+                             capture_output=True, text=True, timeout=60, check=False)
+    assert created.returncode == 0 and created.stdout.count("created ") == len(topics.all())
+
+    async def check() -> dict[str, Check]:
+        # Records on every partition, the fifth included; the group committed only the start.
+        await produce(kafka_bootstrap, topics.route_decided,
+                      [(f"q-{i}".encode(), b"{}") for i in range(40)])
+        await _commit_start_of(kafka_bootstrap, topics, "plan", partitions=5)
+        return _by_name(await run_doctor(Settings(kafka_bootstrap=kafka_bootstrap,
+                                                  topic_prefix=topics.prefix), env={},
+                                         max_lag=1000))
+
+    checks = asyncio.run(check())
+    assert checks["kafka.topics"].ok, checks["kafka.topics"]  # 5 >= the configured 3
+    assert "lag 40 " in checks["kafka.lag.plan"].detail
+    short = Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix,
+                     topic_partitions=6)
+    topics_check = _by_name(asyncio.run(run_doctor(short, env={})))["kafka.topics"]
+    assert not topics_check.ok and "expected at least 6 partitions" in topics_check.detail
+
+
+async def _commit_start_of(bootstrap: str, topics: Topics, stage: str,
+                           partitions: int = 3) -> None:
     """A consumer group that has committed offset 0 everywhere: all 5 records are lag."""
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap,
                                 group_id=f"{topics.prefix}gateway-{stage}",
                                 enable_auto_commit=False)
     await consumer.start()
     try:
-        tps = [TopicPartition(topics.route_decided, p) for p in range(3)]
+        tps = [TopicPartition(topics.route_decided, p) for p in range(partitions)]
         consumer.assign(tps)
         await consumer.commit({tp: OffsetAndMetadata(0, "") for tp in tps})
     finally:
@@ -92,7 +124,8 @@ def test_doctor_exits_non_zero_when_kafka_is_down() -> None:
     # Through a fresh interpreter: the command owns its event loop, as on the command line.
     code = ("import argparse, sys; from pmflow_gateway.ops.doctor import cmd_doctor; "
             "from pmflow_gateway.settings import Settings; "
-            "sys.exit(cmd_doctor(argparse.Namespace(timeout=5.0, max_lag=1000), Settings()))")
+            "args = argparse.Namespace(timeout=5.0, max_lag=1000, json=False); "
+            "sys.exit(cmd_doctor(args, Settings()))")
     env = {**os.environ, "PMFLOW_KAFKA_BOOTSTRAP": DOWN}
     env.pop("PMFLOW_DATABASE_URL", None)
     started = time.monotonic()
@@ -102,6 +135,16 @@ def test_doctor_exits_non_zero_when_kafka_is_down() -> None:
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout.startswith(f"FAIL kafka: {DOWN} unreachable")
     assert "     fix: " in done.stdout
+
+
+def test_doctor_json_is_one_object_a_check(tmp_path: Path) -> None:
+    env = {**os.environ, "PMFLOW_KAFKA_BOOTSTRAP": DOWN, "PMFLOW_DATA_DIR": str(tmp_path)}
+    env.pop("PMFLOW_DATABASE_URL", None)
+    done = subprocess.run([sys.executable, "-m", "pmflow_gateway.cli", "doctor", "--json"],
+                          env=env, capture_output=True, text=True, timeout=60, check=False)
+    checks = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 1 and checks[0]["name"] == "kafka" and not checks[0]["ok"]
+    assert {"name", "ok", "detail", "fix"} == set(checks[0]) and checks[0]["fix"]
 
 
 async def test_database_down_fails_with_a_fix() -> None:
@@ -122,6 +165,7 @@ command = "{sys.executable}"
 args = ["-m", "mcp_server_fetch"]
 search_tool = ""
 fetch_tool = "fetch"
+fetch_urls = ["https://example.org/{{location_hint}}"]
 
 [[servers]]
 name = "fetch-wrong-tool"
@@ -187,3 +231,11 @@ async def test_the_demo_corpus_as_only_provider_is_a_warning_with_a_fix() -> Non
     assert "PMFLOW_MCP_CONFIG" in (mcp.fix or "")
     [real] = await check_mcp_servers(None)
     assert real.ok and not real.warning and "live search" in real.detail
+
+
+async def test_a_config_the_workers_would_refuse_fails_the_check(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.toml"
+    config.write_text('[[servers]]\nname = "docs"\ncommand = "x"\ntimeout_s = "8"\n', "utf-8")
+    [check] = await check_mcp_servers(config)
+    assert not check.ok and check.detail == "[[servers]] #1 (docs): timeout_s: Input should be " \
+        "a valid number"

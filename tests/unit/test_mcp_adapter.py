@@ -264,6 +264,9 @@ fetch_urls = ["https://wttr.in/{location_hint}?format=3"]
     '[[servers]]\nname = "x"\ncommand = "y"\nsearch_tool = ""\n',
     '[[servers]]\nname = "x"\ncommand = "y"\ntimeout_s = 0\n',
     '[[servers]]\nname = "x"\ncommand = "y"\nfailure_threshold = 0\n',
+    '[[servers]]\nname = "x"\ncommand = "y"\nargs = "-m foo"\n',
+    '[[servers]]\nname = "x"\ncommand = "y"\ntimeout_s = "8"\n',
+    '[[servers]]\nname = "x"\ncommand = "y"\nenv = { DEBUG = 1 }\n',
     "not toml [",
 ])
 def test_bad_config_fails_at_startup(tmp_path: Path, body: str) -> None:
