@@ -1,9 +1,11 @@
-"""`python -m bench.answers [--json FILE] [--only KIND]`: is the answer about what was asked?
+"""`python -m bench.answers [--json FILE] [--only KIND] [--labels FILE --corpus FILE]`: is the
+answer about what was asked?
 
-Every question of tests/data/answers_labelled.jsonl goes through the real stage cores
-(rules planner, our MCP server over stdio serving tests/data/answer_corpus.json, the
-extractive composer, render, memory in a throw-away SQLite file). No live web search: the
-corpus is the whole world here, so a question it knows nothing about must be refused.
+Every question of tests/data/answers_labelled.jsonl (or `--labels`) goes through the real
+stage cores (rules planner, our MCP server over stdio serving tests/data/answer_corpus.json
+or `--corpus`, the extractive composer, render, memory in a throw-away SQLite file). No
+live web search: the corpus is the whole world here, so a question it knows nothing about
+must be refused.
 
 Each reply is scored against its label:
 - correct: the status is allowed and, if answered, one of the `must` facts is in the reply
@@ -145,9 +147,14 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", type=Path, help="also write every scored reply here")
     parser.add_argument("--only", help="only the labels of this kind (e.g. weather_tomorrow)")
+    parser.add_argument("--labels", type=Path, default=LABELS, help="label file (JSON lines)")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the corpus they are asked of")
     args = parser.parse_args()
-    labels = [row for row in load_labels() if args.only in (None, row["kind"])]
-    scored = asyncio.run(run(labels))
+    for path in (args.labels, args.corpus):
+        if not path.is_file():
+            parser.error(f"no such file: {path}")
+    labels = [row for row in load_labels(args.labels) if args.only in (None, row["kind"])]
+    scored = asyncio.run(run(labels, corpus=args.corpus))
     print(table(scored))
     result = summary(scored)
     print(json.dumps(result, ensure_ascii=False))
