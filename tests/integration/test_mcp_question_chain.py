@@ -14,7 +14,7 @@ from pmflow_gateway.adapters.mcp_config import demo_servers
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.evidence import collect_evidence
 from pmflow_gateway.handlers.plan import plan_question
-from pmflow_gateway.handlers.planner_rules import RulesPlanner
+from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.ports import PlanDefaults
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided
