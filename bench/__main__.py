@@ -14,7 +14,8 @@ import time
 
 from bench.report import environment, save
 
-SCENARIOS = ("hop", "slow_stage", "cpu", "memory", "latency")
+SCENARIOS = ("cpu", "latency", "saturation", "contention", "scale_out", "slow_stage", "memory",
+             "fetch_wait")
 
 
 async def main(names: list[str], *, quick: bool, bootstrap: str) -> int:
@@ -30,6 +31,7 @@ async def main(names: list[str], *, quick: bool, bootstrap: str) -> int:
             failed += 1
             result["error"] = f"{type(exc).__name__}: {exc}"
         result["seconds"] = round(time.time() - started, 1)
+        result["environment"]["load_avg_1m_end"] = round(os.getloadavg()[0], 2)
         save(f"{name}.quick" if quick else name, result)
         print(json.dumps(result, ensure_ascii=False), flush=True)
     return 1 if failed else 0

@@ -27,13 +27,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pmflow_gateway.handlers.compose import make_composer
-
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.adapters.mcp import McpAdapter
 from pmflow_gateway.adapters.mcp_config import McpServerConfig
 from pmflow_gateway.adapters.store import open_store
 from pmflow_gateway.embedded import ask_in_process
+from pmflow_gateway.handlers.composers import make_composer
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import RouteDecided

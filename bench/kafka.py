@@ -60,9 +60,13 @@ async def produce_all(bootstrap: str, topic: str, messages: Sequence[tuple[bytes
 
 
 async def tail(bootstrap: str, topics: Sequence[str]) -> AIOKafkaConsumer:
-    """A group-less consumer on every partition of `topics`, from the beginning."""
+    """A group-less consumer on every partition of `topics`, from the beginning.
+
+    A fetch in flight to a broker holds back every partition not in it (the client sends one
+    fetch per broker at a time) for up to `fetch_max_wait_ms`, so the harness keeps it short:
+    its own receipt delay must not show up as the pipeline's latency."""
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
-                                auto_offset_reset="earliest", fetch_max_wait_ms=100)
+                                auto_offset_reset="earliest", fetch_max_wait_ms=5)
     await consumer.start()
     parts = [TopicPartition(t, p) for t in topics
              for p in sorted(consumer.partitions_for_topic(t) or await _partitions(consumer, t))]

@@ -14,18 +14,24 @@ ROOT = Path(__file__).parent.parent
 class Worker:
     def __init__(self, bootstrap: str, prefix: str, *, stages: str, otel: bool = False,
                  adapter_delay_ms: float = 0.0, profile: str | None = None,
-                 real_mcp: bool = False) -> None:
-        self.argv = [sys.executable, "-m", "bench.worker", "--bootstrap", bootstrap,
-                     "--prefix", prefix, "--stages", stages,
-                     "--adapter-delay-ms", str(adapter_delay_ms)]
+                 real_mcp: bool = False, relay: bool = False, probe_hops: bool = False
+                 ) -> None:
+        """`relay`: the raw aiokafka relay chain (`bench.relay`) instead of our stages."""
+        self.argv = [sys.executable, "-m", "bench.relay" if relay else "bench.worker",
+                     "--bootstrap", bootstrap, "--prefix", prefix, "--stages", stages]
+        if not relay:
+            self.argv += ["--adapter-delay-ms", str(adapter_delay_ms)]
         if otel:
             self.argv.append("--otel")
+        if probe_hops:
+            self.argv.append("--probe-hops")
         if real_mcp:
             self.argv.append("--real-mcp")
         if profile:
             self.argv += ["--profile", profile]
         self.proc: asyncio.subprocess.Process | None = None
-        self.stderr_path = ROOT / "bench" / "results" / f"worker-{prefix.strip('.')}.stderr.tmp"
+        self.stderr_path = (ROOT / "bench" / "results"
+                            / f"worker-{prefix.strip('.')}-{id(self):x}.stderr.tmp")
 
     async def start(self, timeout_s: float = 90) -> dict[str, Any]:
         # A file, not a pipe: nobody reads stderr while the worker runs. Closed in stop().
@@ -37,6 +43,10 @@ class Worker:
 
     async def sample(self) -> dict[str, Any]:
         return await self._command("sample", "sample", 30)
+
+    async def probe(self) -> dict[str, Any]:
+        """`bench.worker --probe-hops` only: where each record's time went inside the worker."""
+        return await self._command("probe", "probe", 30)
 
     async def stop(self) -> dict[str, Any]:
         try:

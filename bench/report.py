@@ -13,14 +13,28 @@ from typing import Any
 RESULTS = Path(__file__).parent / "results"
 
 
+ROOT = Path(__file__).parent.parent
+# Modified results go here (git-ignored): printed and kept for the engineer, never published.
+MODIFIED = RESULTS / "modified"
+
+
+def local_changes() -> list[str]:
+    """Paths with uncommitted changes, the harness's own output excepted; a figure measured
+    with any of them in place does not describe a commit anyone can check out."""
+    out = subprocess.run(["git", "status", "--porcelain", "--", ".", ":(exclude)bench/results"],
+                         cwd=ROOT, capture_output=True, text=True, check=False).stdout
+    return [line[3:] for line in out.splitlines() if line.strip()]
+
+
 def environment() -> dict[str, Any]:
-    root = Path(__file__).parent.parent
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True, check=False).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", "pmflow_gateway"], cwd=root,
-                           capture_output=True, text=True, check=False).stdout.strip()
+    changed = local_changes()
     return {"cpu_count": os.cpu_count(), "commit": commit,
-            "gateway_code_modified": bool(dirty),  # a local patch was in place
+            "gateway_code_modified": bool(changed), "local_changes": changed[:20],
+            # Settings given to the workers through the environment change what is measured.
+            "settings_from_environment": {k: v for k, v in sorted(os.environ.items())
+                                          if k.startswith("PMFLOW_") and "URL" not in k},
             "python": platform.python_version(), "platform": platform.platform(),
             "load_avg_1m": round(os.getloadavg()[0], 2)}
 
@@ -40,8 +54,15 @@ def summary(values: list[float], digits: int = 3) -> dict[str, float]:
 
 
 def save(name: str, result: dict[str, Any]) -> Path:
-    RESULTS.mkdir(exist_ok=True)
-    path = RESULTS / f"{name}.json"
+    """`bench/results/<name>.json` from a clean checkout; with local changes the result goes to
+    `bench/results/modified/` instead, so the published figures only ever come from a commit."""
+    modified = result.get("environment", {}).get("gateway_code_modified", True)
+    folder = MODIFIED if modified else RESULTS
+    if modified:
+        print(f"bench: the checkout has local changes: NOT publishing {name}; saved under "
+              f"{folder.relative_to(ROOT)}/ with gateway_code_modified=true", file=sys.stderr)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.json"
     path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     return path
 

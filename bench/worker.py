@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import resource
 import sys
 import time
 from typing import Any
 
-from bench.report import rss_kb
+from bench.report import rss_kb, summary
 
 
 class CountingExporter:
@@ -53,14 +54,88 @@ def install_tracing() -> CountingExporter:
     return exporter
 
 
-def sample(processor: Any, exporter: CountingExporter | None) -> dict[str, Any]:
+class GcClock:
+    """Seconds spent in the cyclic garbage collector, per generation (gc.callbacks)."""
+
+    def __init__(self) -> None:
+        self.seconds = [0.0, 0.0, 0.0]
+        self.runs = [0, 0, 0]
+        self._started = 0.0
+        gc.callbacks.append(self._on_gc)
+
+    def _on_gc(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.seconds[info["generation"]] += time.perf_counter() - self._started
+            self.runs[info["generation"]] += 1
+
+
+GC = GcClock()
+
+
+def sample_rusage() -> dict[str, Any]:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return {"cpu_s": usage.ru_utime + usage.ru_stime, "utime_s": usage.ru_utime,
             "stime_s": usage.ru_stime, "rss_kb": rss_kb(), "max_rss_kb": usage.ru_maxrss,
-            "monotonic": time.monotonic(),
+            "monotonic": time.monotonic(), "gc_s": [round(s, 4) for s in GC.seconds],
+            "gc_runs": list(GC.runs)}
+
+
+def sample(processor: Any, exporter: CountingExporter | None) -> dict[str, Any]:
+    return {**sample_rusage(),
             "counts": {r.stage.name: dict(r.counts) for r in processor.runners},
             "in_flight": {r.stage.name: r.executor.in_flight for r in processor.runners},
             "spans_exported": exporter.spans if exporter else None}
+
+
+class HopProbe:
+    """Where a record's time goes inside this process, per stage, in ms: `fetched` from the
+    upstream producer's `send` (record timestamp) to FastStream handing the batch over,
+    `queued` from there to the executor starting it, and `acked` for each of our sends from
+    `send` to the broker's acknowledgement. Bench only: it wraps the runners from outside."""
+
+    def __init__(self, processor: Any) -> None:
+        self.samples: dict[str, list[float]] = {}
+        for runner in processor.runners:
+            self._wrap(runner)
+        producer = processor.publisher._producer
+        send_and_wait = producer.send_and_wait
+
+        async def timed_send(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return await send_and_wait(*args, **kwargs)
+            finally:
+                self._add("publish.acked", (time.perf_counter() - started) * 1000)
+
+        producer.send_and_wait = timed_send
+
+    def _add(self, name: str, ms: float) -> None:
+        self.samples.setdefault(name, []).append(ms)
+
+    def _wrap(self, runner: Any) -> None:
+        name, on_batch, process = runner.stage.name, runner.on_batch, runner.executor._process
+        handed: dict[tuple[str, int, int], float] = {}
+
+        async def probed_batch(records: Any) -> None:
+            now = time.time()
+            for r in records:
+                self._add(f"{name}.fetched", now * 1000 - r.timestamp)
+                handed[(r.topic, r.partition, r.offset)] = now
+            await on_batch(records)
+
+        async def probed_process(record: Any) -> None:
+            at = handed.pop((record.topic, record.partition, record.offset), None)
+            if at is not None:
+                self._add(f"{name}.queued", (time.time() - at) * 1000)
+            await process(record)
+
+        runner.on_batch = probed_batch
+        runner.executor._process = probed_process
+
+    def report(self) -> dict[str, Any]:
+        return {k: summary(v, 1) for k, v in sorted(self.samples.items()) if v}
 
 
 def emit(kind: str, data: dict[str, Any]) -> None:
@@ -85,6 +160,7 @@ async def main(args: argparse.Namespace) -> None:
         if time.monotonic() > deadline:
             raise SystemExit("stages got no partitions within 60 s")
         await asyncio.sleep(0.05)
+    probe = HopProbe(processor) if args.probe_hops else None
     profiler = start_profiler(args.profile) if args.profile else None
     emit("ready", sample(processor, exporter))
     loop = asyncio.get_running_loop()
@@ -92,6 +168,8 @@ async def main(args: argparse.Namespace) -> None:
         command = (await loop.run_in_executor(None, sys.stdin.readline)).strip()
         if command == "sample":
             emit("sample", sample(processor, exporter))
+        elif command == "probe":
+            emit("probe", {"stages": probe.report() if probe else {}})
         elif command in ("stop", ""):
             break
     if profiler is not None:
@@ -138,5 +216,7 @@ if __name__ == "__main__":
     parser.add_argument("--real-mcp", action="store_true",
                         help="our MCP server over stdio (with --adapter-delay-ms) as the adapter")
     parser.add_argument("--otel", action="store_true")
+    parser.add_argument("--probe-hops", action="store_true",
+                        help="time each record's fetch, hand-off and our sends (HopProbe)")
     parser.add_argument("--profile", help="*.pstats: cProfile; anything else: pyinstrument text")
     asyncio.run(main(parser.parse_args()))

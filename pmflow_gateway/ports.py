@@ -57,6 +57,15 @@ class EvidenceAdapter(Protocol):
 Headers = Sequence[tuple[str, bytes]]
 
 
+class Unpublishable(Exception):
+    """The broker or the producer refused the event for good (too large, invalid topic, not
+    authorised, ...): no retry changes that, so the record it answers ends here."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class Publisher(Protocol):
     """Where the stage runner writes its results, dead letters and give-up answers."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -34,9 +34,18 @@ class Settings(BaseSettings):
     max_message_bytes: int = Field(default=1_048_576, description="Larger inputs dead-letter.")
     result_limit: int = Field(default=3, ge=1, le=10, description="Default evidence count.")
     in_flight: int = Field(default=256, ge=1, description="In-flight messages per slow stage.")
+    kafka_fetch_max_wait_ms: int = Field(
+        default=500, ge=0, le=60_000,
+        description="Longest a stage's fetch waits at the broker for new records; it also bounds "
+        "how long a partition whose records were just handed over waits to be fetched again.")
+    kafka_batch_timeout_ms: int = Field(
+        default=5, ge=1, le=10_000,
+        description="How long a stage's poll waits for records; after an empty poll the "
+        "subscriber also sleeps this long, and a record arriving then waits for it.")
     fetch_allow_hosts: list[str] = Field(
         default_factory=list,
-        description="Hosts the SSRF guard lets through despite a private address (tests only).",
+        description="`host:port` entries the SSRF guard lets through despite a private address "
+        "(tests only); a bare host means its default ports 80/443 only.",
     )
     http_port: int | None = Field(
         default=9464, description="Port of /metrics, /healthz, /readyz (0: any free port; "
@@ -59,3 +68,12 @@ class Settings(BaseSettings):
     llm_model: str = Field(default="gpt-4o-mini", description="Model name sent to it.")
     llm_api_key: str | None = Field(default=None, description="Bearer token for it.")
     llm_timeout_s: float = Field(default=8.0, gt=0, description="Per model call.")
+
+    @model_validator(mode="after")
+    def _searxng_has_an_endpoint(self) -> Settings:
+        # SearxNG has no public default instance: without a URL every fallback search would fail
+        # at question time, so the configuration is refused before anything starts.
+        if self.live_search_engine == "searxng" and not (self.live_search_endpoint or "").strip():
+            raise ValueError("PMFLOW_LIVE_SEARCH_ENGINE=searxng needs PMFLOW_LIVE_SEARCH_ENDPOINT "
+                             "(the SearxNG base URL)")
+        return self

@@ -1,6 +1,7 @@
 """CPU per question for the whole pipeline (plan, evidence, answer, render, memory) in one worker
-process, external I/O replaced by instant fakes; tracing off, then with an SDK TracerProvider
-exporting to a counter. CPU is the worker's own rusage, read before and after the questions."""
+process, external I/O replaced by instant fakes; the raw relay chain (`bench.relay`) in the same
+run as the floor; ours with tracing off, then with an SDK TracerProvider exporting to a counter.
+CPU is the process's own rusage, read before and after the questions."""
 
 from __future__ import annotations
 
@@ -13,19 +14,19 @@ from bench.process import Worker
 IDLE_S = 2.0
 
 
-async def measure(bootstrap: str, n: int, *, otel: bool, profile: str | None = None
-                  ) -> dict[str, Any]:
+async def measure(bootstrap: str, n: int, *, otel: bool, profile: str | None = None,
+                  relay: bool = False) -> dict[str, Any]:
     pipeline = Pipeline(bootstrap)
     await pipeline.setup()
     worker = Worker(bootstrap, pipeline.topics.prefix, stages=",".join(ALL_STAGES), otel=otel,
-                    profile=profile)
+                    profile=profile, relay=relay)
     try:
         ready = await worker.start()
         await asyncio.sleep(IDLE_S)  # the cost of a worker with nothing to do, to subtract
         before = await worker.sample()
         idle_s = before["monotonic"] - ready["monotonic"]
         idle_cpu_per_s = (before["cpu_s"] - ready["cpu_s"]) / idle_s
-        fed = await pipeline.feed(n, timeout_s=max(60, n / 50))
+        fed = await pipeline.feed(n, timeout_s=max(120, n / 5))  # a loaded machine is slow
         after = await worker.sample()
     finally:
         final = await worker.stop()
@@ -40,6 +41,10 @@ async def measure(bootstrap: str, n: int, *, otel: bool, profile: str | None = N
         "user_ms_per_question": round((after["utime_s"] - before["utime_s"]) / n * 1000, 3),
         "system_ms_per_question": round((after["stime_s"] - before["stime_s"]) / n * 1000, 3),
         "idle_cpu_ms_per_s": round(idle_cpu_per_s * 1000, 2),
+        "gc_ms_per_question": round(
+            (sum(after["gc_s"]) - sum(before["gc_s"])) / n * 1000, 3),
+        "gc_runs_by_generation": [a - b for a, b in zip(after["gc_runs"], before["gc_runs"],
+                                                         strict=True)],
         "wall_s": round(wall_s, 2),
         "questions_per_s": round(n / fed["seconds_to_replies"], 1),
         "all_replied_and_committed": fed["replies"] == n and fed["committed_all"],
@@ -49,16 +54,17 @@ async def measure(bootstrap: str, n: int, *, otel: bool, profile: str | None = N
 
 
 async def run(bootstrap: str, *, quick: bool) -> dict[str, Any]:
-    n = 300 if quick else 5000
+    n = 300 if quick else 2000
+    relay = await measure(bootstrap, n, otel=False, relay=True)
     off = await measure(bootstrap, n, otel=False)
     on = await measure(bootstrap, n, otel=True)
+    vs_relay = round(off["cpu_ms_per_question"] / relay["cpu_ms_per_question"], 2)
     return {
         "parameters": {"questions": n, "partitions": 3, "stages": list(ALL_STAGES),
                        "adapter": "instant fake (3 pages)", "store": "counting fake",
                        "idle_window_s": IDLE_S},
-        "results": {"otel_off": off, "otel_on": on,
+        "results": {"relay": relay, "otel_off": off, "otel_on": on, "ratio_vs_relay": vs_relay,
                     "otel_cost_ratio": round(
                         on["cpu_ms_per_question"] / off["cpu_ms_per_question"], 2)},
-        "target": {"cpu_ms_per_question_max": 1.5,
-                   "met": off["cpu_ms_per_question"] <= 1.5},
+        "target": {"ratio_vs_relay_max": 3.0, "met": vs_relay <= 3.0},
     }

@@ -18,7 +18,7 @@ from datetime import datetime
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.adapters.page_text import PageText, read_page
 from pmflow_gateway.adapters.passages import BM25, chunk_text
-from pmflow_gateway.adapters.published import parse_date, published_at
+from pmflow_gateway.adapters.published import plausible_date, published_at
 from pmflow_gateway.adapters.search_engines import DuckDuckGoHtml, SearchEngine, SearchHit
 from pmflow_gateway.adapters.ssrf import (
     FetchedPage,
@@ -189,7 +189,7 @@ class LiveSearchAdapter:
         else:
             text, published = PageText(title="", site_name=None, text=fetched.text), None
         if published is None and hit.published:
-            published = parse_date(hit.published)
+            published = plausible_date(hit.published, now)
         chunks = chunk_text(text.text, target_chars=self.chunk_chars,
                             max_chars=int(self.chunk_chars * 1.2))
         return text, published, chunks

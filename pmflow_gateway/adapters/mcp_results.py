@@ -11,14 +11,16 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 from mcp.types import CallToolResult, TextContent
 
+from pmflow_gateway.adapters.published import plausible_date
 from pmflow_gateway.contract.terms import terms
 from pmflow_gateway.contract.urls import host_of
+from pmflow_gateway.schemas.contracts import URL_CHARS
 
 URL_KEYS = ("url", "link", "href", "contentUrl", "content_url", "source_url", "uri")
 TITLE_KEYS = ("title", "name", "headline")
@@ -28,7 +30,6 @@ DATE_KEYS = ("published_at", "publishedAt", "published", "datePublished", "date"
 SITE_KEYS = ("site", "site_name", "siteName", "source", "domain")
 LIST_KEYS = ("results", "result", "items", "hits", "documents", "data", "organic_results")
 SNIPPET_CHARS = 400
-FUTURE_SKEW = timedelta(minutes=5)
 
 _URL = re.compile(r"https?://[^\s<>\"'）)\]]+")
 _ISO = re.compile(
@@ -71,7 +72,7 @@ def hit_from_page(url: str, result: CallToolResult, *, query: str, now: datetime
     text = "\n".join(b.text for b in result.content if isinstance(b, TextContent))
     text = re.sub(r"^Contents of \S+:\n", "", text)  # mcp-server-fetch's preamble
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if not lines or urlsplit(url).scheme not in ("http", "https"):
+    if not lines or urlsplit(url).scheme not in ("http", "https") or len(url) > URL_CHARS:
         return None
     title = next((ln.lstrip("# ") for ln in lines if ln.startswith("#")), lines[0])[:200]
     paragraphs = [ln for ln in lines if not ln.startswith("#") and len(ln) > 20] or lines
@@ -87,35 +88,14 @@ def date_in_text(text: str, now: datetime, *, labelled_only: bool = True) -> dat
     else (pages only) the first date that is not in the future."""
     for match in _DATE_LABEL.finditer(text):
         found = _ISO.match(text, match.end())
-        if found and (when := parse_date(found.group(), now)):
+        if found and (when := plausible_date(found.group(), now)):
             return when
     if labelled_only:
         return None
     for found in _ISO.finditer(text):
-        if when := parse_date(found.group(), now):
+        if when := plausible_date(found.group(), now):
             return when
     return None
-
-
-def parse_date(value: Any, now: datetime) -> datetime | None:
-    """ISO 8601 (naive means UTC) or epoch seconds; dates in the future are not publication
-    dates, so they count as unknown."""
-    when: datetime | None = None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        try:
-            when = datetime.fromtimestamp(value, UTC)
-        except (OverflowError, ValueError, OSError):
-            return None
-    elif isinstance(value, str):
-        try:
-            when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    if when is None:
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return None if when > now + FUTURE_SKEW else when
 
 
 def _records(value: Any) -> list[dict[str, Any]]:
@@ -161,9 +141,11 @@ def _hit(record: dict[str, Any], now: datetime) -> Hit | None:
     if not isinstance(url, str) or urlsplit(url.strip()).scheme.lower() not in ("http", "https"):
         return None
     url = url.strip()
+    if len(url) > URL_CHARS:  # no event can carry it: dropped like any unusable hit
+        return None
     title = str(_first(record, TITLE_KEYS) or "").strip()
     snippet = " ".join(str(_first(record, SNIPPET_KEYS) or "").split())[:SNIPPET_CHARS]
-    published = parse_date(_first(record, DATE_KEYS), now) or date_in_text(snippet, now)
+    published = plausible_date(_first(record, DATE_KEYS), now) or date_in_text(snippet, now)
     site = _first(record, SITE_KEYS)
     return Hit(title=title or snippet[:80] or url, url=url, snippet=snippet or title,
                published_at=published, site=site if isinstance(site, str) and site else None)

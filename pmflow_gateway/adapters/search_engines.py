@@ -15,6 +15,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from pmflow_gateway.adapters.ssrf import FetchedPage
+from pmflow_gateway.schemas.contracts import URL_CHARS
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -23,7 +24,8 @@ class SearchHit:
     title: str
     snippet: str = ""
     rank: int  # 1-based, within the query that found it
-    published: str | None = None  # as the engine reported it, if it did
+    # As the engine reported it, if it did: text, or epoch seconds from some engines.
+    published: str | float | None = None
 
 
 class SearchEngine(Protocol):
@@ -90,7 +92,7 @@ class SearxngJson:
             hits.append(SearchHit(
                 url=str(result["url"]), title=str(result.get("title") or ""),
                 snippet=str(result.get("content") or ""), rank=len(hits) + 1,
-                published=result.get("publishedDate") or None))
+                published=_date_value(result.get("publishedDate"))))
         return hits
 
 
@@ -114,4 +116,10 @@ def _unwrap_redirect(href: str) -> str | None:
 
 def _is_web_url(url: str) -> bool:
     parts = urlsplit(url)
-    return parts.scheme in ("http", "https") and bool(parts.netloc)
+    return parts.scheme in ("http", "https") and bool(parts.netloc) and len(url) <= URL_CHARS
+
+
+def _date_value(value: object) -> str | float | None:
+    if isinstance(value, bool):
+        return None
+    return value if isinstance(value, str | int | float) and value else None

@@ -16,7 +16,8 @@ import re
 import socket
 import ssl
 import time
-from collections.abc import Awaitable, Callable, Iterable
+import zlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
@@ -30,6 +31,8 @@ Resolver = Callable[[str, int], Awaitable[list[str]]]
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 TEXT_TYPES = ("text/", "application/json", "application/xhtml+xml", "application/ld+json")
+# The content codings read, as zlib window bits; anything else (or two stacked) is refused.
+CODINGS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 USER_AGENT = "Mozilla/5.0 (compatible; pmflow-query-gateway/0.1; +bounded-live-search)"
 
 # Instance metadata services: refused even for allow-listed hosts, because reaching one
@@ -58,6 +61,9 @@ REFUSED_NETWORKS: tuple[tuple[str, ipaddress.IPv4Network | ipaddress.IPv6Network
         ("link-local", "fe80::/10"),
         ("CGNAT", "100.64.0.0/10"),
         ("unique-local (ULA)", "fc00::/7"),
+        # A site's own NAT64 translator: where the IPv4 address sits depends on its prefix
+        # length, so every address of the range is refused.
+        ("NAT64 local-use", "64:ff9b:1::/48"),
         ("site-local", "fec0::/10"),
         ("multicast", "224.0.0.0/4"),
         ("multicast", "ff00::/8"),
@@ -129,6 +135,10 @@ def parse_numeric_host(host: str) -> IPAddress | None:
     return ipaddress.IPv4Address(number)
 
 
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+_TRANSLATED = ipaddress.IPv6Network("::ffff:0:0:0/96")  # IPv4-translated (SIIT)
+
+
 def embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
     """The IPv4 address an IPv6 one tunnels to (mapped, NAT64, 6to4, Teredo, compatible)."""
     if address.ipv4_mapped is not None:
@@ -140,7 +150,7 @@ def embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | Non
     packed = address.packed
     if packed[:12] == bytes(12) and int(address) > 1:  # ::a.b.c.d (deprecated compatible)
         return ipaddress.IPv4Address(packed[12:])
-    if address in ipaddress.IPv6Network("64:ff9b::/96"):
+    if address in _NAT64 or address in _TRANSLATED:
         return ipaddress.IPv4Address(packed[12:])
     return None
 
@@ -169,6 +179,22 @@ async def system_resolver(host: str, port: int) -> list[str]:
 
 
 
+def _allow_entries(entry: str) -> tuple[str, ...]:
+    """An allow-list entry as `host:port` keys: the port is part of it, so letting a local test
+    site through never opens the other services of that host; a bare host means its default
+    ports only (80 and 443), as in a URL. IPv6 hosts with a port are written `[::1]:8080`."""
+    entry = entry.strip().lower()
+    if entry.startswith("["):
+        host, _, rest = entry[1:].partition("]")
+        port = rest.removeprefix(":")
+    elif entry.count(":") == 1:
+        host, _, port = entry.partition(":")
+    else:
+        host, port = entry, ""
+    host = host.rstrip(".")
+    return (f"{host}:{port}",) if port else (f"{host}:80", f"{host}:443")
+
+
 class SafeFetcher:
     """GET a public page with every SSRF check; one pinned connection pool per fetch."""
 
@@ -176,7 +202,8 @@ class SafeFetcher:
                  max_redirects: int = 5, timeout_s: float = 8.0,
                  resolver: Resolver = system_resolver,
                  ssl_context: ssl.SSLContext | None = None) -> None:
-        self.allow_hosts = frozenset(h.strip().lower().rstrip(".") for h in allow_hosts if h)
+        self.allow_hosts = frozenset(key for h in allow_hosts if h.strip()
+                                     for key in _allow_entries(h))
         self.max_bytes = max_bytes
         self.max_redirects = max_redirects
         self.timeout_s = timeout_s
@@ -201,7 +228,7 @@ class SafeFetcher:
         wire_host = parsed.raw_host.decode("ascii")  # IDNA-encoded: what DNS and TCP see
         host = wire_host.lower().rstrip(".")
         port = parsed.port or (443 if parsed.scheme == "https" else 80)
-        allowed = host in self.allow_hosts or f"{host}:{port}" in self.allow_hosts
+        allowed = f"{host}:{port}" in self.allow_hosts
         if host in METADATA_HOSTNAMES:
             raise FetchRefused(f"cloud metadata host {host} refused")
         literal = parse_numeric_host(parsed.host)
@@ -261,9 +288,9 @@ class SafeFetcher:
             raise FetchRefused(f"content type {content_type} of {response.url} is not text")
         body = bytearray()
         truncated = False
-        async for chunk in response.aiter_bytes():  # decoded, so gzip bombs hit the cap too
+        async for chunk in _decoded(response, self.max_bytes + 1):
             body += chunk
-            if len(body) >= self.max_bytes:
+            if len(body) > self.max_bytes:
                 del body[self.max_bytes:]
                 truncated = True
                 break
@@ -271,6 +298,33 @@ class SafeFetcher:
             url=url, final_url=str(response.url), status=response.status_code,
             content_type=content_type, text=decode_body(bytes(body), response.charset_encoding),
             headers=dict(response.headers), truncated=truncated)
+
+
+async def _decoded(response: httpx.Response, limit: int) -> AsyncIterator[bytes]:
+    """The body decoded while it is read, never more than `limit` bytes out (nor in): a few
+    hundred bytes of stacked gzip would otherwise inflate to gigabytes in a single chunk."""
+    codings = [c.strip().lower() for c in response.headers.get("content-encoding", "").split(",")]
+    codings = [c for c in codings if c and c != "identity"]
+    if len(codings) > 1:
+        raise FetchRefused(f"stacked content encodings ({', '.join(codings)}) refused")
+    if codings and codings[0] not in CODINGS:
+        raise FetchRefused(f"content encoding {codings[0]!r} refused")
+    inflater = zlib.decompressobj(CODINGS[codings[0]]) if codings else None
+    out = read = 0
+    async for raw in response.aiter_raw():
+        read += len(raw)
+        if inflater is None:
+            out += len(raw)
+            yield raw
+        else:
+            try:
+                chunk = inflater.decompress(raw, max(limit - out, 1))
+            except zlib.error as exc:
+                raise FetchError(f"body of {response.url} does not decode: {exc}") from exc
+            out += len(chunk)
+            yield chunk
+        if out >= limit or read >= limit:
+            return
 
 
 @functools.cache
@@ -302,7 +356,7 @@ def _parse_url(url: str) -> httpx.URL:
 
 
 def _request_headers() -> dict[str, str]:
-    return {"User-Agent": USER_AGENT,
+    return {"User-Agent": USER_AGENT, "Accept-Encoding": "gzip, deflate",
             "Accept": "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.5",
             "Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"}
 

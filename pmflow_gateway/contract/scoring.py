@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
+from pmflow_gateway.contract.relevance import names
 from pmflow_gateway.contract.terms import overlap, terms
 from pmflow_gateway.contract.text import names_a_day
 from pmflow_gateway.contract.urls import host_of, host_within
@@ -53,16 +54,17 @@ def grounded_fields(plan: ExternalQueryPlan, text: str) -> list[str]:
     """Which of the plan's asked slots (`location_hint`, `time_range_hint`,
     `subject_entities`) this evidence text mentions, in that order.
 
-    A slot is mentioned when its value appears (case and spacing aside) or most of its terms
-    do. The time slot is also mentioned by any named day (a date, 12月3日, a weekday, today):
-    forecasts and reports speak about days, not about "the next 5 days".
+    A slot is mentioned when its value or one of its aliases appears (case and spacing
+    aside) or most of its terms do. The time slot is also mentioned by any named day (a date,
+    12月3日, a weekday, today): forecasts and reports speak about days, not about "the next 5 days".
     """
     squashed = _squash(text)
 
     def mentions(hint: str | None) -> bool:
         if not hint or not hint.strip():
             return False
-        return _squash(hint) in squashed or overlap(terms(hint), text) >= GROUNDING_OVERLAP
+        return (_squash(hint) in squashed or names(hint, text, plan.query_kind)
+                or overlap(terms(hint), text) >= GROUNDING_OVERLAP)
 
     fields = []
     if mentions(plan.location_hint):

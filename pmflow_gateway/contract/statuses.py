@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import re
+
+from pmflow_gateway.contract.text import CJK
 from pmflow_gateway.schemas import AnswerContract, AnswerStatus, ExternalQueryPlan, QueryKind
 
 
 def is_english(locale: str) -> bool:
     return locale.lower().startswith("en")
+
+
+def reply_locale(question: str, locale: str) -> str:
+    """The reply speaks the question's language: the event's locale is a default (a CLI or a
+    user setting), the words the user typed are what they read."""
+    if CJK.search(question):
+        return locale if locale.lower().startswith("zh") else "zh-CN"
+    if re.search(r"[A-Za-z]{2,}", question):
+        return locale if is_english(locale) else "en"
+    return locale
 
 
 def missing_detail(plan: ExternalQueryPlan, english: bool) -> str:
@@ -20,20 +33,45 @@ def missing_detail(plan: ExternalQueryPlan, english: bool) -> str:
     return "what exactly to look up" if english else "要查询的具体对象"
 
 
+AMBIGUOUS = "ambiguous place: "
+NOTHING_ABOUT_IT = "no evidence about what was asked"
+
+
+def ambiguity_reason(place: str, readings: list[str]) -> str:
+    return f"{AMBIGUOUS}{place} = {' | '.join(readings)}"
+
+
+def which_one(reason: str | None, english: bool) -> str | None:
+    """The clarify question for an ambiguous place, rebuilt from the answer's reason."""
+    if not reason or not reason.startswith(AMBIGUOUS):
+        return None
+    place, _, readings = reason.removeprefix(AMBIGUOUS).partition(" = ")
+    options = [r for r in readings.split(" | ") if r][:4]
+    if english:
+        return f"which {place} you mean ({' or '.join(f'{place}, {r}' for r in options)})"
+    return f"指的是哪个{place}（{' 还是 '.join(f'{r}的{place}' for r in options)}）"
+
+
 def status_text(status: AnswerStatus, locale: str, *, missing: str | None = None,
-                stale: bool = False) -> str:
+                stale: bool = False, undated: bool = False, off_topic: bool = False) -> str:
     """The user-facing text of every status that is not an answer."""
     en = is_english(locale)
     if status is AnswerStatus.clarify:
         what = missing or ("what exactly to look up" if en else "要查询的具体对象")
         return (f"I need one more detail to look this up: {what}." if en
                 else f"需要补充信息才能查询：{what}。")
+    if status is AnswerStatus.freshness_guard and off_topic:
+        return ("Not enough reliable external evidence about what was asked was found, so no "
+                "answer is given rather than one about something else." if en
+                else "未找到与所问内容相符的可靠外部资料，为避免答非所问，暂不作答。")
     if status is AnswerStatus.freshness_guard:
         if en:
-            tail = " (what was found is out of date)" if stale else ""
+            tail = (" (what was found is out of date)" if stale
+                    else " (what was found is undated)" if undated else "")
             return (f"No reliable real-time external data was found{tail}, so no answer is "
                     "given rather than a guess.")
-        tail = "（找到的资料已超出时效）" if stale else ""
+        tail = ("（找到的资料已超出时效）" if stale
+                else "（找到的资料均未注明日期）" if undated else "")
         return f"当前未找到可靠的实时外部数据{tail}，为避免误导，暂不作答。"
     if status is AnswerStatus.rejected:
         return ("The answer did not pass source verification and was withheld." if en

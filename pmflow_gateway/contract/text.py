@@ -13,7 +13,7 @@ import functools
 import itertools
 import re
 import unicodedata
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 
 from pmflow_gateway.schemas import ExternalQueryPlan
 
@@ -214,7 +214,8 @@ DAY_MENTION = re.compile(
 )
 
 
-def date_from_match(match: re.Match[str]) -> datetime | None:
+def date_from_match(match: re.Match[str], zone: tzinfo = UTC) -> datetime | None:
+    """The day a `VISIBLE_DATE` match names, at midnight in `zone`."""
     groups = match.groupdict()
     for n in "1234":
         year = groups.get(f"y{n}")
@@ -223,7 +224,7 @@ def date_from_match(match: re.Match[str]) -> datetime | None:
         month_text = groups.get(f"m{n}") or groups.get(f"mon{n}") or ""
         month = int(month_text) if month_text.isdigit() else MONTHS.get(month_text.lower(), 0)
         try:
-            return datetime(int(year), month, int(groups[f"d{n}"] or 0), tzinfo=UTC)
+            return datetime(int(year), month, int(groups[f"d{n}"] or 0), tzinfo=zone)
         except ValueError:  # 2026-13-45 is a version number, not a date
             return None
     return None

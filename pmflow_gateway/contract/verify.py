@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import re
 
+from pmflow_gateway.contract.relevance import off_topic, place_readings
 from pmflow_gateway.contract.scoring import FRESH_ENOUGH
 from pmflow_gateway.contract.sources import (
     EXTERNAL_SOURCE_TYPES,
     INTERNAL_BARE_LABELS,
     url_problem,
 )
+from pmflow_gateway.contract.terms import overlap, terms
 from pmflow_gateway.contract.text import (
     URL_RE,
     asked_text,
@@ -22,7 +24,7 @@ from pmflow_gateway.contract.text import (
     looks_like_instruction,
     mentions_internal,
 )
-from pmflow_gateway.contract.urls import bare_host, site_of, url_key
+from pmflow_gateway.contract.urls import bare_host, host_of, host_within, site_of, url_key
 from pmflow_gateway.ports import Draft
 from pmflow_gateway.schemas import (
     EvidenceCollected,
@@ -32,6 +34,7 @@ from pmflow_gateway.schemas import (
     Verdict,
 )
 
+SUPPORT_OVERLAP = 0.6  # share of a sentence's terms its cited evidence must carry
 MIN_QUOTE_CHARS = 6  # shorter upstream snippets match by chance too often
 MARKER_RE = re.compile(r"[\[［【]\s*\^?\s*(\d+)\s*[\]］】]")
 
@@ -85,13 +88,96 @@ def verify_evidence(event: EvidenceCollected) -> tuple[list[ExternalEvidence], V
             continue
         seen.add(url_key(item.target_url))
         kept.append(item)
+    kept = about_asked(event.plan, kept, reasons)
     kept, freshness_ok = _fresh_only(event.plan, kept, reasons)
-    kept = kept[: event.plan.result_limit]
+    kept = preferred_first(event.plan, kept)[: event.plan.result_limit]
     sites = {site_of(i.target_url) for i in kept}
     multi_ok = not event.plan.requires_multi_source or len(sites) >= 2
     return kept, Verdict(passed=bool(kept) and freshness_ok, kept=len(kept),
                          dropped=len(reasons), dropped_reasons=reasons,
                          freshness_ok=freshness_ok, multi_source_ok=multi_ok)
+
+
+def evidence_text(item: ExternalEvidence) -> str:
+    return f"{item.title}\n{item.snippet}"
+
+
+def about_asked(plan: ExternalQueryPlan, items: list[ExternalEvidence],
+                reasons: list[str]) -> list[ExternalEvidence]:
+    """The question contract: only evidence about the asked place, subject and day; each
+    dropped item's reason is recorded."""
+    kept = []
+    for item in items:
+        if why := off_topic(plan, evidence_text(item)):
+            reasons.append(f"{why} ({bare_host(item.target_url)})")
+        else:
+            kept.append(item)
+    return kept
+
+
+def preferred_first(plan: ExternalQueryPlan,
+                    items: list[ExternalEvidence]) -> list[ExternalEvidence]:
+    """The plan's preferred domains first, then by authority; the adapter's order otherwise."""
+    return sorted(items, key=lambda i: (
+        not host_within(host_of(i.target_url), plan.preferred_domains), -i.authority_score))
+
+
+def ambiguous_place(plan: ExternalQueryPlan, question: str,
+                    items: list[ExternalEvidence]) -> tuple[list[ExternalEvidence], list[str]]:
+    """The evidence for the reading of the place the question names, or every reading
+    the evidence gives when the question does not say which one (then nobody may guess)."""
+    readings = place_readings(plan, [evidence_text(i) for i in items])
+    if len(readings) < 2:
+        return items, []
+    chosen = [r for r in readings if r.casefold() in question.casefold()]
+    if len(chosen) == 1:
+        return [i for i in items if chosen[0] in evidence_text(i)], []
+    return [], readings
+
+
+# ---------------------------------------------------------------- supported sentences
+
+
+def unsupported(draft: Draft, items: list[ExternalEvidence],
+                plan: ExternalQueryPlan) -> list[str]:
+    """Cited sentences that the evidence they cite does not carry, or whose evidence is not
+    about what was asked. Every number of a sentence must be in its cited evidence, and most
+    of its words."""
+    problems: list[str] = []
+    for text, numbers in cited_pieces(draft.answer):
+        cited = [n for n in numbers if 1 <= n <= len(items)]
+        if not cited or not text:
+            continue
+        sources = [evidence_text(items[n - 1]) for n in cited]
+        if any(off_topic(plan, s) for s in sources):
+            problems.append(f"cites evidence not about what was asked: {text[:60]}")
+        elif not any(_supports(s, text) for s in sources):
+            problems.append(f"sentence not supported by its evidence: {text[:60]}")
+    return problems
+
+
+def cited_pieces(answer: str) -> list[tuple[str, list[int]]]:
+    """Each stretch of the answer with the markers right after it ("a[1][2] b[3]")."""
+    pieces: list[tuple[str, list[int]]] = []
+    for line in answer.splitlines():
+        parts = MARKER_RE.split(line)
+        text, numbers = parts[0], []
+        for k in range(1, len(parts), 2):
+            numbers.append(int(parts[k]))
+            after = parts[k + 1]
+            if not after.strip(" \t，。；,.;") and k + 2 < len(parts):
+                continue  # the next marker cites the same stretch
+            pieces.append((text.strip(), numbers))
+            text, numbers = after, []
+    return pieces
+
+
+def _supports(source: str, sentence: str) -> bool:
+    numbers = re.findall(r"\d+(?:[.,]\d+)*", sentence)
+    squashed = "".join(source.split())
+    if any(n not in squashed for n in numbers):
+        return False
+    return overlap(terms(sentence), source) >= SUPPORT_OVERLAP
 
 
 def _fresh_only(plan: ExternalQueryPlan, items: list[ExternalEvidence],
@@ -100,8 +186,10 @@ def _fresh_only(plan: ExternalQueryPlan, items: list[ExternalEvidence],
     if not plan.freshness_required:
         return items, True
     fresh = [i for i in items if i.freshness_score >= FRESH_ENOUGH]
-    reasons += [f"stale: {i.freshness_score:.2f} < {FRESH_ENOUGH}" for i in items
-                if i.freshness_score < FRESH_ENOUGH]
+    reasons += [("undated: no publication date"
+                 if i.freshness_score == 0 and not i.raw_metadata.get("published_at")
+                 else f"stale: {i.freshness_score:.2f} < {FRESH_ENOUGH}")
+                for i in items if i.freshness_score < FRESH_ENOUGH]
     return fresh, bool(fresh)
 
 

@@ -17,16 +17,23 @@ from datetime import datetime
 from pmflow_gateway.contract.demo import is_demo_url
 from pmflow_gateway.contract.sources import source_title
 from pmflow_gateway.contract.statuses import (
+    AMBIGUOUS,
+    NOTHING_ABOUT_IT,
+    ambiguity_reason,
     is_english,
     missing_detail,
+    reply_locale,
     single_source_note,
     status_text,
+    which_one,
 )
 from pmflow_gateway.contract.urls import bare_host
 from pmflow_gateway.contract.verify import (
+    ambiguous_place,
     asked_about,
     quotes_of_upstream,
     renumbered,
+    unsupported,
     verify_draft,
     verify_evidence,
     verify_sources,
@@ -63,38 +70,73 @@ class Outcome:
 async def decide(event: EvidenceCollected, *, clock: Clock, composer: Composer) -> Outcome:
     """Verify the evidence, compose, verify the draft: the status and what may go out."""
     kept, verdict = verify_evidence(event)
-    locale = event.context.locale
+    locale = reply_locale(event.context.question, event.context.locale)
     if event.plan.answer_contract is AnswerContract.clarify:
         missing = missing_detail(event.plan, is_english(locale))
-        return Outcome(status=AnswerStatus.clarify, verdict=verdict.model_copy(
-            update={"passed": False}), reason=f"plan needs clarification: {missing}",
-            answer=status_text(AnswerStatus.clarify, locale, missing=missing))
+        return _refused(AnswerStatus.clarify, verdict, f"plan needs clarification: {missing}",
+                        status_text(AnswerStatus.clarify, locale, missing=missing))
+    kept, readings = ambiguous_place(event.plan, event.context.question, kept)
+    if readings:
+        reason = ambiguity_reason(event.plan.location_hint or "", readings)
+        verdict = verdict.model_copy(update={
+            "dropped_reasons": [*verdict.dropped_reasons, reason]})
+        if event.plan.clarify_on_ambiguity:
+            which = which_one(reason, is_english(locale))
+            return _refused(AnswerStatus.clarify, verdict, reason,
+                            status_text(AnswerStatus.clarify, locale, missing=which))
     if not kept:
-        stale = any(r.startswith("stale") for r in verdict.dropped_reasons)
-        reason = "no evidence inside the freshness window" if stale else "no external grounding"
-        return Outcome(status=AnswerStatus.freshness_guard, verdict=verdict, reason=reason,
-                       answer=status_text(AnswerStatus.freshness_guard, locale, stale=stale))
+        return _nothing_kept(verdict, locale)
     left_s = (event.context.deadline_at - clock.now()).total_seconds()
     try:
         draft = await (composer if left_s >= MIN_COMPOSE_S else EXTRACTIVE).compose(
             event.context.question, event.plan, kept, timeout_s=max(left_s, MIN_COMPOSE_S))
+        if draft.answer.strip() and (problems := unsupported(draft, kept, event.plan)) \
+                and draft.composer != EXTRACTIVE.name:
+            # A model sentence its evidence does not carry: the quoted answer replaces it.
+            draft = await EXTRACTIVE.compose(event.context.question, event.plan, kept,
+                                             timeout_s=MIN_COMPOSE_S)
+            draft = Draft(answer=draft.answer, cited=draft.cited, composer=draft.composer,
+                          note=f"model draft rejected: {problems[0]}"[:300])
     # A composer bug must end the question with a clear status, not a redelivery loop.
     except Exception as exc:
-        return Outcome(status=AnswerStatus.failed, verdict=verdict.model_copy(
-            update={"passed": False}), reason=f"composer failed: {type(exc).__name__}",
-            answer=status_text(AnswerStatus.failed, locale))
+        return _refused(AnswerStatus.failed, verdict, f"composer failed: {type(exc).__name__}",
+                        status_text(AnswerStatus.failed, locale))
     if not draft.answer.strip():
-        # Evidence came back but every sentence was planted text or off-limits: nothing
-        # reliable to say, which is the guard's message, not a contract violation.
-        return Outcome(status=AnswerStatus.freshness_guard, verdict=verdict.model_copy(
-            update={"passed": False}), reason="no usable sentence in the external evidence",
-            answer=status_text(AnswerStatus.freshness_guard, locale))
-    return _checked(event, draft, kept, verdict)
+        # Evidence came back but no sentence of it is about what was asked: nothing reliable
+        # to say, which is the guard's message, not a contract violation.
+        return _refused(AnswerStatus.freshness_guard, verdict,
+                        f"{NOTHING_ABOUT_IT}: no usable sentence in the external evidence",
+                        status_text(AnswerStatus.freshness_guard, locale, off_topic=True))
+    return _checked(event, draft, kept, verdict, locale)
+
+
+def _refused(status: AnswerStatus, verdict: Verdict, reason: str, answer: str) -> Outcome:
+    return Outcome(status=status, verdict=verdict.model_copy(update={"passed": False}),
+                   reason=reason, answer=answer)
+
+
+def _nothing_kept(verdict: Verdict, locale: str) -> Outcome:
+    """Fresh evidence about something else is no evidence: the user is told which it was."""
+    reasons = verdict.dropped_reasons
+    if any(r.startswith(AMBIGUOUS) for r in reasons):
+        return _refused(AnswerStatus.freshness_guard, verdict,
+                        f"{NOTHING_ABOUT_IT}: the place is ambiguous",
+                        status_text(AnswerStatus.freshness_guard, locale, off_topic=True))
+    if any(r.startswith("off-topic") for r in reasons):
+        return _refused(AnswerStatus.freshness_guard, verdict,
+                        f"{NOTHING_ABOUT_IT}: every item was off-topic or out of date",
+                        status_text(AnswerStatus.freshness_guard, locale, off_topic=True))
+    stale = any(r.startswith("stale") for r in reasons)
+    undated = not stale and any(r.startswith("undated") for r in reasons)
+    return _refused(AnswerStatus.freshness_guard, verdict,
+                    "no evidence inside the freshness window" if stale
+                    else "no dated evidence" if undated else "no external grounding",
+                    status_text(AnswerStatus.freshness_guard, locale, stale=stale,
+                                undated=undated))
 
 
 def _checked(event: EvidenceCollected, draft: Draft, kept: list[ExternalEvidence],
-             verdict: Verdict) -> Outcome:
-    locale = event.context.locale
+             verdict: Verdict, locale: str) -> Outcome:
     if not verdict.multi_source_ok and draft.answer.strip():
         draft = Draft(answer=f"{draft.answer}\n{single_source_note(locale)}", cited=draft.cited,
                       composer=draft.composer, note=draft.note)
@@ -103,6 +145,7 @@ def _checked(event: EvidenceCollected, draft: Draft, kept: list[ExternalEvidence
     violations = verify_draft(draft, used, asked=asked)
     violations += verify_sources(_sources(used), used, asked=asked)
     violations += quotes_of_upstream(draft.answer, event)
+    violations += unsupported(draft, used, event.plan)
     if violations:
         return Outcome(status=AnswerStatus.rejected, reason="; ".join(violations)[:1000],
                        verdict=verdict.model_copy(update={"passed": False,

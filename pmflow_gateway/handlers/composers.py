@@ -10,11 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from pmflow_gateway.contract.relevance import (
+    asked_day,
+    asked_names,
+    name_forms,
+    names,
+    names_day,
+    names_something_else,
+    quotes_a_level,
+)
 from pmflow_gateway.contract.text import (
     asked_text,
     clean_sentences,
@@ -23,9 +33,10 @@ from pmflow_gateway.contract.text import (
     strip_invisible,
 )
 from pmflow_gateway.ports import ChatModel, Composer, Draft
-from pmflow_gateway.schemas import AnswerContract, ExternalEvidence, ExternalQueryPlan
+from pmflow_gateway.schemas import AnswerContract, ExternalEvidence, ExternalQueryPlan, QueryKind
 
 MAX_SENTENCES_PER_ITEM = 2
+MIN_CONTENT_CHARS = 6
 
 
 # ---------------------------------------------------------------- extractive
@@ -40,6 +51,7 @@ def grounded_terms(plan: ExternalQueryPlan) -> list[tuple[str, float]]:
     for query in [*plan.search_queries, plan.topic]:
         for word in query.split():
             terms.append((word, 1.0))
+            terms += [(form, 1.0) for form in name_forms(word)]  # CEO also reads 首席执行官
             if is_cjk(word) and len(word) > 3:  # Chinese has no spaces: use its bigrams
                 terms += [(word[i:i + 2], 0.3) for i in range(len(word) - 1)]
     seen: dict[str, float] = {}
@@ -72,11 +84,22 @@ class Candidate:
 
 
 def candidates(items: list[ExternalEvidence], terms: list[tuple[str, float]], chinese: bool,
-               asked: str) -> list[Candidate]:
+               asked: str, plan: ExternalQueryPlan | None = None) -> list[Candidate]:
+    """Quotable sentences; with a plan, none that is only about another place or company."""
     return [Candidate(score=sentence_score(s, terms, chinese), n=n, position=i, text=s,
                       hits=term_hits(s, terms))
             for n, item in enumerate(items, start=1)
-            for i, s in enumerate(clean_sentences(item.snippet, asked=asked))]
+            for i, s in enumerate(clean_sentences(item.snippet, asked=asked))
+            if plan is None or (not names_something_else(plan, s) and _says_more(plan, s))]
+
+
+def _says_more(plan: ExternalQueryPlan, sentence: str) -> bool:
+    """A sentence that is only the asked name ("Apple Inc.") says nothing."""
+    rest = sentence
+    for form in sorted({f for n in asked_names(plan) for f in name_forms(n, plan.query_kind)},
+                       key=len, reverse=True):
+        rest = rest.replace(form, "")
+    return sum(ch.isalnum() for ch in rest) >= MIN_CONTENT_CHARS
 
 
 def _best(found: list[Candidate]) -> Candidate:
@@ -92,23 +115,71 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
                        items: list[ExternalEvidence]) -> Draft:
     """Evidence sentences that carry the plan's fields, each ending with its `[n]`.
 
-    `direct_fact`: the one best sentence. `compare_with_sources`: one line per subject.
-    Otherwise up to two sentences per item that carry a field, in page order. When no
-    sentence carries any field, the first sentence of the top-ranked item stands alone.
+    A day asked (明天, tomorrow) keeps only the lines about that day; a period (未来5天) keeps
+    every dated line of a page together. `direct_fact`: the one best sentence, one with a
+    number when a number is asked. `compare_with_sources`: one line per subject. Otherwise
+    the sentences that carry a field, one or two per item, in page order.
     """
     terms = grounded_terms(plan)
     chinese = is_cjk(question)
     asked = asked_text(question, plan)
     if plan.answer_contract is AnswerContract.compare_with_sources and plan.subject_entities:
         return _compare_lines(plan, items, chinese, asked)
-    found = candidates(items, terms, chinese, asked)
+    found = candidates(items, terms, chinese, asked, plan)
+    if plan.query_kind is not QueryKind.market:
+        # A share price is not what a company or news question asked.
+        found = [c for c in found if not quotes_a_level(c.text)]
+    day = asked_day(plan)
+    if day == "period":
+        return _period_lines(found)
+    if day is not None:
+        on_day = [c for c in found if names_day(c.text, day)]
+        if on_day or day != "today":
+            found = on_day
     if not found:
         return Draft(answer="", cited=[])
+    if _NUMBER_ASKED.search(question):
+        found = [c for c in found if _DIGIT.search(c.text)] or found
     carrying = [c for c in found if c.hits > 0]
-    if plan.answer_contract is AnswerContract.direct_fact or not carrying:
-        best = _best(carrying or [min(found, key=lambda c: (c.n, c.position))])
+    if plan.answer_contract is AnswerContract.direct_fact or not carrying or day is not None:
+        best = _answering(carrying, plan) if carrying else min(
+            found, key=lambda c: (c.n, c.position))
         return Draft(answer=with_marker(best.text, best.n), cited=[best.n])
     return _summary_lines(carrying)
+
+
+def _answering(carrying: list[Candidate], plan: ExternalQueryPlan) -> Candidate:
+    """The evidence is already about the asked names, so the sentence that carries the rest of
+    the question (CEO, 销量, 总部) answers it; the names only break ties."""
+    asked = {f.casefold() for name in asked_names(plan) for f in name_forms(name)}
+    rest = [(t, w) for t, w in grounded_terms(plan) if t not in asked]
+    return max(carrying, key=lambda c: (term_hits(c.text, rest), c.score, -c.n, -c.position))
+
+
+_DIGIT = re.compile(r"\d")
+# Questions whose answer is a number: a price, rate, score, count or measure.
+_NUMBER_ASKED = re.compile(
+    r"多少|几|价|汇率|比分|点数|收盘|面积|高度|销量|营收"
+    r"|how (?:much|many|tall|high|big|cold|warm|hot)"
+    r"|price|rate|score|revenue|cost|worth|temperature|度", re.IGNORECASE)
+
+
+def _period_lines(found: list[Candidate]) -> Draft:
+    """Per page, every line with a number or a day, kept together in page order: a five-day
+    forecast is five days, not the first one."""
+    dated = [c for c in found if _DIGIT.search(c.text) or c.hits > 0]
+    lines: list[str] = []
+    cited: list[int] = []
+    for n in sorted({c.n for c in dated}):
+        parts = list(dict.fromkeys(c.text for c in sorted(dated, key=lambda c: c.position)
+                                   if c.n == n))
+        line = ("" if is_cjk(parts[0]) else " ").join(parts)
+        if line not in lines:
+            lines.append(line)
+            cited.append(n)
+    return Draft(answer="\n".join(with_marker(line, n) for line, n in zip(lines, cited,
+                                                                           strict=True)),
+                 cited=cited)
 
 
 def _summary_lines(carrying: list[Candidate]) -> Draft:
@@ -137,7 +208,7 @@ def _compare_lines(plan: ExternalQueryPlan, items: list[ExternalEvidence], chine
     for subject in plan.subject_entities:
         terms = [(subject.lower(), 3.0), *grounded_terms(plan)]
         naming = [c for c in candidates(items, terms, chinese, asked)
-                  if subject.lower() in c.text.lower()]
+                  if names(subject, c.text, plan.query_kind)]
         if naming:
             best = _best(naming)
             lines.append(with_marker(f"{subject}：{best.text}" if chinese

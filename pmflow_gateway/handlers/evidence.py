@@ -1,7 +1,8 @@
 """Evidence stage: PlanCreated -> EvidenceCollected.
 
 The provider registry runs adapters in order, MCP first and the bounded live-search fallback
-after it, and stops at the first that returns usable evidence. Every attempt is recorded.
+after it, and stops at the first that returns fresh evidence about what was asked: stale or
+off-topic evidence lets the next adapter run with the time left. Every attempt is recorded.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import time
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
+from pmflow_gateway.contract.relevance import off_topic
+from pmflow_gateway.contract.scoring import FRESH_ENOUGH
 from pmflow_gateway.contract.urls import canonical_url
 from pmflow_gateway.ports import Clock, EvidenceAdapter
 from pmflow_gateway.schemas import (
@@ -18,6 +21,7 @@ from pmflow_gateway.schemas import (
     EvidenceCollected,
     ExternalEvidence,
     ExternalEvidenceBundle,
+    ExternalQueryPlan,
     PlanCreated,
     stage_event_id,
 )
@@ -26,6 +30,12 @@ MIN_ATTEMPT_S = 0.05
 # An adapter that is not the last may use this share of the time left, so a hung MCP server
 # still leaves the fallback a real chance inside the question's deadline.
 EARLIER_ADAPTER_SHARE = 0.6
+
+
+def about_the_plan(plan: ExternalQueryPlan, item: ExternalEvidence) -> bool:
+    """The verifier's own question contract and freshness window, applied early."""
+    fresh = not plan.freshness_required or item.freshness_score >= FRESH_ENOUGH
+    return fresh and off_topic(plan, f"{item.title}\n{item.snippet}") is None
 
 
 def usable(items: Sequence[ExternalEvidence]) -> list[ExternalEvidence]:
@@ -58,9 +68,18 @@ async def collect_evidence(
             share = 1.0 if position == len(adapters) else EARLIER_ADAPTER_SHARE
             result = await adapter.collect(event.plan, timeout_s=left_s * share)
             attempts.extend(result.attempts)
-            items = usable(result.items)[: event.plan.result_limit]
-            if items:
+            found = usable(result.items)
+            relevant = [i for i in found if about_the_plan(event.plan, i)]
+            if relevant:
+                items = relevant[: event.plan.result_limit]
                 break
+            if found:
+                # Stale or about something else: the next adapter gets the time left, and
+                # when none does better the verifier sees these and says why it refused.
+                items = items or found[: event.plan.result_limit]
+                attempts.append(AdapterAttempt(
+                    adapter=adapter.name, outcome="insufficient",
+                    error=f"{len(found)} item(s), none fresh and about what was asked"))
     timings = {**event.context.stage_timings_ms,
                "evidence": round((time.perf_counter() - started) * 1000, 3)}
     return EvidenceCollected(

@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from pmflow_gateway.contract.demo import demo_notice
 from pmflow_gateway.contract.sources import source_title
-from pmflow_gateway.contract.statuses import is_english, missing_detail, status_text
+from pmflow_gateway.contract.statuses import (
+    NOTHING_ABOUT_IT,
+    is_english,
+    missing_detail,
+    reply_locale,
+    status_text,
+    which_one,
+)
 from pmflow_gateway.contract.text import asked_text, strip_invisible
 from pmflow_gateway.contract.urls import bare_host, url_key
 from pmflow_gateway.contract.verify import verify_draft, verify_sources
@@ -62,17 +69,21 @@ def source_line(source: SourceUsed) -> str:
 
 def non_answer_text(answer: AnswerReady) -> str:
     """Rebuilt from the status, never copied from the event: nothing else can ride along."""
-    locale = answer.context.locale
-    missing = missing_detail(answer.plan, is_english(locale))
-    stale = "freshness window" in (answer.reason or "")
-    return status_text(answer.status, locale, missing=missing, stale=stale)
+    locale = reply_locale(answer.context.question, answer.context.locale)
+    english = is_english(locale)
+    missing = which_one(answer.reason, english) or missing_detail(answer.plan, english)
+    reason = answer.reason or ""
+    return status_text(answer.status, locale, missing=missing,
+                       stale="freshness window" in reason, undated=reason == "no dated evidence",
+                       off_topic=NOTHING_ABOUT_IT in reason)
 
 
 def render_text(answer: AnswerReady) -> str:
-    head, summary = heads(answer.context.locale)
+    locale = reply_locale(answer.context.question, answer.context.locale)
+    head, summary = heads(locale)
     if answer.status is not AnswerStatus.answered:
         return f"{head}\n{non_answer_text(answer)}"
-    notice = [demo_notice(english=is_english(answer.context.locale))] if answer.demo else []
+    notice = [demo_notice(english=is_english(locale))] if answer.demo else []
     lines = [head, *notice, strip_invisible(answer.answer).strip(), "", summary]
     lines += [source_line(s) for s in answer.sources_used]
     return "\n".join(lines)
@@ -80,7 +91,7 @@ def render_text(answer: AnswerReady) -> str:
 
 def render_reply(answer: AnswerReady, *, clock: Clock) -> ReplyRendered:
     if answer.status is AnswerStatus.answered and contract_violations(answer):
-        locale = answer.context.locale
+        locale = reply_locale(answer.context.question, answer.context.locale)
         answer = answer.model_copy(update={
             "status": AnswerStatus.rejected, "sources_used": [], "citations": [],
             "answer": status_text(AnswerStatus.rejected, locale)})

@@ -5,9 +5,39 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+# Every text and list an event carries is bounded, so that no valid input can grow into an
+# output the broker refuses. Inputs over a bound are refused with the reason; what the stages
+# produce from outside text (pages, search results, model replies) is clipped to the bound.
+NAME_CHARS = 200  # identifiers, labels, hints
+LINE_CHARS = 1000  # titles, reasons, errors, search queries
+URL_CHARS = 2048
+PASSAGE_CHARS = 4000  # snippets, questions, comments
+ANSWER_CHARS = 20_000
+REPLY_CHARS = 200_000  # the answer and its sources summary
+MAX_ITEMS = 50  # evidence items, citations, sources, reasons, attempts
+MAX_TERMS = 16  # entities, domains, queries, grounded fields, metadata keys
+
+
+def clipped(limit: int) -> BeforeValidator:
+    def clip(value: object) -> object:
+        return value[:limit] if isinstance(value, str | list) else value
+    return BeforeValidator(clip)
+
+
+Name = Annotated[str, Field(max_length=NAME_CHARS)]
+Line = Annotated[str, Field(max_length=LINE_CHARS)]
+Url = Annotated[str, Field(max_length=URL_CHARS)]
+Passage = Annotated[str, Field(max_length=PASSAGE_CHARS)]
+ClippedName = Annotated[str, clipped(NAME_CHARS), Field(max_length=NAME_CHARS)]
+ClippedLine = Annotated[str, clipped(LINE_CHARS), Field(max_length=LINE_CHARS)]
+ClippedPassage = Annotated[str, clipped(PASSAGE_CHARS), Field(max_length=PASSAGE_CHARS)]
+ClippedAnswer = Annotated[str, clipped(ANSWER_CHARS), Field(max_length=ANSWER_CHARS)]
+Terms = Annotated[list[ClippedName], clipped(MAX_TERMS), Field(max_length=MAX_TERMS)]
+Lines = Annotated[list[ClippedLine], clipped(MAX_ITEMS), Field(max_length=MAX_ITEMS)]
 
 
 class Frozen(BaseModel):
@@ -44,16 +74,17 @@ class AnswerStatus(StrEnum):
 class ExternalQueryPlan(Frozen):
     """What to search for: the planner's only output (13 fields)."""
 
-    plan_version: str = "v1"
+    plan_version: Name = "v1"
     query_kind: QueryKind = QueryKind.unknown
     answer_contract: AnswerContract = AnswerContract.summary_with_sources
     freshness_required: bool = False
-    topic: str = ""
-    subject_entities: list[str] = Field(default_factory=list)
-    location_hint: str | None = None
-    time_range_hint: str | None = None
-    preferred_domains: list[str] = Field(default_factory=list)
-    search_queries: list[str] = Field(default_factory=list)
+    topic: ClippedLine = ""
+    subject_entities: Terms = Field(default_factory=list)
+    location_hint: ClippedName | None = None
+    time_range_hint: ClippedName | None = None
+    preferred_domains: Terms = Field(default_factory=list)
+    search_queries: Annotated[list[ClippedLine], clipped(MAX_TERMS),
+                              Field(max_length=MAX_TERMS)] = Field(default_factory=list)
     result_limit: int = Field(default=3, ge=1, le=10)
     requires_multi_source: bool = False
     clarify_on_ambiguity: bool = False
@@ -62,61 +93,62 @@ class ExternalQueryPlan(Frozen):
 class ExternalEvidence(Frozen):
     """One piece of external evidence as every adapter must return it (10 fields)."""
 
-    source_type: str  # "url" for fetched pages, "mcp_search" for MCP results
-    source_label: str
-    title: str
-    target_url: str
-    snippet: str
+    source_type: Name  # "url" for fetched pages, "mcp_search" for MCP results
+    source_label: ClippedName
+    title: ClippedLine
+    target_url: Url
+    snippet: ClippedPassage
     retrieved_at: datetime
     freshness_score: float = Field(default=0.0, ge=0.0, le=1.0)
     authority_score: float = Field(default=0.0, ge=0.0, le=1.0)
-    grounded_fields: list[str] = Field(default_factory=list)
-    raw_metadata: dict[str, Any] = Field(default_factory=dict)
+    grounded_fields: Terms = Field(default_factory=list)
+    raw_metadata: dict[str, Any] = Field(default_factory=dict, max_length=MAX_TERMS)
 
 
 class ExternalEvidenceBundle(Frozen):
     """All evidence of one external execution; the only thing upper layers read."""
 
-    execution_id: str
-    items: list[ExternalEvidence] = Field(default_factory=list)
+    execution_id: Name
+    items: Annotated[list[ExternalEvidence], clipped(MAX_ITEMS),
+                     Field(max_length=MAX_ITEMS)] = Field(default_factory=list)
 
 
 class AdapterAttempt(Frozen):
     """One try of one adapter, recorded whatever its outcome."""
 
-    adapter: str
-    server: str | None = None
-    tool: str | None = None
-    outcome: str  # ok | empty | error | timeout | refused | circuit_open | skipped
+    adapter: Name
+    server: ClippedName | None = None
+    tool: ClippedName | None = None
+    outcome: Name  # ok | empty | insufficient | error | timeout | refused | circuit_open | skipped
     latency_ms: float = 0.0
     evidence_count: int = 0
-    error: str | None = None
+    error: ClippedLine | None = None
 
 
 class PlannerInfo(Frozen):
     """Which planner produced the plan, and why a fallback happened if it did."""
 
-    mode: str  # rules | model | fallback
-    model: str | None = None
+    mode: Name  # rules | model | fallback
+    model: ClippedName | None = None
     latency_ms: float = 0.0
-    reason: str | None = None
+    reason: ClippedLine | None = None
 
 
 class Citation(Frozen):
     """An `[n]` marker of the answer and the evidence item it points to."""
 
     n: int = Field(ge=1)
-    target_url: str
-    title: str
+    target_url: Url
+    title: ClippedLine
 
 
 class SourceUsed(Frozen):
     """One line of the sources summary: numbered, external, of this execution."""
 
     n: int = Field(ge=1)
-    title: str
-    site: str
-    url: str
+    title: ClippedLine
+    site: ClippedName
+    url: Url
     published_at: datetime | None = None
     freshness: float | None = Field(default=None, ge=0.0, le=1.0)
 
@@ -127,7 +159,7 @@ class Verdict(Frozen):
     passed: bool
     kept: int = 0
     dropped: int = 0
-    dropped_reasons: list[str] = Field(default_factory=list)
+    dropped_reasons: Lines = Field(default_factory=list)
     freshness_ok: bool = True
     multi_source_ok: bool = True
-    violations: list[str] = Field(default_factory=list)
+    violations: Lines = Field(default_factory=list)

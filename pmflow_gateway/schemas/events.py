@@ -6,22 +6,35 @@ stage reads everything it needs from its one input event and nothing else.
 
 from __future__ import annotations
 
+import math
+import unicodedata
 import uuid
-from datetime import datetime
-from typing import Any, Literal
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Literal
 
-from pydantic import AwareDatetime, Field
+from pydantic import AfterValidator, AwareDatetime, BeforeValidator, Field
 
 from pmflow_gateway.schemas.contracts import (
+    MAX_ITEMS,
+    MAX_TERMS,
+    REPLY_CHARS,
     AdapterAttempt,
     AnswerStatus,
     Citation,
+    ClippedAnswer,
+    ClippedLine,
+    ClippedPassage,
     ExternalEvidenceBundle,
     ExternalQueryPlan,
     Frozen,
+    Line,
+    Name,
+    Passage,
     PlannerInfo,
     SourceUsed,
+    Url,
     Verdict,
+    clipped,
 )
 
 SCHEMA_VERSION: Literal[1] = 1
@@ -34,52 +47,97 @@ def stage_event_id(tenant_id: str, question_id: str, stage: str) -> str:
     return str(uuid.uuid5(_EVENT_NAMESPACE, f"{tenant_id}\x1f{question_id}\x1f{stage}"))
 
 
+# Lists the stages produce: clipped to their bound, so a stage never fails on its own output.
+Attempts = Annotated[list[AdapterAttempt], clipped(MAX_ITEMS), Field(max_length=MAX_ITEMS)]
+Citations = Annotated[list[Citation], clipped(MAX_ITEMS), Field(max_length=MAX_ITEMS)]
+SourcesUsed = Annotated[list[SourceUsed], clipped(MAX_ITEMS), Field(max_length=MAX_ITEMS)]
+MAX_PROBE_FIELDS = 32
+
+
+def _numbers_only(value: object) -> object:
+    """The probe's numbers (hit counts, scores) and nothing else: its text fields are internal
+    snippets, and the snapshot travels on to the answer topic and the QA record."""
+    if not isinstance(value, dict):
+        return value
+    numbers = {k: v for k, v in value.items()
+               if isinstance(k, str) and len(k) <= 64 and isinstance(v, int | float)
+               and not isinstance(v, bool) and math.isfinite(v)}
+    return dict(list(numbers.items())[:MAX_PROBE_FIELDS])
+
+
+ProbeSnapshot = Annotated[dict[str, int | float], BeforeValidator(_numbers_only),
+                          Field(max_length=MAX_PROBE_FIELDS)]
+
+
+# How far a producer's clock may run ahead of ours. An event dated later than that is refused:
+# a QA record dated in year 9999 would outrank every later feedback on its question.
+CLOCK_SKEW = timedelta(minutes=5)
+
+
+def _an_identifier(value: str) -> str:
+    if not value.strip():
+        raise ValueError("blank (whitespace only)")
+    if any(unicodedata.category(c) in ("Cc", "Cf") for c in value):
+        raise ValueError("contains a control or invisible character (NUL, ...)")
+    return value
+
+
+def _not_in_the_future(value: datetime) -> datetime:
+    if value > datetime.now(UTC) + CLOCK_SKEW:
+        raise ValueError(f"in the future (more than {CLOCK_SKEW} ahead of this clock)")
+    return value
+
+
+Identifier = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_an_identifier)]
+OccurredAt = Annotated[AwareDatetime, AfterValidator(_not_in_the_future)]
+
+
 class Envelope(Frozen):
-    event_id: str = Field(min_length=1, max_length=200)
-    question_id: str = Field(min_length=1, max_length=200)
-    tenant_id: str = Field(min_length=1, max_length=200)
-    occurred_at: AwareDatetime
+    event_id: Identifier
+    question_id: Identifier
+    tenant_id: Identifier
+    occurred_at: OccurredAt
     schema_version: Literal[1] = SCHEMA_VERSION
 
 
 class QueryProfile(Frozen):
     needs_private_context: bool = False
     needs_freshness: bool = False
-    referenced_objects: list[str] = Field(default_factory=list)
+    referenced_objects: list[Name] = Field(default_factory=list, max_length=MAX_TERMS * 2)
 
 
 class UpstreamSource(Frozen):
     """A source PMFlow attached upstream. The source contract never lets one out."""
 
-    source_type: str = ""
-    source_label: str = ""
-    title: str = ""
-    target_url: str | None = None
-    snippet: str = ""
+    source_type: Name = ""
+    source_label: Name = ""
+    title: Line = ""
+    target_url: Url | None = None
+    snippet: Passage = ""
 
 
 class RoutingSnapshot(Frozen):
     route_mode: Literal["internal", "external", "uncertain"]
-    effective_source_policy: str = ""
-    decision_origin: str = ""
-    reply_contract: str = ""
+    effective_source_policy: Name = ""
+    decision_origin: Name = ""
+    reply_contract: Name = ""
     query_profile: QueryProfile = Field(default_factory=QueryProfile)
-    probe_snapshot: dict[str, Any] = Field(default_factory=dict)
+    probe_snapshot: ProbeSnapshot = Field(default_factory=dict)
 
 
 class RouteDecided(Envelope):
     """PMFlow's route decision for one question (input)."""
 
     question: str = Field(min_length=1, max_length=4000)
-    locale: str = "zh-CN"
-    thread_id: str | None = None
+    locale: Name = "zh-CN"
+    thread_id: Name | None = None
     route_mode: Literal["internal", "external", "uncertain"]
-    effective_source_policy: str = ""
-    decision_origin: str = ""
-    reply_contract: str = ""
+    effective_source_policy: Name = ""
+    decision_origin: Name = ""
+    reply_contract: Name = ""
     query_profile: QueryProfile = Field(default_factory=QueryProfile)
-    probe_snapshot: dict[str, Any] = Field(default_factory=dict)
-    sources: list[UpstreamSource] = Field(default_factory=list)
+    probe_snapshot: ProbeSnapshot = Field(default_factory=dict)
+    sources: list[UpstreamSource] = Field(default_factory=list, max_length=MAX_ITEMS)
     deadline_ms: int | None = Field(default=None, ge=100, le=600_000)
     previous_question: str | None = Field(
         default=None, max_length=1000,
@@ -100,13 +158,13 @@ class RouteDecided(Envelope):
 class QuestionContext(Frozen):
     """What every stage after planning needs to know about the question."""
 
-    question: str
-    locale: str
-    thread_id: str | None = None
+    question: Passage
+    locale: Name
+    thread_id: Name | None = None
     routing: RoutingSnapshot
     deadline_at: datetime
-    upstream_sources: list[UpstreamSource] = Field(default_factory=list)
-    stage_timings_ms: dict[str, float] = Field(default_factory=dict)
+    upstream_sources: list[UpstreamSource] = Field(default_factory=list, max_length=MAX_ITEMS)
+    stage_timings_ms: dict[str, float] = Field(default_factory=dict, max_length=MAX_TERMS)
 
 
 class PlanCreated(Envelope):
@@ -120,7 +178,7 @@ class EvidenceCollected(Envelope):
     plan: ExternalQueryPlan
     planner: PlannerInfo
     bundle: ExternalEvidenceBundle
-    attempts: list[AdapterAttempt] = Field(default_factory=list)
+    attempts: Attempts = Field(default_factory=list)
 
 
 class AnswerReady(Envelope):
@@ -128,16 +186,16 @@ class AnswerReady(Envelope):
 
     context: QuestionContext
     status: AnswerStatus
-    answer: str
-    reason: str | None = None
-    citations: list[Citation] = Field(default_factory=list)
-    sources_used: list[SourceUsed] = Field(default_factory=list)
-    execution_id: str | None = None
+    answer: ClippedAnswer
+    reason: ClippedLine | None = None
+    citations: Citations = Field(default_factory=list)
+    sources_used: SourcesUsed = Field(default_factory=list)
+    execution_id: Name | None = None
     plan: ExternalQueryPlan
     planner: PlannerInfo
     verdict: Verdict
-    attempts: list[AdapterAttempt] = Field(default_factory=list)
-    composer: str = "extractive"
+    attempts: Attempts = Field(default_factory=list)
+    composer: Name = "extractive"
     demo: bool = Field(default=False, description="The answer cites demo pages (hosts reserved "
                        "for examples): the reply carries a demo notice.")
 
@@ -145,12 +203,12 @@ class AnswerReady(Envelope):
 class ReplyRendered(Envelope):
     """The reply the user sees."""
 
-    answer_event_id: str
+    answer_event_id: Name
     status: AnswerStatus
-    locale: str
-    thread_id: str | None = None
-    text: str
-    sources: list[SourceUsed] = Field(default_factory=list)
+    locale: Name
+    thread_id: Name | None = None
+    text: str = Field(max_length=REPLY_CHARS)
+    sources: list[SourceUsed] = Field(default_factory=list, max_length=MAX_ITEMS)
 
 
 FeedbackOutcome = Literal["helpful", "unhelpful", "wrong_route", "stale", "incorrect"]
@@ -171,8 +229,8 @@ class DeadLettered(Frozen):
     tenant_id: str | None = None
     occurred_at: AwareDatetime
     schema_version: Literal[1] = SCHEMA_VERSION
-    stage: str
-    reason: str
+    stage: Name
+    reason: ClippedPassage
     origin_topic: str
     origin_partition: int
     origin_offset: int

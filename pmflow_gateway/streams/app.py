@@ -6,9 +6,11 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from aiokafka import ConsumerRecord
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from faststream import FastStream
 from faststream.kafka import KafkaBroker, KafkaMessage
+from faststream.kafka.message import FAKE_CONSUMER
 from faststream.middlewares import AckPolicy
 
 from pmflow_gateway.ports import Deps
@@ -40,6 +42,17 @@ async def _records_only(message: object) -> None:
     """FastStream would parse and JSON-decode every record of the batch; `on_batch` reads the
     raw records and `codec.decode` validates them, so skip that pass."""
     return None
+
+
+async def _raw_batch(records: tuple[ConsumerRecord, ...]) -> KafkaMessage:
+    """The batch as FastStream hands it to `on_batch`, without its parser: that one decodes
+    every header value as UTF-8, and one binary or null value would fail the whole batch before
+    any handler sees it, uncommitted and lost again after every restart. The runner judges each
+    record's headers itself."""
+    first, last = records[0], records[-1]
+    # Acks are the runner's (it commits the finished prefix), so FastStream gets no consumer.
+    return KafkaMessage(raw_message=records, body=[], consumer=FAKE_CONSUMER,
+                        message_id=f"{first.topic}-{first.partition}-{first.offset}-{last.offset}")
 
 
 class Processor:
@@ -84,10 +97,12 @@ class Processor:
             group_id=runner.group_id,
             batch=True,
             max_records=500,
-            batch_timeout_ms=50,
+            batch_timeout_ms=self.settings.kafka_batch_timeout_ms,
             auto_offset_reset="earliest",
+            fetch_max_wait_ms=self.settings.kafka_fetch_max_wait_ms,
             ack_policy=AckPolicy.MANUAL,  # the runner commits the finished prefix itself
             listener=runner.rebalance_listener(),
+            parser=_raw_batch,
             decoder=_records_only,  # the runner decodes each record; FastStream's pass is wasted
             title=f"{name}:{runner.topic}",
             description=runner.stage.description,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
+import json
+from collections.abc import Iterable
+from typing import Any, TypeVar
 
 import orjson
 from pydantic import BaseModel, ValidationError
@@ -20,6 +22,13 @@ class Poison(ValueError):
         self.reason = reason
 
 
+def record_headers(headers: Iterable[tuple[object, object]] | None) -> list[tuple[str, bytes]]:
+    """A record's headers as its producer sent them, minus what is not a (text, bytes) pair (a
+    null value): values stay bytes, each reader decodes what it needs without failing, so a
+    header can never cost its record, let alone the record's batch."""
+    return [(k, v) for k, v in headers or () if isinstance(k, str) and isinstance(v, bytes)]
+
+
 def encode(event: BaseModel) -> bytes:
     # pydantic's own serializer (Rust) writes the JSON directly: no intermediate dict.
     return event.__pydantic_serializer__.to_json(event)
@@ -31,10 +40,41 @@ def decode(model: type[E], value: bytes | None, *, max_bytes: int) -> E:
         raise Poison("empty record (tombstone)")
     if len(value) > max_bytes:
         raise Poison(f"oversize: {len(value)} bytes > {max_bytes}")
+    duplicate = _duplicate_key(value)
+    if duplicate is not None:
+        raise Poison(f"duplicate JSON key {duplicate!r}: ambiguous, refused")
     try:
         return model.model_validate_json(value)
     except ValidationError as exc:
         raise Poison(_why(exc, value)) from None
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Duplicate(key)
+            seen.add(key)
+    return found
+
+
+def _duplicate_key(value: bytes) -> str | None:
+    """The first key an object of `value` repeats, if any. The JSON parsers that build the
+    event keep the last of two equal keys, so two readers of one record could see two
+    different events; such a record is refused instead. Not JSON: None (the model says why)."""
+    try:
+        json.loads(value, object_pairs_hook=_refuse_duplicates)
+    except _Duplicate as duplicate:
+        return str(duplicate)
+    except (ValueError, RecursionError):
+        return None
+    return None
 
 
 def _why(exc: ValidationError, value: bytes) -> str:

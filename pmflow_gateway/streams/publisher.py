@@ -7,14 +7,34 @@ import logging
 from collections.abc import Sequence
 
 from aiokafka import AIOKafkaProducer
+from aiokafka import errors as kafka_errors
 from aiokafka.errors import KafkaError
 from pydantic import BaseModel
 
+from pmflow_gateway.ports import Unpublishable
 from pmflow_gateway.streams.codec import encode
 from pmflow_gateway.tracing import publishing
 
 log = logging.getLogger(__name__)
 Headers = Sequence[tuple[str, bytes]]
+
+
+
+# Errors about the record itself or its topic: the same send fails the same way every time.
+# aiokafka leaves many transient ones unmarked as retriable too (a broker restarting, a producer
+# id the broker forgot), so only these end a record; everything else is retried.
+FINAL_ERRORS: tuple[type[KafkaError], ...] = (
+    kafka_errors.MessageSizeTooLargeError, kafka_errors.RecordTooLargeError,
+    kafka_errors.RecordListTooLargeError, kafka_errors.InvalidTopicError,
+    kafka_errors.TopicAuthorizationFailedError, kafka_errors.ClusterAuthorizationFailedError,
+    kafka_errors.CorruptRecordException, kafka_errors.InvalidTimestampError,
+    kafka_errors.UnsupportedForMessageFormatError, kafka_errors.PolicyViolationError,
+)
+
+
+def can_succeed_later(exc: KafkaError) -> bool:
+    """Whether a retry may get this error's event through."""
+    return not isinstance(exc, FINAL_ERRORS)
 
 
 class EventPublisher:
@@ -38,8 +58,9 @@ class EventPublisher:
                    headers: Headers = ()) -> None:
         """Write one event and wait until the broker has it; retries while the broker is away.
 
-        Never gives up: the input offset is committed only after this returns, and losing the
-        output is not an option, so a broker outage stalls the stage instead.
+        Never gives up on what can succeed later: the input offset is committed only after this
+        returns, and losing the output is not an option, so a broker outage stalls the stage
+        instead. An error no retry can fix raises `Unpublishable`.
         """
         value = encode(event)
         delay = 0.2
@@ -51,6 +72,8 @@ class EventPublisher:
                         topic, value, key=key.encode() if key else None, headers=all_headers)
                     return
                 except KafkaError as exc:
+                    if not can_succeed_later(exc):
+                        raise Unpublishable(f"{type(exc).__name__}: {exc}") from exc
                     log.warning("publish to %s failed (%r); retrying in %.1fs", topic, exc, delay)
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, 5.0)

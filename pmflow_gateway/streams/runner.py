@@ -17,11 +17,11 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, ConsumerRecord, TopicPartition
 from opentelemetry.trace import Span
 
-from pmflow_gateway.ports import Deps, Publisher
+from pmflow_gateway.ports import Deps, Publisher, Unpublishable
 from pmflow_gateway.schemas import DeadLettered, Topics
 from pmflow_gateway.schemas.contracts import Frozen
 from pmflow_gateway.schemas.events import Envelope
-from pmflow_gateway.streams.codec import Poison, decode
+from pmflow_gateway.streams.codec import Poison, decode, record_headers
 from pmflow_gateway.streams.health import (
     DEAD_LETTERS,
     STAGE_SECONDS,
@@ -70,9 +70,10 @@ class StageRunner:
 
     async def process(self, record: ConsumerRecord) -> None:
         timer = self._seconds.time()
+        headers = record_headers(record.headers)
         with timer, consuming(topic=record.topic, partition=record.partition,
                               offset=record.offset, key=record.key, group=self.group_id,
-                              headers=record.headers or (), stage=self.stage.name) as span:
+                              headers=headers, stage=self.stage.name) as span:
             try:
                 event = decode(self.stage.model, record.value,
                                max_bytes=self._config.max_message_bytes)
@@ -88,7 +89,15 @@ class StageRunner:
                 annotate(span, output)
                 record_outcome(output)
                 if self._sink is not None:
-                    await self._publisher.send(self._sink, event.question_id, output)
+                    await self._publish(record, event, self._sink, output, span)
+
+    async def _publish(self, record: ConsumerRecord, event: Envelope, sink: str, output: Frozen,
+                       span: Span) -> None:
+        try:
+            await self._publisher.send(sink, event.question_id, output)
+        except Unpublishable as refused:
+            mark_error(span, refused.reason)
+            await self._give_up(record, event, f"output not publishable: {refused.reason}")
 
     async def _handle(self, record: ConsumerRecord, event: Envelope, span: Span) -> Frozen | None:
         """The core's output; on a refusal or after the last retry, None (the runner has
@@ -103,15 +112,16 @@ class StageRunner:
                                                           self._config.retry, on_retry)
         except Exception as exc:
             mark_error(span, repr(exc))
-            await self._give_up(record, event, failure_reason(exc))
+            tries = self._config.retry.retries + 1
+            await self._give_up(record, event,
+                                f"gave up after {tries} tries: {failure_reason(exc)}")
             return None
         self.counts["processed" if output is not None else "skipped"] += 1
         return output
 
     async def _give_up(self, record: ConsumerRecord, event: Envelope, reason: str) -> None:
         self.counts["failed"] += 1
-        tries = self._config.retry.retries + 1
-        await self._dead_letter(record, f"gave up after {tries} tries: {reason}", event)
+        await self._dead_letter(record, reason, event)
         if self.stage.give_up is not None:
             answer = self.stage.give_up(self._bound(), event, reason)
             await self._publisher.send(self._topics.answer_ready, answer.question_id, answer)
@@ -136,12 +146,17 @@ class StageRunner:
             origin_topic=record.topic,
             origin_partition=record.partition,
             origin_offset=record.offset,
-            original_headers={k: v.decode("utf-8", "replace") for k, v in (record.headers or ())},
+            original_headers={k[:200]: v[:1000].decode("utf-8", "replace")
+                              for k, v in record_headers(record.headers)[:64]},
             original_value=original[:65536],
         )
         log.warning("dead-lettered %s/%d/%d: %s", record.topic, record.partition, record.offset,
                     reason)
-        await self._publisher.send(self._topics.dead_letter, letter.question_id, letter)
+        try:
+            await self._publisher.send(self._topics.dead_letter, letter.question_id, letter)
+        except Unpublishable as refused:  # the input is ended either way; say so loudly
+            log.error("dead letter of %s/%d/%d refused: %s", record.topic, record.partition,
+                      record.offset, refused.reason)
 
     # -- commits ------------------------------------------------------------------------
 

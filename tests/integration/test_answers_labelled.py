@@ -43,8 +43,6 @@ def test_a_refusal_label_counts_any_answer_as_wrong() -> None:
     assert score(label, "failed", "")[0] == "correct"
 
 
-@pytest.mark.xfail(strict=True, reason="answers are not yet held to the question contract: "
-                   "off-topic, other-day and other-place evidence is still answered")
 async def test_answers_are_about_what_was_asked() -> None:
     scored = await run(load_labels())
     result = summary(scored)

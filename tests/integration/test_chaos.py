@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from pmflow_gateway.schemas import ReplyRendered, Topics
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from tests.support.broker import PrivateBroker
-from tests.support.kafka import produce
+from tests.support.kafka import collect, produce
 from tests.support.workers import Worker
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
@@ -195,7 +195,11 @@ async def test_broker_restart_mid_run_loses_nothing(
                     log=tmp_path / "worker.log").start()
     try:
         await produce(broker.bootstrap, topics.route_decided, routes(tenant, n))
-        await asyncio.sleep(3)
+        # Mid-run means the worker is answering: on a loaded machine its start-up alone can
+        # take longer than a fixed pause, and then this would test start-up instead.
+        first = await collect(broker.bootstrap, [topics.reply_rendered],
+                              until=lambda records: len(records) > 0, timeout_s=120)
+        assert first, (tmp_path / "worker.log").read_text()[-3000:]
         broker.stop()
         await asyncio.sleep(5)
         broker.start()

@@ -48,7 +48,7 @@ def route(question_id: str) -> RouteDecided:
 def gateway(mcp: McpAdapter, site: LocalSite | None) -> Deps:
     endpoint = site.url("/search", host="localhost") if site else "http://localhost:9/search"
     fallback = LiveSearchAdapter(engine=SearxngJson(endpoint.removesuffix("/search")),
-                                 allow_hosts=["localhost"] if site else [])
+                                 allow_hosts=[f"localhost:{site.port}"] if site else [])
     return Deps(
         composer=EXTRACTIVE, clock=SystemClock(), planner=RulesPlanner(), adapters=[mcp, fallback],
                    store=InMemoryStore())

@@ -65,7 +65,8 @@ def site() -> Iterator[LocalSite]:
 
 def adapter(site: LocalSite, **caps: object) -> LiveSearchAdapter:
     options: dict[str, object] = {
-        "engine": SearxngJson(site.url("", host="localhost")), "allow_hosts": ["localhost"],
+        "engine": SearxngJson(site.url("", host="localhost")),
+        "allow_hosts": [f"localhost:{site.port}"],
         "clock": FixedClock()} | caps
     return LiveSearchAdapter(**options)  # type: ignore[arg-type]
 

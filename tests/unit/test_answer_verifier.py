@@ -24,6 +24,8 @@ from pmflow_gateway.schemas import (
 from tests.fakes import evidence
 from tests.support.builders import CLOCK, EXECUTION, collected, weather_plan
 
+EN_Q = "What is the weather in Guangzhou for the next 5 days?"
+
 GZ = "广州未来5天以多云为主，气温18到25度。"
 INTERNAL_WORDS = ("Feishu", "飞书", "群聊记录", "pmflow", "PMFlow", "doc")
 
@@ -127,6 +129,15 @@ async def test_stale_evidence_for_a_fresh_question_is_guarded() -> None:
     assert answer.verdict.freshness_ok is False
     assert answer.reason == "no evidence inside the freshness window"
     assert "超出时效" in answer.answer and answer.sources_used == []
+
+
+async def test_undated_evidence_is_reported_as_undated_not_out_of_date() -> None:
+    answer = await verify_and_compose(collected([good(fresh=0.0), good(
+        "https://b.example.org/gz", fresh=0.0)]), clock=CLOCK)
+    assert answer.status is AnswerStatus.freshness_guard
+    assert answer.reason == "no dated evidence"
+    assert "未注明日期" in answer.answer and "超出时效" not in answer.answer
+    assert "未注明日期" in render_reply(answer, clock=CLOCK).text
 
 
 async def test_stale_items_do_not_ground_a_fresh_answer() -> None:
@@ -299,14 +310,15 @@ async def test_weather_without_a_place_asks_for_the_place() -> None:
     plan = weather_plan(location_hint=None, subject_entities=[],
                         answer_contract=AnswerContract.clarify)
     zh = await verify_and_compose(collected([good()], plan=plan), clock=CLOCK)
-    en = await verify_and_compose(collected([good()], plan=plan, locale="en"), clock=CLOCK)
+    en = await verify_and_compose(collected([good()], plan=plan, locale="en",
+                                            question="what is the weather?"), clock=CLOCK)
     assert zh.status is AnswerStatus.clarify and "地点" in zh.answer
     assert "place" in en.answer and en.sources_used == []
 
 
 async def test_guard_says_no_reliable_real_time_data() -> None:
     zh = await verify_and_compose(collected([]), clock=CLOCK)
-    en = await verify_and_compose(collected([], locale="en-US"), clock=CLOCK)
+    en = await verify_and_compose(collected([], locale="en-US", question=EN_Q), clock=CLOCK)
     assert "未找到可靠的实时外部数据" in zh.answer
     assert "No reliable real-time external data" in en.answer
 

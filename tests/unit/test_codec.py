@@ -47,3 +47,64 @@ def test_poison_has_a_reason(value: bytes | None, reason: str) -> None:
 def test_oversize_is_poison_before_parsing() -> None:
     with pytest.raises(Poison, match="oversize"):
         decode(RouteDecided, b" " * (MAX + 1), max_bytes=MAX)
+
+
+def test_headers_keep_bytes_and_drop_null_values() -> None:
+    from pmflow_gateway.streams.codec import record_headers
+
+    raw = [("x-note", b"\xff\xfe"), ("traceparent", None), ("ok", b"v")]
+    assert record_headers(raw) == [("x-note", b"\xff\xfe"), ("ok", b"v")]
+    assert record_headers(None) == []
+
+
+def test_a_list_past_its_bound_is_poison_with_the_reason() -> None:
+    value = orjson.dumps({**ROUTE_DECIDED, "sources": [{}] * 330_000})
+    assert len(value) < MAX
+    with pytest.raises(Poison, match="sources"):
+        decode(RouteDecided, value, max_bytes=MAX)
+
+
+def test_producer_errors_no_retry_can_fix_are_told_apart() -> None:
+    from aiokafka.errors import (
+        KafkaConnectionError,
+        KafkaTimeoutError,
+        KafkaUnavailableError,
+        MessageSizeTooLargeError,
+        NotLeaderForPartitionError,
+        OutOfOrderSequenceNumber,
+        RecordTooLargeError,
+        TopicAuthorizationFailedError,
+    )
+
+    from pmflow_gateway.streams.publisher import can_succeed_later
+
+    assert all(can_succeed_later(e()) for e in (KafkaTimeoutError, KafkaConnectionError,
+                                                NotLeaderForPartitionError, KafkaUnavailableError,
+                                                OutOfOrderSequenceNumber))
+    assert not any(can_succeed_later(e()) for e in (MessageSizeTooLargeError, RecordTooLargeError,
+                                                    TopicAuthorizationFailedError))
+
+
+@pytest.mark.parametrize(("change", "reason"), [
+    ({"tenant_id": "   "}, "tenant_id"),
+    ({"tenant_id": "acme\x00"}, "tenant_id"),
+    ({"question_id": "q\x00"}, "question_id"),
+    ({"occurred_at": "9999-12-31T23:59:59+00:00"}, "occurred_at"),
+])
+def test_blank_or_nul_ids_and_future_dates_are_poison(change: dict[str, str],
+                                                      reason: str) -> None:
+    with pytest.raises(Poison, match=reason):
+        decode(RouteDecided, orjson.dumps({**ROUTE_DECIDED, **change}), max_bytes=MAX)
+
+
+def test_duplicate_json_keys_are_poison_at_any_depth() -> None:
+    body = orjson.dumps(ROUTE_DECIDED)
+    twice = body.replace(b'"tenant_id":"acme"', b'"tenant_id":"acme","tenant_id":"other"')
+    nested = body.replace(b'"needs_freshness":true',
+                          b'"needs_freshness":true,"needs_freshness":false')
+    for value in (twice, nested):
+        with pytest.raises(Poison, match="duplicate JSON key"):
+            decode(RouteDecided, value, max_bytes=MAX)
+    deep = b"[" * 100_000 + b"]" * 100_000  # too deep for the scan: the model still says why
+    with pytest.raises(Poison, match=r"schema violation|not JSON"):
+        decode(RouteDecided, deep, max_bytes=MAX)

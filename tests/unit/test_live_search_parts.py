@@ -9,7 +9,7 @@ import pytest
 
 from pmflow_gateway.adapters.page_text import read_page
 from pmflow_gateway.adapters.passages import BM25, chunk_text, tokens
-from pmflow_gateway.adapters.published import first_visible_date, published_at
+from pmflow_gateway.adapters.published import BEIJING, first_visible_date, published_at
 from pmflow_gateway.adapters.search_engines import DuckDuckGoHtml, SearxngJson
 from pmflow_gateway.adapters.ssrf import FetchedPage
 from pmflow_gateway.contract.text import split_sentences
@@ -59,7 +59,7 @@ def test_live_search_published_time_from_visible_text(text: str, expected: datet
 
 def test_live_search_future_markup_dates_are_not_publication_times() -> None:
     page = '<html><head><meta name="date" content="2027-01-01"></head><body></body></html>'
-    assert published_at(page, "2026年11月11日", NOW) == datetime(2026, 11, 11, tzinfo=UTC)
+    assert published_at(page, "2026年11月11日", NOW) == datetime(2026, 11, 11, tzinfo=BEIJING)
 
 
 def test_live_search_page_text_strips_every_kind_of_invisible_text() -> None:

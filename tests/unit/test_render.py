@@ -10,13 +10,19 @@ from pmflow_gateway.schemas import AnswerContract, AnswerReady, AnswerStatus, Ci
 from tests.fakes import evidence
 from tests.support.builders import CLOCK, collected, weather_plan
 
+EN_Q = "What is the weather in Guangzhou for the next 5 days?"
+
 ITEMS = [evidence("https://www.weather.com.cn/gz", "广州未来5天以多云为主，气温18到25度。",
                   title="广州天气预报"),
          evidence("https://tianqi.moji.com/gz", "广州周三有小雨。", title="天气网")]
 
 
 async def answered(locale: str = "zh-CN") -> AnswerReady:
-    return await verify_and_compose(collected(ITEMS, locale=locale), clock=CLOCK)
+    # The reply speaks the question's language, so an English locale comes with an English
+    # question here.
+    question = EN_Q if locale.startswith("en") else "帮我看看未来 5 天的广州天气如何"
+    return await verify_and_compose(collected(ITEMS, locale=locale, question=question),
+                                    clock=CLOCK)
 
 
 async def test_chinese_reply_has_answer_then_numbered_sources() -> None:

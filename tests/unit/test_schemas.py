@@ -25,3 +25,16 @@ def test_evidence_has_the_10_fields_of_seed_000() -> None:
     assert list(ExternalEvidence.model_fields) == [
         "source_type", "source_label", "title", "target_url", "snippet", "retrieved_at",
         "freshness_score", "authority_score", "grounded_fields", "raw_metadata"]
+
+
+def test_probe_snapshot_keeps_numbers_and_drops_text() -> None:
+    from pmflow_gateway.schemas import RouteDecided
+    from pmflow_gateway.schemas.examples import ROUTE_DECIDED as example
+
+    probe = {"hits": 3, "score": 0.82, "top_snippet": "内部周报：下周发布", "flag": True,
+             "nested": {"snippet": "internal"}, "items": [{"snippet": "internal"}],
+             "nan": float("nan")}
+    route = RouteDecided.model_validate({**example, "probe_snapshot": probe})
+    assert route.probe_snapshot == {"hits": 3, "score": 0.82}
+    assert route.routing().probe_snapshot == {"hits": 3, "score": 0.82}
+    assert "内部" not in route.routing().model_dump_json()

@@ -41,6 +41,10 @@ REFUSED_LITERALS = [
     ("http://[::ffff:127.0.0.1]/", "IPv6-embedded loopback"),
     ("http://[::ffff:7f00:1]/", "IPv6-embedded loopback"),
     ("http://[64:ff9b::7f00:1]/", "IPv6-embedded loopback"),
+    ("http://[::ffff:0:7f00:1]/", "IPv6-embedded loopback"),
+    ("http://[::ffff:0:a00:1]/", "IPv6-embedded private"),
+    ("http://[64:ff9b:1::7f00:1]/", "NAT64 local-use"),
+    ("http://[64:ff9b:1::808:808]/", "NAT64 local-use"),
     ("http://[2002:7f00:1::]/", "IPv6-embedded loopback"),
     ("http://10.0.0.1/", "private address 10.0.0.1"),
     ("http://012.0.0.1/", "private address 10.0.0.1"),
@@ -127,8 +131,13 @@ async def test_ssrf_refuses_a_resolver_answer_that_is_not_an_address() -> None:
 
 
 async def test_ssrf_allow_list_lets_named_hosts_through_but_never_metadata() -> None:
-    fetcher = SafeFetcher(allow_hosts=["localhost", "127.0.0.1:8080", "169.254.169.254"])
-    assert (await fetcher.check("http://localhost:1234/")).host == "localhost"
+    fetcher = SafeFetcher(allow_hosts=["localhost", "127.0.0.1:8080", "169.254.169.254",
+                                       "[::1]:8443"])
+    assert (await fetcher.check("http://localhost/")).host == "localhost"
+    assert (await fetcher.check("https://localhost/")).host == "localhost"
+    assert (await fetcher.check("https://[::1]:8443/")).port == 8443
+    with pytest.raises(FetchRefused, match="loopback"):
+        await fetcher.check("http://localhost:1234/")  # a bare host: its default ports only
     assert (await fetcher.check("http://127.0.0.1:8080/")).port == 8080
     with pytest.raises(FetchRefused, match="loopback"):
         await fetcher.check("http://127.0.0.1:8081/")  # the entry names one port only

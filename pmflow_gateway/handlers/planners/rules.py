@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk
-from pmflow_gateway.handlers.gazetteer import (
+from pmflow_gateway.contract.gazetteer import (
     COMMODITIES,
     CRYPTO,
     CURRENCIES,
@@ -24,6 +23,7 @@ from pmflow_gateway.handlers.gazetteer import (
     MODEL_VENDOR_DOMAINS,
     STOCK_EXCHANGE_DOMAINS,
 )
+from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk
 from pmflow_gateway.handlers.planners.words import (
     EN_STOP,
     FILLERS,
@@ -179,7 +179,7 @@ def draft_plan(
         search_queries=queries,
         result_limit=5 if compare else 3,
         requires_multi_source=compare or kind is QueryKind.market,
-        clarify_on_ambiguity=contract is AnswerContract.clarify,
+        clarify_on_ambiguity=True,  # asking which one beats guessing between two places
     )
     return plan, missing
 

@@ -8,8 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from pmflow_gateway.contract.text import CJK, CJK_CHARS
-from pmflow_gateway.handlers.gazetteer import (
+from pmflow_gateway.contract.gazetteer import (
     CITIES,
     COMPANIES,
     COUNTRIES,
@@ -19,6 +18,7 @@ from pmflow_gateway.handlers.gazetteer import (
     NAME_VARIANT_WORDS,
     NOT_NAMES,
 )
+from pmflow_gateway.contract.text import CJK, CJK_CHARS
 from pmflow_gateway.schemas import QueryKind
 
 

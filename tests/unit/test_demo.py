@@ -12,6 +12,8 @@ from pmflow_gateway.mcp_server.corpus import load_pages
 from tests.fakes import evidence
 from tests.support.builders import CLOCK, collected
 
+EN_Q = "What is the weather in Guangzhou for the next 5 days?"
+
 
 @pytest.mark.parametrize("url", [
     "https://weather.example/gz", "https://WWW.Example.COM/x", "http://a.b.example.org/",
@@ -40,7 +42,8 @@ async def test_an_answer_from_demo_pages_is_flagged_and_says_so_in_both_language
         locale: str, first: str) -> None:
     items = [evidence("https://weather.example/gz", "广州未来5天以多云为主，气温18到25度。",
                       title="广州天气预报")]
-    answer = await verify_and_compose(collected(items, locale=locale), clock=CLOCK)
+    answer = await verify_and_compose(collected(items, locale=locale, question=(
+        EN_Q if locale.startswith("en") else "帮我看看未来 5 天的广州天气如何")), clock=CLOCK)
     assert answer.demo
     lines = render_reply(answer, clock=CLOCK).text.splitlines()
     assert lines[1].startswith(first)

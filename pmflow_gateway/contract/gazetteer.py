@@ -157,3 +157,30 @@ NOT_NAMES: tuple[str, ...] = ("ceo", "cfo", "cto", "ai", "api", "ipo", "llm", "a
 # Lower-case words that still belong to the name before them ("GPT-4o mini").
 NAME_VARIANT_WORDS: tuple[str, ...] = ("mini", "pro", "max", "plus", "turbo", "flash", "lite",
                                        "ultra", "nano", "sonnet", "opus", "haiku")
+
+# Names that mean the same thing across scripts and spellings: evidence that names any member
+# of a group is about the others too. Cities and countries come from their pairs above.
+ALIAS_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("腾讯", "Tencent"), ("阿里巴巴", "阿里", "Alibaba"), ("百度", "Baidu"), ("华为", "Huawei"),
+    ("小米", "Xiaomi"), ("比亚迪", "BYD"), ("特斯拉", "Tesla", "TSLA"),
+    ("苹果公司", "Apple Inc.", "Apple", "AAPL"), ("微软", "Microsoft", "MSFT"),
+    ("谷歌", "Google", "Alphabet", "GOOGL"), ("英伟达", "Nvidia", "NVDA"),
+    ("亚马逊", "Amazon", "AMZN"), ("台积电", "TSMC"), ("三星", "Samsung"), ("英特尔", "Intel"),
+    ("高通", "Qualcomm"), ("索尼", "Sony"), ("丰田", "Toyota"), ("波音", "Boeing"),
+    ("空客", "Airbus"), ("奈飞", "Netflix"), ("甲骨文", "Oracle"), ("字节跳动", "ByteDance"),
+    ("京东", "JD.com"), ("宁德时代", "CATL"), ("通义千问", "千问", "Qwen"),
+    ("文心一言", "文心", "ERNIE"), ("豆包", "Doubao"), ("深度求索", "DeepSeek"),
+    ("比特币", "Bitcoin", "BTC"), ("以太坊", "Ethereum", "Ether", "ETH"),
+    ("狗狗币", "Dogecoin", "DOGE"), ("美元", "USD", "US dollar"), ("人民币", "CNY", "RMB", "yuan"),
+    ("欧元", "EUR", "euro"), ("日元", "JPY", "yen"), ("英镑", "GBP", "pound sterling"),
+    ("港币", "港元", "HKD"), ("黄金", "金价", "gold"), ("白银", "silver"),
+    ("原油", "油价", "crude oil"),
+    ("上证指数", "沪指", "上证综指", "SSE Composite"), ("恒生指数", "恒指", "Hang Seng"),
+    ("纳斯达克", "Nasdaq"), ("道琼斯", "Dow Jones"), ("标普500", "S&P 500"),
+    ("日经指数", "日经225", "Nikkei"), ("世界杯", "World Cup"), ("中超", "中超联赛"),
+)
+# Words, not names: the same thing asked in either language ("腾讯的CEO" is answered by 首席执行官).
+TERM_ALIASES: tuple[tuple[str, ...], ...] = (
+    ("首席执行官", "CEO"), ("总部", "headquarters"), ("创始人", "founder"),
+    ("财报", "业绩", "results", "earnings"), ("营收", "revenue"), ("销量", "sales"),
+)

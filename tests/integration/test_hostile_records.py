@@ -1,0 +1,116 @@
+"""Hostile Kafka records on the real broker: a record's bad headers or an output too large to
+publish end that record alone; its neighbours are answered and commits reach the end."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import orjson
+import pytest
+from aiokafka import AIOKafkaProducer
+
+from pmflow_gateway.ports import AdapterResult
+from pmflow_gateway.schemas import AnswerReady, AnswerStatus, DeadLettered, Topics
+from pmflow_gateway.schemas.contracts import AdapterAttempt, ExternalQueryPlan
+from pmflow_gateway.streams.app import Processor
+from tests.fakes import WEATHER
+from tests.support.kafka import collect
+from tests.support.processors import running
+from tests.unit.test_codec import PMFLOW_EXAMPLE
+
+pytestmark = pytest.mark.kafka
+
+
+@pytest.fixture
+async def processor(kafka_bootstrap: str, topics: Topics) -> AsyncIterator[Processor]:
+    async with running(kafka_bootstrap, topics) as proc:
+        yield proc
+
+
+async def _send(bootstrap: str, topic: str,
+                records: list[tuple[bytes, bytes, list[tuple[str, bytes | None]]]]) -> None:
+    """Every record in one produce batch (one key, one partition), headers as given."""
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=200)
+    await producer.start()
+    try:
+        futures = [await producer.send(topic, value, key=key, headers=headers)
+                   for key, value, headers in records]
+        for future in futures:
+            await future
+    finally:
+        await producer.stop()
+
+
+async def _wait_committed(processor: Processor, stage: str, topic: str, end: int) -> int:
+    runner = next(r for r in processor.runners if r.stage.name == stage)
+    assert runner.consumer is not None
+    for _ in range(100):
+        await runner.commit()
+        done = runner.executor.committed_offsets()
+        total = sum(offset for tp, offset in done.items() if tp.topic == topic)
+        if total >= end:
+            return total
+        await asyncio.sleep(0.1)
+    return sum(offset for tp, offset in runner.executor.committed_offsets().items()
+               if tp.topic == topic)
+
+
+async def test_bad_headers_end_their_own_record_never_the_batch(
+        processor: Processor, kafka_bootstrap: str) -> None:
+    topics = processor.topics
+    bad_headers: dict[int, list[tuple[str, bytes | None]]] = {
+        2: [("x-note", b"\xff\xfe")], 3: [("x-empty", None)], 4: [("traceparent", None)]}
+    records = []
+    for i in range(6):
+        value = orjson.dumps({**PMFLOW_EXAMPLE, "question_id": f"hdr-{i}",
+                              "event_id": f"e-{i}"})
+        records.append((b"same-key", value, bad_headers.get(i, [])))
+    await _send(kafka_bootstrap, topics.route_decided, records)
+    found = await collect(kafka_bootstrap, [topics.answer_ready, topics.dead_letter],
+                          until=lambda rs: len({r.key for r in rs}) >= 6, timeout_s=30,
+                          settle_s=0.5)
+    answered = {AnswerReady.model_validate_json(r.value).question_id for r in found
+                if r.topic == topics.answer_ready}
+    letters = [DeadLettered.model_validate_json(r.value) for r in found
+               if r.topic == topics.dead_letter]
+    assert all(letter.reason for letter in letters)
+    assert answered | {letter.question_id for letter in letters} == {f"hdr-{i}" for i in range(6)}
+    assert {f"hdr-{i}" for i in (0, 1, 5)} <= answered
+    assert await _wait_committed(processor, "plan", topics.route_decided, 6) == 6
+
+
+@dataclass
+class OneHugeThenNormal:
+    """The first plan gets evidence too large for any Kafka record, later ones normal evidence."""
+
+    name: str = "mcp"
+    calls: int = 0
+
+    async def collect(self, plan: ExternalQueryPlan, *, timeout_s: float) -> AdapterResult:
+        self.calls += 1
+        item = WEATHER
+        if self.calls == 1:
+            item = WEATHER.model_copy(update={"raw_metadata": {"blob": "x" * 3_000_000}})
+        return AdapterResult(items=[item], attempts=[
+            AdapterAttempt(adapter=self.name, outcome="ok", evidence_count=1)])
+
+
+async def test_an_unpublishable_output_ends_its_record_and_the_next_is_answered(
+        kafka_bootstrap: str, topics: Topics) -> None:
+    async with running(kafka_bootstrap, topics, adapters=[OneHugeThenNormal()]) as processor:
+        records = [(b"one-key", orjson.dumps({**PMFLOW_EXAMPLE, "question_id": f"big-{i}",
+                                              "event_id": f"b-{i}"}), []) for i in range(2)]
+        await _send(kafka_bootstrap, topics.route_decided, records)  # type: ignore[arg-type]
+        found = await collect(kafka_bootstrap, [topics.answer_ready, topics.dead_letter],
+                              until=lambda rs: len(rs) >= 3, timeout_s=30, settle_s=0.5)
+        answers = {a.question_id: a for a in (AnswerReady.model_validate_json(r.value)
+                                              for r in found if r.topic == topics.answer_ready)}
+        letters = [DeadLettered.model_validate_json(r.value) for r in found
+                   if r.topic == topics.dead_letter]
+        assert answers["big-0"].status is AnswerStatus.failed
+        assert answers["big-1"].status is AnswerStatus.answered
+        assert [(d.question_id, d.stage) for d in letters] == [("big-0", "evidence")]
+        assert "MessageSizeTooLarge" in letters[0].reason
+        assert await _wait_committed(processor, "evidence", topics.plan_created, 2) == 2
