@@ -113,8 +113,7 @@ class SqlMemoryStore:
         now = self._now()
         key = question_key(event.context.question)
         async with self._engine.begin() as conn:
-            if not await self._claim(conn, event.tenant_id, _ANSWER, event.event_id,
-                                     event.question_id, now):
+            if not await self._claim(conn, event, _ANSWER, now):
                 return False
             previous = await self._lock_record(conn, event.tenant_id, event.question_id)
             if previous is None:
@@ -133,8 +132,7 @@ class SqlMemoryStore:
         has no such question (nothing is written then, not even the claim)."""
         now = self._now()
         async with self._engine.begin() as conn:
-            if not await self._claim(conn, event.tenant_id, _FEEDBACK, event.event_id,
-                                     event.question_id, now):
+            if not await self._claim(conn, event, _FEEDBACK, now):
                 return False
             record = await self._lock_record(conn, event.tenant_id, event.question_id)
             if record is None:
@@ -149,12 +147,13 @@ class SqlMemoryStore:
             await self._count_feedback(conn, event, record, now)
             return True
 
-    async def _claim(self, conn: AsyncConnection, tenant_id: str, kind: str, event_id: str,
-                     question_id: str, now: datetime) -> bool:
+    async def _claim(self, conn: AsyncConnection, event: AnswerReady | FeedbackGiven, kind: str,
+                     now: datetime) -> bool:
+        """Whether this event is applied for the first time (its claim is then taken)."""
         claimed = await conn.execute(
             self._insert(applied_events)
-            .values(tenant_id=tenant_id, kind=kind, event_id=event_id,
-                    question_id=question_id, applied_at=now)
+            .values(tenant_id=event.tenant_id, kind=kind, event_id=event.event_id,
+                    question_id=event.question_id, applied_at=now)
             .on_conflict_do_nothing(index_elements=list(applied_events.primary_key))
             .returning(applied_events.c.event_id)
         )
