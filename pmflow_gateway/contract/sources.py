@@ -22,6 +22,7 @@ INTERNAL_BARE_LABELS = frozenset({"doc", "docs", "system", "internal", "history"
 INTERNAL_DOMAINS = frozenset({"feishu.cn", "feishu.net", "larksuite.com", "larkoffice.com",
                               "feishucdn.com"})
 MAX_URL_CHARS = 2048
+MAX_TITLE_CHARS = 300  # a title longer than this is page text, not a title
 _WHITESPACE = re.compile(r"\s")
 
 
@@ -46,4 +47,5 @@ def source_title(item: ExternalEvidence) -> str:
     """A title fit for one line of the summary. A title is page text too, so it is cleaned
     like a snippet (no link, marker, tag or planted instruction); the host stands in for it
     when nothing is left."""
-    return " ".join(clean_sentences(item.title))[:120] or bare_host(item.target_url)
+    return " ".join(clean_sentences(item.title[:MAX_TITLE_CHARS]))[:120] or bare_host(
+        item.target_url)

@@ -14,11 +14,15 @@ import itertools
 import re
 import unicodedata
 from datetime import UTC, datetime
+from pathlib import Path
 
 from pmflow_gateway.schemas import ExternalQueryPlan
 
 MAX_SENTENCE_CHARS = 280
 MAX_SNIPPET_CHARS = 1200  # per item, in the model prompt
+# How much of one untrusted field (a snippet, a title) is read at all: an adapter's passage
+# is far shorter, and every check and cache below then works on bounded text.
+MAX_FIELD_CHARS = 4000
 
 # Han (with extension A and compatibility ideographs), kana and Hangul: scripts written
 # without spaces between words, so they are matched by character rather than by word.
@@ -41,21 +45,58 @@ def split_sentences(text: str) -> list[str]:
 # Zero-width, bidi controls, BOM, soft hyphen, tag characters: all of category Cf. Variation
 # selectors are Mn but render as nothing, so they can hide text too.
 _VARIATION_SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
-# Any scheme-qualified link, `www.` host, or bare host with a common TLD: none of them may
-# pass from a snippet into an answer.
-_TLDS = ("com|net|org|cn|io|ai|co|uk|gov|edu|info|xyz|top|me|app|dev|ly|ru|de|jp|hk|tw|"
-         "sg|us|biz|site|online|link|click|cc|tv|to|so")
+# Any scheme-qualified link, `www.` host, pseudo-scheme or IP address with a path: none of
+# them may pass from a snippet into an answer. Bare hosts are found by `hosts_named`, which
+# knows every top-level domain; a TLD alternation here would backtrack on "x.x.x…".
 URL_RE = re.compile(
     r"(?:\b[a-z][a-z0-9+.-]{1,15}://\S+)"
     r"|(?:\bwww\.[^\s，。；、]+)"
     r"|(?:\b(?:javascript|data|mailto|file):\S+)"
-    rf"|(?:\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:{_TLDS})\b(?:[/:?#][^\s，。；、]*)?)"
     r"|(?:\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?/\S*)",
     re.IGNORECASE,
 )
+# A run of labels joined by dots. The look-behind starts a match only where a token starts,
+# and a label cannot contain the dot that ends it, so the scan is linear in the text.
+_DOTTED = re.compile(r"(?<![\w.-])[\w-]+(?:\.[\w-]+)+")
+_MAX_TLD_CHARS = 24  # the longest TLDs; a CJK TLD is read as a prefix of its glued label
+
+
+@functools.cache
+def top_level_domains() -> frozenset[str]:
+    """Every top-level domain of the Public Suffix List the `tld` package ships (1,400+,
+    internationalised ones in Unicode and punycode)."""
+    import tld
+
+    names = (Path(tld.__file__).parent / "res" / "effective_tld_names.dat.txt").read_text("utf-8")
+    return frozenset(line.strip().lstrip("*!.").lower() for line in names.splitlines()
+                     if line.strip() and not line.startswith("//") and "." not in line.strip())
+
+
+def _host_like(token: str) -> bool:
+    labels = [label.strip("-_") for label in token.lower().split(".")]
+    if len(labels) == 4 and all(label.isdigit() and int(label) < 256 for label in labels):
+        return True  # an IPv4 address
+    if not all(labels) or labels[-1].isdigit():
+        return False
+    last = labels[-1]
+    if last.startswith("xn--") or last in top_level_domains():
+        return True
+    # Chinese text has no space after a host: "访问天气.公司领取" ends its TLD mid-label.
+    return bool(CJK.match(last)) and any(
+        last[:n] in top_level_domains() for n in range(1, min(len(last), _MAX_TLD_CHARS) + 1))
+
+
+def hosts_named(text: str) -> list[str]:
+    """Every host-like token of the text (any TLD, IDN, IPv4), after folding and reading
+    obfuscated dots (`evil[.]com`, `evil dot com`) as dots: what a reader could type in."""
+    return [m.group(0).lower().strip("-_") for m in _DOTTED.finditer(detection_form(text))
+            if _host_like(m.group(0))]
+
+
 _MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_ANY_MARKER = re.compile(r"[\[［【]\s*\^?\s*\d+\s*[\]］】]")
-_EVIDENCE_TAG = re.compile(r"<\s*/?\s*evidence[^>]*>", re.IGNORECASE)
+# No two adjacent `\s*` anywhere: on a long run of spaces they would retry each split of it.
+_ANY_MARKER = re.compile(r"[\[［【]\s*(?:\^\s*)?\d+\s*[\]］】]")
+_EVIDENCE_TAG = re.compile(r"<\s*(?:/\s*)?evidence[^<>]*>", re.IGNORECASE)
 _INJECTION_PATTERNS = [
     r"\b(ignore|disregard|forget|override|bypass)\b.{0,40}\b(instruction|prompt|rule|message|"
     r"direction|guideline|context)s?\b",
@@ -117,10 +158,41 @@ def strip_invisible(text: str) -> str:
     return _VARIATION_SELECTORS.sub("", _invisible_class().sub("", text))
 
 
+# Letters of other scripts drawn like Latin ones (the lower-case confusables of Unicode's
+# TR39 table for Cyrillic, Greek, Armenian and Latin extensions): "evil.cοm" with a Greek
+# omicron reads as "evil.com". NFKC already unifies full-width and mathematical letters.
+_CONFUSABLE_LATIN = str.maketrans({
+    **dict.fromkeys("аɑαⲁ", "a"), **dict.fromkeys("ЬƅЪ", "b"), **dict.fromkeys("сϲⅽꮯ", "c"),
+    **dict.fromkeys("ԁꓒ", "d"), **dict.fromkeys("еҽ℮ꬲ", "e"), **dict.fromkeys("ſϝ", "f"),
+    **dict.fromkeys("ɡցᶃ", "g"), **dict.fromkeys("һհ", "h"), **dict.fromkeys("іıιɩӏ", "i"),
+    **dict.fromkeys("јϳ", "j"), **dict.fromkeys("κк", "k"), **dict.fromkeys("ⅼǀ", "l"),
+    **dict.fromkeys("ոп", "n"), **dict.fromkeys("оοօσ০٥", "o"), **dict.fromkeys("рρ", "p"),
+    **dict.fromkeys("ԛզ", "q"), **dict.fromkeys("гᴦ", "r"), **dict.fromkeys("ѕꜱ", "s"),
+    **dict.fromkeys("τт", "t"), **dict.fromkeys("υսʋ", "u"), **dict.fromkeys("νѵᴠ", "v"),
+    **dict.fromkeys("ԝѡա", "w"), **dict.fromkeys("хχ", "x"), **dict.fromkeys("уγ", "y"),
+    **dict.fromkeys("ᴢ", "z"),
+})
+
+
 @functools.lru_cache(maxsize=4096)
 def folded(text: str) -> str:
-    """The form used for detection only: full-width and compatibility letters unified."""
-    return unicodedata.normalize("NFKC", strip_invisible(text)).lower()
+    """The form used for detection only: full-width, compatibility and look-alike letters
+    unified, lower case."""
+    return unicodedata.normalize("NFKC", strip_invisible(text)).lower().translate(
+        _CONFUSABLE_LATIN)
+
+
+# A dot written so that a filter misses it: "evil[.]com", "evil(dot)com", "evil dot com",
+# "evil。com". Bare "dot" and "。" count only between Latin letters or digits.
+_OBFUSCATED_DOT = re.compile(
+    r"\s?[\[({【（<]\s?(?:\.|dot|点|。)\s?[\])}】）>]\s?"
+    r"|(?<=[a-z0-9])(?:\s(?:dot)\s|。)(?=[a-z0-9])")
+_SPACES = re.compile(r"\s+")
+
+
+def detection_form(text: str) -> str:
+    """`folded`, with runs of white space made one space and obfuscated dots made dots."""
+    return _OBFUSCATED_DOT.sub(".", _SPACES.sub(" ", folded(text)))
 
 
 def looks_like_instruction(text: str) -> bool:
@@ -141,7 +213,8 @@ def mentions_internal(text: str, *, asked: str = "") -> bool:
 
 
 def has_url(text: str) -> bool:
-    return bool(URL_RE.search(text) or URL_RE.search(folded(text)))
+    return bool(URL_RE.search(text) or URL_RE.search(detection_form(text))
+                or hosts_named(text))
 
 
 def asked_text(question: str, plan: ExternalQueryPlan) -> str:
@@ -168,7 +241,7 @@ def clean_sentence(sentence: str, *, asked: str = "") -> str | None:
 
 
 def clean_sentences(snippet: str, *, asked: str = "") -> list[str]:
-    return list(_clean_sentences(snippet, asked))
+    return list(_clean_sentences(snippet[:MAX_FIELD_CHARS], asked[:MAX_FIELD_CHARS]))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -19,10 +19,11 @@ from pmflow_gateway.contract.text import (
     URL_RE,
     asked_text,
     folded,
+    hosts_named,
     looks_like_instruction,
     mentions_internal,
 )
-from pmflow_gateway.contract.urls import bare_host, site_of, url_key
+from pmflow_gateway.contract.urls import bare_host, registrable_domain, site_of, url_key
 from pmflow_gateway.ports import Draft
 from pmflow_gateway.schemas import (
     EvidenceCollected,
@@ -33,7 +34,7 @@ from pmflow_gateway.schemas import (
 )
 
 MIN_QUOTE_CHARS = 6  # shorter upstream snippets match by chance too often
-MARKER_RE = re.compile(r"[\[［【]\s*\^?\s*(\d+)\s*[\]］】]")
+MARKER_RE = re.compile(r"[\[［【]\s*(?:\^\s*)?(\d+)\s*[\]］】]")
 
 
 def asked_about(event: EvidenceCollected) -> str:
@@ -139,6 +140,11 @@ def verify_draft(draft: Draft, items: list[ExternalEvidence], *, asked: str = ""
         for match in URL_RE.finditer(text):
             if not _url_allowed(match.group(0), items):
                 violations.append(f"url not in evidence: {match.group(0)[:80]}")
+    # A bare host, however spelled, may name only a site the answer cites.
+    sites = {site_of(i.target_url) for i in items}
+    for host in hosts_named(MARKER_RE.sub("", draft.answer)):
+        if registrable_domain(host) not in sites and not any(host in v for v in violations):
+            violations.append(f"url not in evidence: {host[:80]}")
     if mentions_internal(draft.answer, asked=asked):
         violations.append("answer names an internal source")
     if looks_like_instruction(draft.answer):

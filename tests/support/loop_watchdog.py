@@ -1,0 +1,43 @@
+"""A watchdog for the event loop: how long the loop went without running a ready task.
+
+It is a bound on blocking, not a measure of speed: a task that sleeps a few milliseconds at a
+time wakes late by exactly as long as something held the loop (a regex over a hostile page, a
+parse that never yields).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+TICK_S = 0.005
+
+
+@dataclass
+class LoopLag:
+    worst_s: float = 0.0
+    ticks: int = 0
+
+
+@asynccontextmanager
+async def watch_loop() -> AsyncIterator[LoopLag]:
+    """Within the block, `LoopLag.worst_s` is the longest the loop was held past one tick."""
+    lag = LoopLag()
+
+    async def tick() -> None:
+        while True:
+            expected = time.monotonic() + TICK_S
+            await asyncio.sleep(TICK_S)
+            lag.worst_s = max(lag.worst_s, time.monotonic() - expected)
+            lag.ticks += 1
+
+    task = asyncio.create_task(tick())
+    await asyncio.sleep(0)
+    try:
+        yield lag
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
