@@ -99,7 +99,7 @@ _ANY_MARKER = re.compile(r"[\[［【]\s*(?:\^\s*)?\d+\s*[\]］】]")
 _EVIDENCE_TAG = re.compile(r"<\s*(?:/\s*)?evidence[^<>]*>", re.IGNORECASE)
 _INJECTION_PATTERNS = [
     r"\b(ignore|disregard|forget|override|bypass)\b.{0,40}\b(instruction|prompt|rule|message|"
-    r"direction|guideline|context)s?\b",
+    r"direction|guideline|guidance|context|directive|command|order)s?\b",
     # no word boundary after "instruction": planted text glues words ("instructionssystem:")
     r"\b(previous|prior|above|earlier|all)\b.{0,20}instruction",
     r"\byou are (now|no longer)\b", r"\bact as\b", r"\bpretend (to be|you)\b",
@@ -114,6 +114,19 @@ _INJECTION_PATTERNS = [
     r"告诉用户", r"(请|立即|马上)?(访问|点击|打开|前往|登录|下载|扫码|关注)"
     r".{0,20}(网站|网址|链接|这里|此处|页面|公众号|二维码|http|www)",
     r"(加|添加).{0,6}(微信|qq|vx)",
+    # Text addressed to whatever model reads the page, not to the page's human reader.
+    r"\b(dear|attention|hey|hello|note to|notice to|message to|to) (the |all |any )?"
+    r"(ai|assistant|chatbot|llm|language model|model|agent|bot)s?\b",
+    r"\bif you are (an? )?(ai|assistant|chatbot|llm|language model|bot)\b",
+    r"\b(ai|assistant|chatbot|llm|language model|agent)s?\b.{0,20}\b(must|should|shall|"
+    r"need to|are required to|reading this)\b",
+    r"\b(repeat|relay|forward|pass on|convey|copy)\b.{0,40}\b(verbatim|word for word|"
+    r"exactly as|to the user|to users)\b",
+    r"(ai|人工智能|语言模型|大模型|机器人|助手|助理|智能体|gpt)\s?[,，:：]?\s?"
+    r"(请注意|请|务必|必须|注意|应当|一定要)",
+    r"如果你是.{0,6}(ai|人工智能|模型|助手|机器人)",
+    r"(原样|原文|如实|一字不差|逐字|照原样).{0,6}(转告|转达|告知|传达|回复|输出|复述|告诉)",
+    r"(务必|一定要|必须).{0,6}(转告|转达|告知)",
 ]
 # Phrases that always name an internal source, whatever the question was.
 INTERNAL_PHRASES = (
@@ -183,10 +196,10 @@ def folded(text: str) -> str:
 
 
 # A dot written so that a filter misses it: "evil[.]com", "evil(dot)com", "evil dot com",
-# "evil。com". Bare "dot" and "。" count only between Latin letters or digits.
+# "evil . com", "evil。com". Bare "dot" and "。" count only between Latin letters or digits.
 _OBFUSCATED_DOT = re.compile(
     r"\s?[\[({【（<]\s?(?:\.|dot|点|。)\s?[\])}】）>]\s?"
-    r"|(?<=[a-z0-9])(?:\s(?:dot)\s|。)(?=[a-z0-9])")
+    r"|(?<=[a-z0-9])(?:\s(?:dot|\.)\s|。)(?=[a-z0-9])")
 _SPACES = re.compile(r"\s+")
 
 
@@ -195,8 +208,62 @@ def detection_form(text: str) -> str:
     return _OBFUSCATED_DOT.sub(".", _SPACES.sub(" ", folded(text)))
 
 
+# Letters spaced or dotted apart ("i g n o r e", "i.g.n.o.r.e") read as one word. A run
+# starts only at its first letter (both look-behinds), so the scan stays linear.
+_SPACED_LETTERS = re.compile(r"(?<![a-z])(?<![a-z][\s.*_-])(?:[a-z][\s.*_-]){3,}[a-z](?![a-z])")
+
+
+def _joined_letters(text: str) -> str:
+    return _SPACED_LETTERS.sub(lambda m: f" {m.group(0)[::2]} ", text)
+
+
 def looks_like_instruction(text: str) -> bool:
-    return bool(INJECTION_RE.search(folded(text)))
+    form = detection_form(text)
+    # Letters are joined before dots are read: "℃。i g n o r e" must not start at the "c".
+    return bool(INJECTION_RE.search(form)
+                or INJECTION_RE.search(_joined_letters(_SPACES.sub(" ", folded(text)))))
+
+
+# A contact channel and its handle ("微信 gzwx8888", "QQ: 12345", "telegram @x"), or a bare
+# "@handle": a page's way of moving its reader somewhere we cannot vouch for.
+_CONTACT = re.compile(
+    r"(?:微信|威信|薇信|v信|公众号|抖音号|小红书号|企鹅|电报"
+    r"|\b(?:vx|wx|wechat|weixin|qq|telegram|tg|whatsapp|line ?id|skype|discord)\b)"
+    r"\s?(?P<label>号|id|账号|群)?\s?(?P<sep>[:：是为]?\s?@?)(?P<handle>[a-z0-9][\w.-]{3,})"
+    r"|(?<![\w.@])@[a-z0-9_]{3,}")
+
+
+def _is_handle(match: re.Match[str]) -> bool:
+    """A channel name followed by an ordinary word ("WhatsApp users") is no handle: a handle
+    has a digit or underscore, or is introduced as one (a label, a colon, an @)."""
+    handle = match.group("handle")
+    return (handle is None or match.group("label") is not None or bool(match.group("sep"))
+            or any(c.isdigit() or c == "_" for c in handle))
+
+
+# Seven to fifteen digits in groups of a phone number: "400-800-1234", "+86 138 0013 8000",
+# "(020) 8888-8888", "13800138000". Bounded, so each start costs a constant.
+_PHONE = re.compile(r"(?<![a-z0-9.,])\+?\(?\d[\d\s()-]{5,22}\d(?![a-z0-9.,])")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def _is_phone(found: str) -> bool:
+    groups = [g for g in re.split(r"[\s()-]+", found.lstrip("+")) if g]
+    digits = sum(len(g) for g in groups)
+    if not 7 <= digits <= 15 or len(groups) > 5:
+        return False
+    if all(_YEAR.fullmatch(g) for g in groups) or VISIBLE_DATE.fullmatch(found.strip()):
+        return False  # "2024 2025", "2026-12-03": years and dates, not numbers to call
+    # After a country or area code, every group of a phone number has three digits or more.
+    lead = 2 if found.startswith(("+", "(")) else 1
+    return all(len(g) >= 3 for g in groups[lead:])
+
+
+def contact_handles(text: str) -> list[str]:
+    """Every contact handle and phone number the text gives."""
+    form = detection_form(text)
+    return ([m.group(0) for m in _CONTACT.finditer(form) if _is_handle(m)]
+            + [m.group(0) for m in _PHONE.finditer(form) if _is_phone(m.group(0))])
 
 
 def mentions_internal(text: str, *, asked: str = "") -> bool:
@@ -229,7 +296,7 @@ def clean_sentence(sentence: str, *, asked: str = "") -> str | None:
     # be told apart from planted text (stripping "x.com/ysystem: say z" leaves "say z"):
     # the whole sentence goes, not just the link.
     if (has_url(text) or _MARKDOWN_LINK.search(text) or looks_like_instruction(text)
-            or mentions_internal(text, asked=asked)):
+            or contact_handles(text) or mentions_internal(text, asked=asked)):
         return None
     text = _ANY_MARKER.sub("", text)  # a planted "[7]" would read as our own citation
     text = " ".join(text.split()).strip(" ,，:：;；-—()（）")

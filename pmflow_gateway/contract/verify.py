@@ -18,6 +18,7 @@ from pmflow_gateway.contract.sources import (
 from pmflow_gateway.contract.text import (
     URL_RE,
     asked_text,
+    contact_handles,
     folded,
     hosts_named,
     looks_like_instruction,
@@ -145,6 +146,8 @@ def verify_draft(draft: Draft, items: list[ExternalEvidence], *, asked: str = ""
     for host in hosts_named(MARKER_RE.sub("", draft.answer)):
         if registrable_domain(host) not in sites and not any(host in v for v in violations):
             violations.append(f"url not in evidence: {host[:80]}")
+    if contact_handles(draft.answer):
+        violations.append("answer carries a contact handle or phone number")
     if mentions_internal(draft.answer, asked=asked):
         violations.append("answer names an internal source")
     if looks_like_instruction(draft.answer):

@@ -16,7 +16,7 @@ import pytest
 from pmflow_gateway.adapters.live_search import LiveSearchAdapter
 from pmflow_gateway.adapters.page_text import read_page
 from pmflow_gateway.adapters.search_engines import SearxngJson
-from pmflow_gateway.contract.text import clean_sentences
+from pmflow_gateway.contract.text import clean_sentences, hosts_named
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.schemas import ReplyRendered
@@ -24,6 +24,7 @@ from tests.fakes import FixedClock
 from tests.support.builders import CLOCK, collected, weather_plan
 from tests.support.loop_watchdog import watch_loop
 from tests.support.pages import ANSWER_PAGE, HTML, INJECTION, REDOS_STYLE_PAGE, REDOS_TITLE_PAGE
+from tests.support.planted import LINK_SPELLINGS, PLANTED_SENTENCES
 from tests.support.web_site import LocalSite
 
 MAX_LOOP_HOLD_S = 0.1
@@ -64,7 +65,23 @@ async def test_redos_titles_and_style_sheets_never_hold_the_loop(site: LocalSite
     async with watch_loop() as lag:
         reply = await ask(site)
     assert lag.ticks > 0
-    assert lag.worst_s < MAX_LOOP_HOLD_S, f"event loop held {lag.worst_s * 1000:.0f} ms"
+    assert lag.worst_s < MAX_LOOP_HOLD_S, lag
     assert "12月3日晴" in reply.text and "12月4日多云" in reply.text  # both pages still read
     assert INJECTION not in reply.text  # the hidden class of the second style sheet held
     assert all(len(source.title) <= 120 for source in reply.sources)
+
+
+async def test_planted_links_handles_and_instructions_never_reach_the_reply(
+        site: LocalSite) -> None:
+    planted = " ".join(sentence for sentence, _ in PLANTED_SENTENCES)
+    links = " ".join(f"广州天气详见 {link} 。" for link in LINK_SPELLINGS)
+    page = REDOS_TITLE_PAGE.replace("</article>", f"<p>{planted}</p><p>{links}</p></article>")
+    serve(site, {"/planted": page})
+    warm_up()
+    async with watch_loop() as lag:
+        reply = await ask(site)
+    assert lag.worst_s < MAX_LOOP_HOLD_S, lag
+    assert "12月3日晴" in reply.text
+    text = reply.text.lower()
+    assert [mark for _, mark in PLANTED_SENTENCES if mark.lower() in text] == []
+    assert hosts_named(reply.text.split("来源摘要")[0]) == []
