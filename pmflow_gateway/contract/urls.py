@@ -8,18 +8,59 @@ are one site, `alice.github.io` and `bob.github.io` are two.
 from __future__ import annotations
 
 import functools
+import re
+import string
 from urllib.parse import urlsplit, urlunsplit
 
 from tld import get_tld
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+# Query parameters that say how a reader arrived, never which page it is.
+_TRACKING = re.compile(r"utm_\w*|fbclid|gclid|dclid|gbraid|wbraid|msclkid|yclid|igshid|mc_[ce]id"
+                       r"|_hs(?:enc|mi)|spm|share_source|ref_src", re.IGNORECASE)
+_ESCAPE = re.compile(r"%([0-9a-fA-F]{2})")
+_UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
+
 
 @functools.lru_cache(maxsize=8192)  # pure, asked for the same URLs by several stages
 def canonical_url(url: str) -> str:
-    """Scheme and host lower-cased, fragment and trailing slash dropped: one page, one key.
-    Raises ValueError when the URL cannot be parsed."""
+    """One key per page, whatever cosmetic spelling reached it: http and https, default
+    ports, a trailing dot on the host, case, percent-escapes of plain characters, empty and
+    dot path segments, a trailing slash, tracking parameters, parameter order and the
+    fragment make no difference. Raises ValueError when the URL cannot be parsed."""
     parts = urlsplit(url.strip())
-    path = parts.path.rstrip("/") or "/"
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").rstrip(".")
+    if ":" in host:
+        host = f"[{host}]"  # IPv6
+    port = parts.port
+    if port is not None and port != DEFAULT_PORTS.get(scheme):
+        host = f"{host}:{port}"
+    if parts.username is not None or parts.password is not None:
+        host = parts.netloc.rpartition("@")[0] + "@" + host
+    query = "&".join(sorted(
+        _unescape(pair) for pair in parts.query.split("&")
+        if pair and not _TRACKING.fullmatch(pair.partition("=")[0])))
+    return urlunsplit(("https" if scheme in DEFAULT_PORTS else scheme, host,
+                       _normal_path(parts.path), query, ""))
+
+
+def _unescape(text: str) -> str:
+    """Escapes of unreserved characters decoded (`%71` is `q`), the others in upper case."""
+    return _ESCAPE.sub(lambda m: chr(int(m[1], 16)) if chr(int(m[1], 16)) in _UNRESERVED
+                       else m[0].upper(), text)
+
+
+def _normal_path(path: str) -> str:
+    """Dot segments resolved, empty segments and the trailing slash dropped."""
+    kept: list[str] = []
+    for segment in _unescape(path).split("/"):
+        if segment == "..":
+            if kept:
+                kept.pop()
+        elif segment not in ("", "."):
+            kept.append(segment)
+    return "/" + "/".join(kept)
 
 
 def url_key(url: str) -> str | None:

@@ -16,6 +16,7 @@ from pmflow_gateway.contract.sources import (
     url_problem,
 )
 from pmflow_gateway.contract.text import (
+    MAX_FIELD_CHARS,
     URL_RE,
     asked_text,
     contact_handles,
@@ -23,6 +24,7 @@ from pmflow_gateway.contract.text import (
     hosts_named,
     looks_like_instruction,
     mentions_internal,
+    split_sentences,
 )
 from pmflow_gateway.contract.urls import bare_host, registrable_domain, site_of, url_key
 from pmflow_gateway.ports import Draft
@@ -35,6 +37,8 @@ from pmflow_gateway.schemas import (
 )
 
 MIN_QUOTE_CHARS = 6  # shorter upstream snippets match by chance too often
+# Spaces and punctuation do not make a quote another text: compared without them.
+_NOT_QUOTED = re.compile(r"[\W_]+")
 MARKER_RE = re.compile(r"[\[［【]\s*(?:\^\s*)?(\d+)\s*[\]］】]")
 
 
@@ -57,6 +61,8 @@ def _item_problem(item: ExternalEvidence, event: EvidenceCollected,
         return f"from another execution: {str(run)[:40]}"
     if url_key(item.target_url) in upstream_urls:
         return "arrived with the route event (upstream source)"
+    if quotes_of_upstream(f"{item.title} {item.snippet[:MAX_FIELD_CHARS]}", event):
+        return "repeats an upstream snippet"
     label = folded(item.source_label).strip()
     asked = asked_about(event)
     if label in INTERNAL_BARE_LABELS or mentions_internal(f"{label} {item.title}", asked=asked):
@@ -168,11 +174,22 @@ def verify_sources(sources: list[SourceUsed], items: list[ExternalEvidence], *,
 
 def quotes_of_upstream(answer: str, event: EvidenceCollected) -> list[str]:
     """The answer never rests on what upstream attached (workspace history and the like),
-    even when a composer somehow saw it."""
-    text = folded(answer)
+    even when a composer somehow saw it: neither the whole snippet nor any one sentence of
+    it, however citation markers and spaces were put between its words."""
+    text = _quotable(answer)
     return [f"answer quotes an upstream source: {s.source_type or 'unknown'}"
             for s in event.context.upstream_sources
-            if len(snippet := folded(s.snippet).strip()) >= MIN_QUOTE_CHARS and snippet in text]
+            if any(quote in text for quote in _upstream_quotes(s.snippet))]
+
+
+def _quotable(text: str) -> str:
+    return _NOT_QUOTED.sub("", MARKER_RE.sub("", folded(text)))
+
+
+def _upstream_quotes(snippet: str) -> list[str]:
+    """The snippet and each of its sentences, in the form `_quotable` compares."""
+    quotes = {_quotable(part) for part in [snippet, *split_sentences(snippet[:MAX_FIELD_CHARS])]}
+    return [q for q in quotes if len(q) >= MIN_QUOTE_CHARS]
 
 
 def renumbered(draft: Draft, items: list[ExternalEvidence]) -> tuple[Draft, list[ExternalEvidence]]:
