@@ -13,8 +13,10 @@ import functools
 import itertools
 import re
 import unicodedata
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from pmflow_gateway.schemas import ExternalQueryPlan
 
@@ -23,6 +25,25 @@ MAX_SNIPPET_CHARS = 1200  # per item, in the model prompt
 # How much of one untrusted field (a snippet, a title) is read at all: an adapter's passage
 # is far shorter, and every check and cache below then works on bounded text.
 MAX_FIELD_CHARS = 4000
+# Memoised text functions keep only short keys: a key is held as long as the cache, so an
+# unbounded one would let a page's 200,000-character title cost megabytes per question.
+MAX_CACHED_KEY_CHARS = 1000
+
+_R = TypeVar("_R")
+
+
+def cached_if_short(maxsize: int) -> Callable[[Callable[[str], _R]], Callable[[str], _R]]:
+    """`functools.lru_cache` for a pure function of one string, bypassed for long strings,
+    so the cache holds at most `maxsize` keys of `MAX_CACHED_KEY_CHARS` each."""
+    def decorate(function: Callable[[str], _R]) -> Callable[[str], _R]:
+        cached = functools.lru_cache(maxsize=maxsize)(function)
+
+        @functools.wraps(function)
+        def call(text: str) -> _R:
+            return cached(text) if len(text) <= MAX_CACHED_KEY_CHARS else function(text)
+        return call
+    return decorate
+
 
 # Han (with extension A and compatibility ideographs), kana and Hangul: scripts written
 # without spaces between words, so they are matched by character rather than by word.
@@ -187,7 +208,7 @@ _CONFUSABLE_LATIN = str.maketrans({
 })
 
 
-@functools.lru_cache(maxsize=4096)
+@cached_if_short(maxsize=4096)
 def folded(text: str) -> str:
     """The form used for detection only: full-width, compatibility and look-alike letters
     unified, lower case."""
@@ -308,13 +329,16 @@ def clean_sentence(sentence: str, *, asked: str = "") -> str | None:
 
 
 def clean_sentences(snippet: str, *, asked: str = "") -> list[str]:
-    return list(_clean_sentences(snippet[:MAX_FIELD_CHARS], asked[:MAX_FIELD_CHARS]))
+    snippet, asked = snippet[:MAX_FIELD_CHARS], asked[:MAX_FIELD_CHARS]
+    if len(snippet) + len(asked) > MAX_CACHED_KEY_CHARS:
+        return list(_clean_sentences.__wrapped__(snippet, asked))
+    return list(_clean_sentences(snippet, asked))
 
 
 @functools.lru_cache(maxsize=4096)
 def _clean_sentences(snippet: str, asked: str) -> tuple[str, ...]:
     # Pure, and asked for the same snippets several times per question (verifier, composer,
-    # titles): cached.
+    # titles): cached when short.
     parts = split_sentences(strip_invisible(snippet))
     cleaned = (clean_sentence(p, asked=asked) for p in parts)
     return tuple(s for s in cleaned if s)

@@ -7,14 +7,18 @@ are one site, `alice.github.io` and `bob.github.io` are two.
 
 from __future__ import annotations
 
-import functools
 import re
 import string
 from urllib.parse import urlsplit, urlunsplit
 
 from tld import get_tld
 
+from pmflow_gateway.contract.text import cached_if_short
+
 DEFAULT_PORTS = {"http": 80, "https": 443}
+# Longer URLs are no source anyway, and are not parsed: `urlsplit` memoises what it parses.
+MAX_URL_CHARS = 2048
+MAX_HOST_CHARS = 253
 # Query parameters that say how a reader arrived, never which page it is.
 _TRACKING = re.compile(r"utm_\w*|fbclid|gclid|dclid|gbraid|wbraid|msclkid|yclid|igshid|mc_[ce]id"
                        r"|_hs(?:enc|mi)|spm|share_source|ref_src", re.IGNORECASE)
@@ -22,12 +26,15 @@ _ESCAPE = re.compile(r"%([0-9a-fA-F]{2})")
 _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
 
 
-@functools.lru_cache(maxsize=8192)  # pure, asked for the same URLs by several stages
+@cached_if_short(maxsize=8192)  # pure, asked for the same URLs by several stages
 def canonical_url(url: str) -> str:
     """One key per page, whatever cosmetic spelling reached it: http and https, default
     ports, a trailing dot on the host, case, percent-escapes of plain characters, empty and
     dot path segments, a trailing slash, tracking parameters, parameter order and the
-    fragment make no difference. Raises ValueError when the URL cannot be parsed."""
+    fragment make no difference. Raises ValueError when the URL cannot be parsed; a URL
+    too long to be a source is its own key."""
+    if len(url) > MAX_URL_CHARS:
+        return url.strip()
     parts = urlsplit(url.strip())
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").rstrip(".")
@@ -71,11 +78,12 @@ def url_key(url: str) -> str | None:
         return None
 
 
-@functools.lru_cache(maxsize=8192)
+@cached_if_short(maxsize=8192)
 def host_of(url: str) -> str:
     """The URL's host, lower case; "" when it has none or cannot be parsed."""
     try:
-        return (urlsplit(url.strip()).hostname or "").lower()
+        # The host sits in the first few hundred characters of any URL that has one.
+        return (urlsplit(url.strip()[:MAX_URL_CHARS]).hostname or "").lower()
     except ValueError:
         return ""
 
@@ -85,11 +93,13 @@ def bare_host(url: str) -> str:
     return host_of(url).removeprefix("www.")
 
 
-@functools.lru_cache(maxsize=8192)
+@cached_if_short(maxsize=8192)
 def registrable_domain(host: str) -> str:
     """The site a host belongs to: public suffix plus one label. A host under no known suffix
     (an IP address, `localhost`, a made-up TLD) keeps its last two labels."""
     host = host.lower().strip(".")
+    if len(host) > MAX_HOST_CHARS:
+        return host  # no DNS name is this long: it matches nothing but itself
     labels = host.split(".")
     if len(labels) <= 2 or all(label.isdigit() for label in labels):
         return host

@@ -63,9 +63,10 @@ def _item_problem(item: ExternalEvidence, event: EvidenceCollected,
         return "arrived with the route event (upstream source)"
     if quotes_of_upstream(f"{item.title} {item.snippet[:MAX_FIELD_CHARS]}", event):
         return "repeats an upstream snippet"
-    label = folded(item.source_label).strip()
+    label = folded(item.source_label[:MAX_FIELD_CHARS]).strip()
     asked = asked_about(event)
-    if label in INTERNAL_BARE_LABELS or mentions_internal(f"{label} {item.title}", asked=asked):
+    title = item.title[:MAX_FIELD_CHARS]
+    if label in INTERNAL_BARE_LABELS or mentions_internal(f"{label} {title}", asked=asked):
         return f"internal label: {item.source_label[:40]}"
     return None
 

@@ -108,3 +108,4 @@ def test_canonical_url_keeps_what_names_another_page(other: str) -> None:
 def test_canonical_url_sorts_parameters_and_keeps_reserved_escapes() -> None:
     assert canonical_url("https://a.example/p?b=2&a=1") == canonical_url("https://a.example/p?a=1&b=2")
     assert canonical_url("https://a.example/a%2fb") == "https://a.example/a%2Fb"
+
