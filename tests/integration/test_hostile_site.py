@@ -8,7 +8,9 @@ held for long, and nothing planted may reach the reply.
 
 from __future__ import annotations
 
+import gc
 import json
+import tracemalloc
 from collections.abc import Iterator
 
 import pytest
@@ -85,3 +87,26 @@ async def test_planted_links_handles_and_instructions_never_reach_the_reply(
     text = reply.text.lower()
     assert [mark for _, mark in PLANTED_SENTENCES if mark.lower() in text] == []
     assert hosts_named(reply.text.split("来源摘要")[0]) == []
+
+
+async def test_huge_titles_leave_no_memory_behind(site: LocalSite) -> None:
+    """Every question's page has its own 200,000-character title: none of them may stay in
+    a cache once its question is answered."""
+    def page(n: int) -> str:
+        return REDOS_TITLE_PAGE.replace("x." * 3000, f"{n} 广州天气" + "很长的标题" * 40_000)
+
+    serve(site, {"/big": page(-1)})
+    warm_up()
+    await ask(site)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for n in range(8):
+            site.routes["/big"] = (200, HTML, page(n))
+            assert "12月3日晴" in (await ask(site)).text
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept < 2_000_000, f"{kept / 1e6:.1f} MB kept"  # one kept title is 400 KB
