@@ -38,10 +38,12 @@ def routes(tenant: str, n: int) -> list[tuple[bytes, bytes]]:
 class Replies:
     """Reads the reply topic in the background; keeps every record per question."""
 
-    def __init__(self, bootstrap: str, topic: str) -> None:
+    def __init__(self, bootstrap: str, topic: str, *,
+                 isolation_level: str = "read_uncommitted") -> None:
         self.by_question: dict[bytes, list[ConsumerRecord]] = defaultdict(list)
         self._consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap,
                                           auto_offset_reset="earliest", enable_auto_commit=False,
+                                          isolation_level=isolation_level,
                                           request_timeout_ms=10_000, retry_backoff_ms=500)
         self._task: asyncio.Task[None] | None = None
 
