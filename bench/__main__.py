@@ -14,7 +14,7 @@ import time
 
 from bench.report import environment, save
 
-SCENARIOS = ("hop", "slow_stage", "cpu", "memory", "latency")
+SCENARIOS = ("hop", "slow_stage", "cpu", "memory", "latency", "exactly_once")
 
 
 async def main(names: list[str], *, quick: bool, bootstrap: str) -> int:

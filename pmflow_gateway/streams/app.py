@@ -14,7 +14,7 @@ from faststream.middlewares import AckPolicy
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import Topics
 from pmflow_gateway.settings import Settings
-from pmflow_gateway.streams.health import CONSUMER_LAG, IN_FLIGHT, HealthServer
+from pmflow_gateway.streams.health import CONSUMER_LAG, GUARANTEE, IN_FLIGHT, HealthServer
 from pmflow_gateway.streams.publisher import EventPublisher
 from pmflow_gateway.streams.runner import RunnerConfig, StageRunner, group_id
 from pmflow_gateway.streams.stages import STAGES
@@ -61,6 +61,7 @@ class Processor:
         self._make_deps = None if isinstance(deps, Deps) else deps
         self.grace_s = grace_s
         self.stage_names = list(stages) or list(STAGES)
+        GUARANTEE.labels(settings.processing_guarantee).set(1)
         self.broker = KafkaBroker(settings.kafka_bootstrap, logger=None,
                                   description="PMFlow external query gateway")
         self.publisher = EventPublisher(settings.kafka_bootstrap)
@@ -82,7 +83,7 @@ class Processor:
             return None
         # Finished records wait for the slowest one before them: bound how many wait.
         return TransactionalCommits(bootstrap=self.settings.kafka_bootstrap,
-                                    group_id=group_id(STAGES[name], self.topics),
+                                    group_id=group_id(STAGES[name], self.topics), stage=name,
                                     max_held=4 * config.max_in_flight)
 
     def _add_runner(self, name: str, config: RunnerConfig) -> None:

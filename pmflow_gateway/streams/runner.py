@@ -77,8 +77,10 @@ class StageRunner:
 
     async def on_batch(self, records: Iterable[ConsumerRecord]) -> None:
         if self.transactions is not None:
-            async for record in self.transactions.admit(records):
-                await self.executor.submit(record)
+            wanted = self.transactions.admission()
+            for record in records:
+                await self.transactions.room()
+                await self.executor.submit(record, wanted)
             return
         for record in records:
             await self.executor.submit(record)

@@ -15,7 +15,7 @@ partition (paused, partitioned) can no longer commit for it, and the transaction
 is aborted. The new owner reads the committed offset only after that, so it resumes exactly
 where the last committed transaction ended.
 
-Records finished beyond the prefix keep their outputs here; `admit` stops taking new records
+Records finished beyond the prefix keep their outputs here; `room` holds back new records
 while `max_held` of them wait, so memory stays bounded when the head of a partition is slow.
 """
 
@@ -25,11 +25,12 @@ import asyncio
 import contextlib
 import contextvars
 import logging
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
+from pmflow_gateway.streams.health import TRANSACTIONS
 from pmflow_gateway.streams.parallel import OrderedExecutor, Process
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,7 @@ def held_outputs() -> list[Output] | None:
 class TransactionalCommits:
     """Holds the outputs of one stage's records and commits them with their input offsets."""
 
-    def __init__(self, *, bootstrap: str, group_id: str, max_held: int,
+    def __init__(self, *, bootstrap: str, group_id: str, stage: str, max_held: int,
                  timeout_s: float = 30.0) -> None:
         self._bootstrap = bootstrap
         self._group_id = group_id
@@ -67,10 +68,11 @@ class TransactionalCommits:
         self._room.set()
         self._producers: dict[TopicPartition, AIOKafkaProducer] = {}
         self._rewinds: dict[TopicPartition, int] = {}
-        self._next: dict[TopicPartition, int] = {}  # the lowest offset `admit` still takes
+        self._next: dict[TopicPartition, int] = {}  # the lowest offset a batch still takes
         self._unsure: dict[TopicPartition, int] = {}  # offset a lost transaction tried
         self._lock = asyncio.Lock()
-        self.counts = {"committed": 0, "aborted": 0, "rebuilt": 0}
+        self._counted = {o: TRANSACTIONS.labels(stage, o) for o in ("committed", "aborted",
+                                                                      "rebuilt")}
 
     # -- holding outputs --------------------------------------------------------------
 
@@ -92,21 +94,26 @@ class TransactionalCommits:
 
         return run
 
-    async def admit(self, records: Iterable[ConsumerRecord]) -> AsyncIterator[ConsumerRecord]:
-        """The records of a fetched batch that may run, waiting while too many outputs are
-        held. After a partition is rewound, records fetched before the rewind are dropped
-        (the batch that was being submitted, and anything below the resume offset): they
-        come again from the new position."""
+    async def room(self) -> None:
+        """Wait while `max_held` finished records wait for the prefix to reach them."""
+        await self._room.wait()
+
+    def admission(self) -> Callable[[ConsumerRecord], bool]:
+        """For one fetched batch: whether each record may still start. After a partition is
+        rewound, records fetched before (the rest of this batch, anything below the resume
+        offset) are not taken: they come again from the new position."""
         rewinds = dict(self._rewinds)
-        for record in records:
-            await self._room.wait()
+
+        def wanted(record: ConsumerRecord) -> bool:
             tp = TopicPartition(record.topic, record.partition)
             if self._rewinds.get(tp, 0) != rewinds.get(tp, 0):
-                continue
+                return False
             if record.offset < self._next.get(tp, 0):
-                continue
+                return False
             self._next[tp] = record.offset + 1
-            yield record
+            return True
+
+        return wanted
 
     def _take(self, tp: TopicPartition, point: int) -> dict[int, list[Output]]:
         held = self._held.get(tp, {})
@@ -168,11 +175,11 @@ class TransactionalCommits:
         except Exception as exc:  # every failure is retried the same way
             log.warning("transaction of %s %s-%d failed (%r); retrying its records",
                         self._group_id, tp.topic, tp.partition, exc)
-            self.counts["aborted"] += 1
+            self._counted["aborted"].inc()
             self._put_back(tp, taken)
             await self._recover(tp, point)
             return None
-        self.counts["committed"] += 1
+        self._counted["committed"].inc()
         return point
 
     async def _transact(self, producer: AIOKafkaProducer, tp: TopicPartition, point: int,
@@ -196,7 +203,7 @@ class TransactionalCommits:
         except Exception as exc:  # fenced, fatal or not answering: rebuild
             log.warning("producer of %s %s-%d rebuilt: %r", self._group_id, tp.topic,
                         tp.partition, exc)
-            self.counts["rebuilt"] += 1
+            self._counted["rebuilt"].inc()
             self._unsure[tp] = attempted
             await self._drop_producer(tp)
 

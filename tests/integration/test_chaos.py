@@ -66,6 +66,13 @@ class Replies:
             assert worker is None or worker.alive, f"worker died: {worker.log.read_text()[-3000:]}"
             await asyncio.sleep(0.25)
 
+    async def wait_for_count(self, count: int, timeout_s: float, worker: Worker) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while len(self.by_question) < count and loop.time() < deadline:
+            assert worker.alive, f"worker died: {worker.log.read_text()[-3000:]}"
+            await asyncio.sleep(0.1)
+
     async def __aexit__(self, *exc: object) -> None:
         assert self._task is not None
         self._task.cancel()

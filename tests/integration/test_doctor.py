@@ -14,6 +14,7 @@ from aiokafka.structs import OffsetAndMetadata
 
 from pmflow_gateway.ops.doctor import (
     check_database,
+    check_guarantee,
     check_mcp_servers,
     check_model,
     check_otlp,
@@ -178,3 +179,17 @@ async def test_database_behind_the_code_fails_then_passes_once_migrated(tmp_path
     await store.aclose()
     current = await check_database(current_url, tmp_path)
     assert current.ok and "schema_migrations" in current.detail, current
+
+
+@pytest.mark.kafka
+async def test_guarantee_is_shown_and_exactly_once_needs_transactions(
+        kafka_bootstrap: str) -> None:
+    shown = await check_guarantee(Settings(kafka_bootstrap=kafka_bootstrap))
+    assert shown.ok and shown.detail.startswith("at_least_once")
+    eos = await check_guarantee(Settings(kafka_bootstrap=kafka_bootstrap,
+                                         processing_guarantee="exactly_once"))
+    assert eos.ok and "read_committed" in eos.detail, eos
+    nowhere = await check_guarantee(Settings(kafka_bootstrap="127.0.0.1:1",
+                                             processing_guarantee="exactly_once"),
+                                    timeout_s=2)
+    assert not nowhere.ok and "at_least_once" in (nowhere.fix or "")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import signal
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -50,7 +49,9 @@ async def killed_three_times(bootstrap: str, postgres_url: str, guarantee: str,
         await produce(bootstrap, topics.route_decided, routes(tenant, n))
         rng = random.Random(7)
         while kills < 3:
-            await asyncio.sleep(rng.uniform(3.0, 5.0))
+            # Kill mid-run: once the worker (restarts are slow here) answers again.
+            await replies.wait_for_count((kills + 1) * n // 5, timeout_s=120, worker=worker)
+            await asyncio.sleep(rng.uniform(0.2, 1.0))
             worker.kill()
             kills += 1
             worker = Worker(env, log=log).start()
@@ -80,3 +81,94 @@ async def test_killed_workers_exactly_once_against_at_least_once(
     assert eos["duplicates"] == 0
     assert eos["rows"] == eos["distinct_rows"] == QUESTIONS
     assert alo["rows"] == alo["distinct_rows"] == QUESTIONS
+
+
+async def test_paused_worker_outputs_never_become_visible(
+        kafka_bootstrap: str, postgres_url: str, topics: Topics, tmp_path: Path) -> None:
+    tenant, n = f"zmb{uuid.uuid4().hex[:6]}", 600
+    env = env_for(kafka_bootstrap, topics, postgres_url, "exactly_once")
+    first = Worker(env, log=tmp_path / "first.log").start()
+    second = Worker(env, log=tmp_path / "second.log").start()
+    async with Replies(kafka_bootstrap, topics.reply_rendered,
+                       isolation_level="read_committed") as replies:
+        await produce(kafka_bootstrap, topics.route_decided, routes(tenant, n))
+        await replies.wait_for_count(n // 5, timeout_s=120, worker=first)
+        first.pause()  # holding outputs and an open transaction
+        try:
+            # Past the session timeout the group moves its partitions to the second worker,
+            # whose producers fence the paused worker's transactional ids.
+            await replies.wait_for_count(n, timeout_s=240, worker=second)
+        finally:
+            first.resume()
+        await asyncio.sleep(8)  # the resumed zombie tries to commit what it held
+        rows, distinct = await qa_rows(postgres_url, tenant, expect=n)
+        first.terminate()
+        second.terminate()
+    lost = n - len(replies.by_question)
+    report("paused zombie", questions=n, replies=len(replies.by_question),
+           duplicates=replies.duplicates, rows=rows, lost=lost)
+    assert lost == 0, (tmp_path / "second.log").read_text()[-3000:]
+    assert replies.duplicates == 0
+    assert rows == distinct == n
+
+
+async def test_broker_restart_exactly_once_loses_and_doubles_nothing(
+        postgres_url: str, topics: Topics, tmp_path: Path) -> None:
+    broker = PrivateBroker(tmp_path / "kafka")
+    broker.start()
+    tenant, n = f"ebrk{uuid.uuid4().hex[:6]}", 400
+    worker = Worker(env_for(broker.bootstrap, topics, postgres_url, "exactly_once"),
+                    log=tmp_path / "worker.log").start()
+    try:
+        async with Replies(broker.bootstrap, topics.reply_rendered,
+                           isolation_level="read_committed") as replies:
+            await produce(broker.bootstrap, topics.route_decided, routes(tenant, n))
+            await replies.wait_for_count(n // 5, timeout_s=120, worker=worker)
+            broker.stop()
+            await asyncio.sleep(5)
+            broker.start()
+            await replies.wait_for(keys(tenant, n), timeout_s=240, worker=worker)
+            rows, distinct = await qa_rows(postgres_url, tenant, expect=n)
+            await asyncio.sleep(2)
+            lost = n - len(replies.by_question)
+            report("broker-restart exactly_once", questions=n, restarts=1,
+                   replies=len(replies.by_question), duplicates=replies.duplicates, rows=rows,
+                   lost=lost)
+            assert lost == 0, (tmp_path / "worker.log").read_text()[-3000:]
+            assert replies.duplicates == 0
+            assert rows == distinct == n
+    finally:
+        if worker.alive:
+            worker.kill()
+        broker.stop()
+
+
+POISON = [b"{not json", orjson.dumps({"question_id": "x"}), b"",
+          orjson.dumps({"event_id": "e", "question_id": "p", "schema_version": 99})]
+
+
+async def test_poison_is_dead_lettered_once_across_a_kill(
+        kafka_bootstrap: str, postgres_url: str, topics: Topics, tmp_path: Path) -> None:
+    tenant, n = f"epsn{uuid.uuid4().hex[:6]}", 300
+    good = routes(tenant, n)
+    poison = [(f"poison-{i}".encode(), POISON[i % len(POISON)]) for i in range(40)]
+    mixed = [m for pair in zip(good[:40], poison, strict=True) for m in pair] + good[40:]
+    env = env_for(kafka_bootstrap, topics, postgres_url, "exactly_once")
+    worker = Worker(env, log=tmp_path / "worker.log").start()
+    async with Replies(kafka_bootstrap, topics.reply_rendered,
+                       isolation_level="read_committed") as replies:
+        await produce(kafka_bootstrap, topics.route_decided, mixed)
+        await replies.wait_for_count(n // 3, timeout_s=120, worker=worker)
+        worker.kill()
+        worker = Worker(env, log=tmp_path / "worker.log").start()
+        await replies.wait_for(keys(tenant, n), timeout_s=240, worker=worker)
+        worker.terminate()
+    letters = await collect(kafka_bootstrap, [topics.dead_letter],
+                            until=lambda rs: len(rs) >= len(poison), settle_s=2.0,
+                            isolation_level="read_committed")
+    per_origin = Counter(orjson.loads(r.value)["origin_offset"] for r in letters)
+    report("poison exactly_once", poison=len(poison), dead_letters=len(letters),
+           duplicated=sum(c - 1 for c in per_origin.values()), replies=len(replies.by_question))
+    assert len(per_origin) == len(poison)
+    assert set(per_origin.values()) == {1}
+    assert replies.duplicates == 0
