@@ -176,14 +176,14 @@ class StageRunner:
             await self.commit()
 
     async def commit(self) -> None:
+        if self.transactions is not None and self.consumer is not None:
+            await self.transactions.commit(self.consumer, self.executor)
+            return
         points = self.executor.commit_points()
         if not points or self.consumer is None:
             return
         try:
-            if self.transactions is not None:
-                points = await self.transactions.commit(points, self.consumer, self.executor)
-            else:
-                await self.consumer.commit(points)
+            await self.consumer.commit(points)
             self.executor.committed(points)
         except Exception as exc:  # a rebalance in progress: the next round commits again
             log.warning("commit of %s failed: %r", self.stage.name, exc)

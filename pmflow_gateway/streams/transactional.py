@@ -80,13 +80,16 @@ class TransactionalCommits:
         """`process`, with the sends it makes held for the record's transaction."""
 
         async def run(record: ConsumerRecord) -> None:
+            tp = TopicPartition(record.topic, record.partition)
+            generation = self._rewinds.get(tp, 0)
             outbox: list[Output] = []
             token = _outbox.set(outbox)
             try:
                 await process(record)
             finally:
                 _outbox.reset(token)
-            tp = TopicPartition(record.topic, record.partition)
+            if self._rewinds.get(tp, 0) != generation:
+                return  # the partition was rewound or lost meanwhile: this run does not count
             self._held.setdefault(tp, {})[record.offset] = outbox
             self._held_count += 1
             if self._held_count >= self._max_held:
@@ -134,16 +137,17 @@ class TransactionalCommits:
 
     # -- the commit cycle -------------------------------------------------------------
 
-    async def commit(self, points: dict[TopicPartition, int], consumer: AIOKafkaConsumer,
-                     executor: OrderedExecutor) -> dict[TopicPartition, int]:
-        """Commit each partition's prefix in its own transaction; returns what committed."""
-        last = executor.committed_offsets()
+    async def commit(self, consumer: AIOKafkaConsumer, executor: OrderedExecutor) -> None:
+        """Commit each partition's newly finished prefix in its own transaction. The points
+        are read under the lock: a rewind in between would make them stale."""
         async with self._lock:
+            points = executor.commit_points()
+            last = executor.committed_offsets()
             results = await asyncio.gather(*(
                 self._commit_partition(tp, point, last.get(tp), consumer, executor)
                 for tp, point in points.items()))
-        return {tp: point for tp, point in zip(points, results, strict=True)
-                if point is not None}
+            executor.committed({tp: point for tp, point in zip(points, results, strict=True)
+                                if point is not None})
 
     async def _commit_partition(self, tp: TopicPartition, point: int, last: int | None,
                                 consumer: AIOKafkaConsumer,
@@ -265,6 +269,9 @@ class TransactionalCommits:
             ordered = list(partitions)
             fenced = await asyncio.gather(*(self._fence(tp) for tp in ordered))
             await self.rewind(ordered, consumer, executor)
+            log.info("%s: fenced earlier owners of %d partitions (%d not yet); resuming at %s",
+                     self._group_id, len(ordered), fenced.count(False),
+                     {f"{tp.topic}-{tp.partition}": self._next.get(tp) for tp in ordered})
             for tp, ok in zip(ordered, fenced, strict=True):
                 if not ok:  # the offset read above may predate the fence: read it again
                     self._unsure[tp] = -1
