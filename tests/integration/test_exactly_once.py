@@ -23,7 +23,7 @@ from tests.support.kafka import collect, produce
 from tests.support.workers import Worker
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
-QUESTIONS = int(os.environ.get("PMFLOW_CHAOS_QUESTIONS", "1000"))
+QUESTIONS = int(os.environ.get("PMFLOW_CHAOS_QUESTIONS", "2000"))
 
 
 def env_for(bootstrap: str, topics: Topics, postgres_url: str, guarantee: str,
@@ -49,9 +49,12 @@ async def killed_three_times(bootstrap: str, postgres_url: str, guarantee: str,
         await produce(bootstrap, topics.route_decided, routes(tenant, n))
         rng = random.Random(7)
         while kills < 3:
-            # Kill mid-run: once the worker (restarts are slow here) answers again.
-            await replies.wait_for_count((kills + 1) * n // 5, timeout_s=120, worker=worker)
-            await asyncio.sleep(rng.uniform(0.2, 1.0))
+            # Kill mid-run, soon after the worker (restarts are slow here) answers again,
+            # while every stage has work in flight.
+            await replies.wait_for_count(len(replies.by_question) + 1, timeout_s=120,
+                                         worker=worker)
+            await asyncio.sleep(rng.uniform(0.3, 1.0))
+            assert len(replies.by_question) < n, "the run ended before the kills: raise n"
             worker.kill()
             kills += 1
             worker = Worker(env, log=log).start()
