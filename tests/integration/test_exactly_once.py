@@ -15,6 +15,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from aiokafka import AIOKafkaConsumer
+from aiokafka.admin import AIOKafkaAdminClient
 
 from pmflow_gateway.schemas import Topics
 from tests.integration.test_chaos import Replies, qa_rows, report, routes, worker_env
@@ -169,9 +171,40 @@ async def test_poison_is_dead_lettered_once_across_a_kill(
     letters = await collect(kafka_bootstrap, [topics.dead_letter],
                             until=lambda rs: len(rs) >= len(poison), settle_s=2.0,
                             isolation_level="read_committed")
-    per_origin = Counter(orjson.loads(r.value)["origin_offset"] for r in letters)
+    per_origin = Counter((doc["origin_partition"], doc["origin_offset"])
+                         for doc in (orjson.loads(r.value) for r in letters))
     report("poison exactly_once", poison=len(poison), dead_letters=len(letters),
            duplicated=sum(c - 1 for c in per_origin.values()), replies=len(replies.by_question))
     assert len(per_origin) == len(poison)
     assert set(per_origin.values()) == {1}
     assert replies.duplicates == 0
+
+
+async def test_sigterm_commits_the_last_transaction(
+        kafka_bootstrap: str, postgres_url: str, topics: Topics, tmp_path: Path) -> None:
+    tenant, n = f"eterm{uuid.uuid4().hex[:6]}", 300
+    env = env_for(kafka_bootstrap, topics, postgres_url, "exactly_once")
+    log = tmp_path / "worker.log"
+    worker = Worker(env, log=log, grace_s=15).start()
+    async with Replies(kafka_bootstrap, topics.reply_rendered,
+                       isolation_level="read_committed") as replies:
+        await produce(kafka_bootstrap, topics.route_decided, routes(tenant, n))
+        await replies.wait_for_count(1, timeout_s=120, worker=worker)
+        assert worker.terminate(timeout_s=60) == 0, log.read_text()[-3000:]  # mid-run
+        worker = Worker(env, log=log, grace_s=15).start()
+        await replies.wait_for(keys(tenant, n), timeout_s=180, worker=worker)
+        assert worker.terminate(timeout_s=60) == 0, log.read_text()[-3000:]
+    admin = AIOKafkaAdminClient(bootstrap_servers=kafka_bootstrap)
+    await admin.start()
+    try:
+        committed = await admin.list_consumer_group_offsets(f"{topics.prefix}gateway-plan")
+    finally:
+        await admin.close()
+    consumer = AIOKafkaConsumer(bootstrap_servers=kafka_bootstrap)
+    await consumer.start()
+    try:
+        ends = await consumer.end_offsets(list(committed))
+    finally:
+        await consumer.stop()
+    assert {tp: meta.offset for tp, meta in committed.items()} == ends
+    assert len(replies.by_question) == n and replies.duplicates == 0
