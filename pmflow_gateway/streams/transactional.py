@@ -242,23 +242,25 @@ class TransactionalCommits:
     async def rewind(self, partitions: Iterable[TopicPartition], consumer: AIOKafkaConsumer,
                      executor: OrderedExecutor) -> None:
         """Forget the partitions' in-flight and held records and fetch again from the offset
-        the last committed transaction left."""
+        the last committed transaction left. The offsets are read first; forgetting, seeking
+        and the new resume offset then happen without a pause in between, so no batch
+        fetched from the old position can slip in."""
         partitions = list(partitions)
-        executor.revoke(partitions)
-        self.revoked(partitions)
+        resume: dict[TopicPartition, int] = {}
         for tp in partitions:
             if tp not in consumer.assignment():
                 continue
             try:
-                committed = await consumer.committed(tp)
-                if committed is None:
-                    await consumer.seek_to_beginning(tp)
-                else:
-                    consumer.seek(tp, committed)
-                self._next[tp] = committed or 0
+                resume[tp] = await consumer.committed(tp) or 0
             except Exception as exc:  # lost meanwhile: the next owner rewinds
                 log.warning("rewind of %s %s-%d failed: %r", self._group_id, tp.topic,
                             tp.partition, exc)
+        executor.revoke(partitions)
+        self.revoked(partitions)
+        for tp, offset in resume.items():
+            if tp in consumer.assignment():
+                consumer.seek(tp, offset)  # below the log start: the reset policy applies
+                self._next[tp] = offset
 
     async def assigned(self, partitions: set[TopicPartition], consumer: AIOKafkaConsumer,
                        executor: OrderedExecutor) -> None:
