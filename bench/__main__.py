@@ -15,7 +15,7 @@ import time
 from bench.report import environment, save
 
 SCENARIOS = ("cpu", "latency", "saturation", "contention", "scale_out", "slow_stage", "memory",
-             "fetch_wait")
+             "exactly_once", "fetch_wait")
 
 
 async def main(names: list[str], *, quick: bool, bootstrap: str) -> int:

@@ -15,6 +15,7 @@ import logging
 import os
 import sys
 import time
+import uuid
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -306,6 +307,31 @@ async def _quietly(closing: Awaitable[object]) -> None:
         return
 
 
+async def check_guarantee(settings: Settings, *, timeout_s: float = 5.0) -> Check:
+    """The processing guarantee, and for exactly-once whether the broker hands out
+    transactional producer ids (it cannot when its transaction log is misconfigured)."""
+    name = "processing_guarantee"
+    if settings.processing_guarantee == "at_least_once":
+        return _ok(name, "at_least_once (after a crash an output may repeat, with the same "
+                         "event_id)")
+    from aiokafka import AIOKafkaProducer
+
+    producer = AIOKafkaProducer(bootstrap_servers=settings.kafka_bootstrap,
+                                transactional_id=f"pmflow-doctor-{uuid.uuid4().hex[:8]}",
+                                request_timeout_ms=int(timeout_s * 1000))
+    try:
+        await asyncio.wait_for(producer.start(), timeout_s)
+    except Exception as exc:
+        return _fail(name, f"exactly_once, but no transactional producer: {_why(exc)}",
+                     "give the broker transaction.state.log.replication.factor and min.isr "
+                     "no larger than its broker count, or set "
+                     "PMFLOW_PROCESSING_GUARANTEE=at_least_once")
+    finally:
+        await _quietly(producer.stop())
+    return _ok(name, "exactly_once (transactions available; read the outputs with "
+                     "isolation.level=read_committed)")
+
+
 async def run_doctor(settings: Settings, *, env: Mapping[str, str] | None = None,
                      timeout_s: float = 5.0, max_lag: int = 1000) -> list[Check]:
     """Every check, run side by side; results in a fixed order."""
@@ -313,15 +339,16 @@ async def run_doctor(settings: Settings, *, env: Mapping[str, str] | None = None
 
     env = os.environ if env is None else env
     topics = Topics(prefix=settings.topic_prefix)
-    kafka, database, mcp, model, otlp = await asyncio.gather(
+    kafka, database, mcp, model, otlp, guarantee = await asyncio.gather(
         check_kafka(settings.kafka_bootstrap, topics, timeout_s=timeout_s, max_lag=max_lag,
                     min_partitions=settings.topic_partitions),
         check_database(settings.database_url, settings.data_dir, timeout_s=timeout_s),
         check_mcp_servers(settings.mcp_config, timeout_s=timeout_s + 3, demo=settings.demo),
         check_model(settings, timeout_s=timeout_s),
         check_otlp(env, timeout_s=min(timeout_s, 3.0)),
+        check_guarantee(settings, timeout_s=timeout_s),
     )
-    return [*kafka, database, *mcp, model, otlp]
+    return [*kafka, guarantee, database, *mcp, model, otlp]
 
 
 def report(checks: list[Check]) -> str:

@@ -16,10 +16,11 @@ from faststream.middlewares import AckPolicy
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import Topics
 from pmflow_gateway.settings import Settings
-from pmflow_gateway.streams.health import CONSUMER_LAG, IN_FLIGHT, HealthServer
+from pmflow_gateway.streams.health import CONSUMER_LAG, GUARANTEE, IN_FLIGHT, HealthServer
 from pmflow_gateway.streams.publisher import EventPublisher
-from pmflow_gateway.streams.runner import RunnerConfig, StageRunner
+from pmflow_gateway.streams.runner import RunnerConfig, StageRunner, group_id
 from pmflow_gateway.streams.stages import STAGES
+from pmflow_gateway.streams.transactional import TransactionalCommits
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,7 @@ class Processor:
         self._make_deps = None if isinstance(deps, Deps) else deps
         self.grace_s = grace_s
         self.stage_names = list(stages) or list(STAGES)
+        GUARANTEE.labels(settings.processing_guarantee).set(1)
         self.broker = KafkaBroker(settings.kafka_bootstrap, logger=None,
                                   description="PMFlow external query gateway")
         self.publisher = EventPublisher(settings.kafka_bootstrap)
@@ -92,9 +94,18 @@ class Processor:
         self.app.on_shutdown(self._drain)
         self.app.after_shutdown(self._close)
 
+    def _transactions(self, name: str, config: RunnerConfig) -> TransactionalCommits | None:
+        if self.settings.processing_guarantee != "exactly_once":
+            return None
+        # Finished records wait for the slowest one before them: bound how many wait.
+        return TransactionalCommits(bootstrap=self.settings.kafka_bootstrap,
+                                    group_id=group_id(STAGES[name], self.topics), stage=name,
+                                    max_held=4 * config.max_in_flight)
+
     def _add_runner(self, name: str, config: RunnerConfig) -> None:
         runner = StageRunner(STAGES[name], deps=self.deps,
-                             publisher=self.publisher, topics=self.topics, config=config)
+                             publisher=self.publisher, topics=self.topics, config=config,
+                             transactions=self._transactions(name, config))
         subscriber = self.broker.subscriber(
             runner.topic,
             group_id=runner.group_id,
@@ -103,6 +114,7 @@ class Processor:
             batch_timeout_ms=self.settings.kafka_batch_timeout_ms,
             auto_offset_reset="earliest",
             fetch_max_wait_ms=self.settings.kafka_fetch_max_wait_ms,
+            isolation_level="read_committed",  # never act on outputs of aborted transactions
             ack_policy=AckPolicy.MANUAL,  # the runner commits the finished prefix itself
             listener=runner.rebalance_listener(),
             parser=_raw_batch,
@@ -116,6 +128,7 @@ class Processor:
 
         on_batch.__name__ = f"on_{name}_batch"
         subscriber(on_batch)
+        runner.find_consumer = lambda: subscriber.consumer  # a rebalance may precede start-up
         self.runners.append(runner)
         self._subscribers.append(subscriber)
 

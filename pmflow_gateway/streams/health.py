@@ -23,6 +23,11 @@ STAGE_SECONDS = Histogram("pmflow_stage_seconds", "Time to process one record, b
 DEAD_LETTERS = Counter("pmflow_dead_letters_total", "Records sent to the dead-letter topic",
                        ["stage"])
 IN_FLIGHT = Gauge("pmflow_in_flight", "Records in flight, by stage", ["stage"])
+GUARANTEE = Gauge("pmflow_processing_guarantee",
+                  "1 for the processing guarantee this worker runs with", ["guarantee"])
+TRANSACTIONS = Counter("pmflow_transactions_total",
+                       "Exactly-once commit transactions, by stage and outcome",
+                       ["stage", "outcome"])
 CONSUMER_LAG = Gauge("pmflow_consumer_lag", "Records not yet consumed, by stage", ["stage"])
 
 question_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("question_id",

@@ -75,10 +75,13 @@ class OrderedExecutor:
     def in_flight(self) -> int:
         return sum(p.in_flight for p in self._progress.values())
 
-    async def submit(self, record: ConsumerRecord) -> bool:
-        """Start processing `record` once a slot is free; False when closing (not taken)."""
+    async def submit(self, record: ConsumerRecord,
+                     wanted: Callable[[ConsumerRecord], bool] | None = None) -> bool:
+        """Start processing `record` once a slot is free; False when closing, or when `wanted`
+        (asked once the slot is free, as the partition may have been rewound meanwhile)
+        says no: the record is not taken."""
         await self._slots.acquire()
-        if self.closing:
+        if self.closing or (wanted is not None and not wanted(record)):
             self._slots.release()
             return False
         tp = TopicPartition(record.topic, record.partition)

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from pmflow_gateway.ports import Unpublishable
 from pmflow_gateway.streams.codec import encode
+from pmflow_gateway.streams.transactional import Output, held_outputs
 from pmflow_gateway.tracing import publishing
 
 log = logging.getLogger(__name__)
@@ -66,6 +67,9 @@ class EventPublisher:
         delay = 0.2
         with publishing(topic, key) as trace_headers:
             all_headers = [("event_type", type(event).__name__.encode()), *trace_headers, *headers]
+            if (outbox := held_outputs()) is not None:  # exactly-once: the commit sends it
+                outbox.append(Output(topic, key.encode() if key else None, value, all_headers))
+                return
             while True:
                 try:
                     await self._producer.send_and_wait(

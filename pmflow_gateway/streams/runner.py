@@ -10,7 +10,7 @@ import base64
 import contextlib
 import logging
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,7 @@ from pmflow_gateway.streams.health import (
 )
 from pmflow_gateway.streams.parallel import OrderedExecutor
 from pmflow_gateway.streams.stages import Retries, Stage, annotate, failure_reason
+from pmflow_gateway.streams.transactional import TransactionalCommits
 from pmflow_gateway.tracing import consuming, mark_error
 
 log = logging.getLogger(__name__)
@@ -43,19 +44,28 @@ class RunnerConfig:
     commit_interval_s: float = 0.1
 
 
+def group_id(stage: Stage[Any, Any], topics: Topics) -> str:
+    return f"{topics.prefix}gateway-{stage.name}"
+
+
 class StageRunner:
     def __init__(self, stage: Stage[Any, Any], *, deps: Deps | None, publisher: Publisher,
-                 topics: Topics, config: RunnerConfig) -> None:
+                 topics: Topics, config: RunnerConfig,
+                 transactions: TransactionalCommits | None = None) -> None:
         self.stage = stage
         self.topic = stage.source(topics)
-        self.group_id = f"{topics.prefix}gateway-{stage.name}"
+        self.group_id = group_id(stage, topics)
         self.deps = deps  # bound at start-up, once the dependencies are built
         self._publisher = publisher
         self._topics = topics
         self._config = config
         self._sink = stage.sink(topics) if stage.sink else None
-        self.executor = OrderedExecutor(self.process, max_in_flight=config.max_in_flight)
+        # Exactly-once: outputs are held per record and sent by the commit's transaction.
+        self.transactions = transactions
+        process = transactions.collecting(self.process) if transactions else self.process
+        self.executor = OrderedExecutor(process, max_in_flight=config.max_in_flight)
         self.consumer: AIOKafkaConsumer | None = None  # set once FastStream has started it
+        self.find_consumer: Callable[[], AIOKafkaConsumer | None] = lambda: self.consumer
         self._commit_task: asyncio.Task[None] | None = None
         self._seconds = STAGE_SECONDS.labels(stage.name)  # the labelled child, looked up once
         self.counts = {"processed": 0, "skipped": 0, "dead_lettered": 0, "failed": 0}
@@ -65,6 +75,12 @@ class StageRunner:
         return self.deps
 
     async def on_batch(self, records: Iterable[ConsumerRecord]) -> None:
+        if self.transactions is not None:
+            wanted = self.transactions.admission()
+            for record in records:
+                await self.transactions.room()
+                await self.executor.submit(record, wanted)
+            return
         for record in records:
             await self.executor.submit(record)
 
@@ -170,6 +186,9 @@ class StageRunner:
             await self.commit()
 
     async def commit(self) -> None:
+        if self.transactions is not None and self.consumer is not None:
+            await self.transactions.commit(self.consumer, self.executor)
+            return
         points = self.executor.commit_points()
         if not points or self.consumer is None:
             return
@@ -187,6 +206,8 @@ class StageRunner:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._commit_task
         await self.commit()
+        if self.transactions is not None:
+            await self.transactions.close()
 
     def rebalance_listener(self) -> ConsumerRebalanceListener:
         runner = self
@@ -195,12 +216,16 @@ class StageRunner:
             async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
                 await runner.commit()
                 dropped = runner.executor.revoke(revoked)
+                if runner.transactions is not None:
+                    runner.transactions.revoked(revoked)
                 if dropped:
                     log.info("%s: abandoned %d in-flight records of revoked partitions",
                              runner.stage.name, dropped)
 
             async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-                return None
+                consumer = runner.find_consumer()
+                if runner.transactions is not None and consumer is not None:
+                    await runner.transactions.assigned(assigned, consumer, runner.executor)
 
         return Listener()
 

@@ -38,10 +38,12 @@ def routes(tenant: str, n: int) -> list[tuple[bytes, bytes]]:
 class Replies:
     """Reads the reply topic in the background; keeps every record per question."""
 
-    def __init__(self, bootstrap: str, topic: str) -> None:
+    def __init__(self, bootstrap: str, topic: str, *,
+                 isolation_level: str = "read_uncommitted") -> None:
         self.by_question: dict[bytes, list[ConsumerRecord]] = defaultdict(list)
         self._consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap,
                                           auto_offset_reset="earliest", enable_auto_commit=False,
+                                          isolation_level=isolation_level,
                                           request_timeout_ms=10_000, retry_backoff_ms=500)
         self._task: asyncio.Task[None] | None = None
 
@@ -63,6 +65,13 @@ class Replies:
         while not keys <= set(self.by_question) and loop.time() < deadline:
             assert worker is None or worker.alive, f"worker died: {worker.log.read_text()[-3000:]}"
             await asyncio.sleep(0.25)
+
+    async def wait_for_count(self, count: int, timeout_s: float, worker: Worker) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while len(self.by_question) < count and loop.time() < deadline:
+            assert worker.alive, f"worker died: {worker.log.read_text()[-3000:]}"
+            await asyncio.sleep(0.1)
 
     async def __aexit__(self, *exc: object) -> None:
         assert self._task is not None

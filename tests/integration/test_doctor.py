@@ -17,6 +17,7 @@ from aiokafka.structs import OffsetAndMetadata
 from pmflow_gateway.ops.doctor import (
     Check,
     check_database,
+    check_guarantee,
     check_mcp_servers,
     check_model,
     check_otlp,
@@ -239,3 +240,17 @@ async def test_a_config_the_workers_would_refuse_fails_the_check(tmp_path: Path)
     [check] = await check_mcp_servers(config)
     assert not check.ok and check.detail == "[[servers]] #1 (docs): timeout_s: Input should be " \
         "a valid number"
+
+
+@pytest.mark.kafka
+async def test_guarantee_is_shown_and_exactly_once_needs_transactions(
+        kafka_bootstrap: str) -> None:
+    shown = await check_guarantee(Settings(kafka_bootstrap=kafka_bootstrap))
+    assert shown.ok and shown.detail.startswith("at_least_once")
+    eos = await check_guarantee(Settings(kafka_bootstrap=kafka_bootstrap,
+                                         processing_guarantee="exactly_once"))
+    assert eos.ok and "read_committed" in eos.detail, eos
+    nowhere = await check_guarantee(Settings(kafka_bootstrap="127.0.0.1:1",
+                                             processing_guarantee="exactly_once"),
+                                    timeout_s=2)
+    assert not nowhere.ok and "at_least_once" in (nowhere.fix or "")

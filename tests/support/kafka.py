@@ -22,11 +22,12 @@ async def produce(bootstrap: str, topic: str, messages: Sequence[tuple[bytes | N
 
 async def collect(bootstrap: str, topics: Sequence[str], *,
                   until: Callable[[list[ConsumerRecord]], bool], timeout_s: float = 60.0,
-                  settle_s: float = 0.0) -> list[ConsumerRecord]:
+                  settle_s: float = 0.0,
+                  isolation_level: str = "read_uncommitted") -> list[ConsumerRecord]:
     """Read the topics from the beginning until `until(records)` holds (then `settle_s` more,
     to catch duplicates), or the timeout passes."""
     consumer = AIOKafkaConsumer(*topics, bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                                enable_auto_commit=False)
+                                enable_auto_commit=False, isolation_level=isolation_level)
     await consumer.start()
     records: list[ConsumerRecord] = []
     loop = asyncio.get_running_loop()

@@ -32,6 +32,15 @@ class Worker:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
 
+    def pause(self) -> None:
+        """SIGSTOP: the process stands still (a long GC pause, a frozen VM) and keeps its state."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGCONT)
+
     def terminate(self, timeout_s: float = 30) -> int:
         """SIGTERM: drain, commit, exit; returns the exit code."""
         assert self.proc is not None

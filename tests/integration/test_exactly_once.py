@@ -1,0 +1,210 @@
+"""Exactly-once output topics: a `read_committed` reader sees one reply per question across
+SIGKILLs, a paused zombie and a broker restart; poison is dead-lettered once.
+
+Each run prints its numbers; the kill run does both guarantees so they compare in one run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import uuid
+from collections import Counter
+from pathlib import Path
+
+import orjson
+import pytest
+from aiokafka import AIOKafkaConsumer
+from aiokafka.admin import AIOKafkaAdminClient
+
+from pmflow_gateway.schemas import Topics
+from tests.integration.test_chaos import Replies, qa_rows, report, routes, worker_env
+from tests.support.broker import PrivateBroker
+from tests.support.kafka import collect, produce
+from tests.support.workers import Worker
+
+pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
+QUESTIONS = int(os.environ.get("PMFLOW_CHAOS_QUESTIONS", "2000"))
+
+
+def env_for(bootstrap: str, topics: Topics, postgres_url: str, guarantee: str,
+            **extra: str) -> dict[str, str]:
+    return {**worker_env(bootstrap, topics, postgres_url),
+            "PMFLOW_PROCESSING_GUARANTEE": guarantee, **extra}
+
+
+def keys(tenant: str, n: int) -> set[bytes]:
+    return {f"{tenant}-{i}".encode() for i in range(n)}
+
+
+async def killed_three_times(bootstrap: str, postgres_url: str, guarantee: str,
+                             tmp_path: Path, n: int) -> dict[str, int]:
+    topics = Topics(prefix=f"test{uuid.uuid4().hex[:8]}.")
+    tenant = f"eos{uuid.uuid4().hex[:6]}"
+    env = env_for(bootstrap, topics, postgres_url, guarantee)
+    log = tmp_path / f"{guarantee}.log"
+    worker = Worker(env, log=log).start()
+    kills = 0
+    async with Replies(bootstrap, topics.reply_rendered,
+                       isolation_level="read_committed") as replies:
+        await produce(bootstrap, topics.route_decided, routes(tenant, n))
+        rng = random.Random(7)
+        while kills < 3:
+            # Kill mid-run, soon after the worker (restarts are slow here) answers again,
+            # while every stage has work in flight.
+            await replies.wait_for_count(len(replies.by_question) + 1, timeout_s=120,
+                                         worker=worker)
+            await asyncio.sleep(rng.uniform(0.3, 1.0))
+            assert len(replies.by_question) < n, "the run ended before the kills: raise n"
+            worker.kill()
+            kills += 1
+            worker = Worker(env, log=log).start()
+        await replies.wait_for(keys(tenant, n), timeout_s=300, worker=worker)
+        rows, distinct = await qa_rows(postgres_url, tenant, expect=n, timeout_s=240)
+        await asyncio.sleep(2)  # a late duplicate, if any, has time to show
+        worker.terminate()
+        assert replies.duplicates_share_event_id()
+        numbers = {"questions": n, "kills": kills, "replies": len(replies.by_question),
+                   "duplicates": replies.duplicates, "rows": rows, "distinct_rows": distinct,
+                   "lost": n - len(replies.by_question)}
+    report(f"kill {guarantee}", **numbers)
+    assert numbers["lost"] == 0, log.read_text()[-3000:]
+    return numbers
+
+
+async def test_killed_workers_exactly_once_against_at_least_once(
+        kafka_bootstrap: str, postgres_url: str, tmp_path: Path) -> None:
+    eos = await killed_three_times(kafka_bootstrap, postgres_url, "exactly_once", tmp_path,
+                                   QUESTIONS)
+    alo = await killed_three_times(kafka_bootstrap, postgres_url, "at_least_once", tmp_path,
+                                   QUESTIONS)
+    print("\n| mode | questions | kills | replies (read_committed) | duplicates | QA rows | lost |")
+    for name, row in (("exactly_once", eos), ("at_least_once", alo)):
+        print(f"| {name} | {row['questions']} | {row['kills']} | {row['replies']} | "
+              f"{row['duplicates']} | {row['rows']} | {row['lost']} |")
+    assert eos["duplicates"] == 0
+    assert eos["rows"] == eos["distinct_rows"] == QUESTIONS
+    assert alo["rows"] == alo["distinct_rows"] == QUESTIONS
+
+
+async def test_paused_worker_outputs_never_become_visible(
+        kafka_bootstrap: str, postgres_url: str, topics: Topics, tmp_path: Path) -> None:
+    tenant, n = f"zmb{uuid.uuid4().hex[:6]}", 600
+    env = env_for(kafka_bootstrap, topics, postgres_url, "exactly_once")
+    first = Worker(env, log=tmp_path / "first.log").start()
+    second = Worker(env, log=tmp_path / "second.log").start()
+    async with Replies(kafka_bootstrap, topics.reply_rendered,
+                       isolation_level="read_committed") as replies:
+        await produce(kafka_bootstrap, topics.route_decided, routes(tenant, n))
+        await replies.wait_for_count(n // 5, timeout_s=120, worker=first)
+        first.pause()  # holding outputs and an open transaction
+        try:
+            # Past the session timeout the group moves its partitions to the second worker,
+            # whose producers fence the paused worker's transactional ids.
+            await replies.wait_for_count(n, timeout_s=240, worker=second)
+        finally:
+            first.resume()
+        await asyncio.sleep(8)  # the resumed zombie tries to commit what it held
+        rows, distinct = await qa_rows(postgres_url, tenant, expect=n, timeout_s=240)
+        first.terminate()
+        second.terminate()
+    lost = n - len(replies.by_question)
+    report("paused zombie", questions=n, replies=len(replies.by_question),
+           duplicates=replies.duplicates, rows=rows, lost=lost)
+    assert lost == 0, (tmp_path / "second.log").read_text()[-3000:]
+    assert replies.duplicates == 0
+    assert rows == distinct == n
+
+
+async def test_broker_restart_exactly_once_loses_and_doubles_nothing(
+        postgres_url: str, topics: Topics, tmp_path: Path) -> None:
+    broker = PrivateBroker(tmp_path / "kafka")
+    broker.start()
+    tenant, n = f"ebrk{uuid.uuid4().hex[:6]}", 400
+    worker = Worker(env_for(broker.bootstrap, topics, postgres_url, "exactly_once"),
+                    log=tmp_path / "worker.log").start()
+    try:
+        async with Replies(broker.bootstrap, topics.reply_rendered,
+                           isolation_level="read_committed") as replies:
+            await produce(broker.bootstrap, topics.route_decided, routes(tenant, n))
+            await replies.wait_for_count(n // 5, timeout_s=120, worker=worker)
+            broker.stop()
+            await asyncio.sleep(5)
+            broker.start()
+            await replies.wait_for(keys(tenant, n), timeout_s=240, worker=worker)
+            rows, distinct = await qa_rows(postgres_url, tenant, expect=n, timeout_s=240)
+            await asyncio.sleep(2)
+            lost = n - len(replies.by_question)
+            report("broker-restart exactly_once", questions=n, restarts=1,
+                   replies=len(replies.by_question), duplicates=replies.duplicates, rows=rows,
+                   lost=lost)
+            assert lost == 0, (tmp_path / "worker.log").read_text()[-3000:]
+            assert replies.duplicates == 0
+            assert rows == distinct == n
+    finally:
+        if worker.alive:
+            worker.kill()
+        broker.stop()
+
+
+POISON = [b"{not json", orjson.dumps({"question_id": "x"}), b"",
+          orjson.dumps({"event_id": "e", "question_id": "p", "schema_version": 99})]
+
+
+async def test_poison_is_dead_lettered_once_across_a_kill(
+        kafka_bootstrap: str, postgres_url: str, topics: Topics, tmp_path: Path) -> None:
+    tenant, n = f"epsn{uuid.uuid4().hex[:6]}", 300
+    good = routes(tenant, n)
+    poison = [(f"poison-{i}".encode(), POISON[i % len(POISON)]) for i in range(40)]
+    mixed = [m for pair in zip(good[:40], poison, strict=True) for m in pair] + good[40:]
+    env = env_for(kafka_bootstrap, topics, postgres_url, "exactly_once")
+    worker = Worker(env, log=tmp_path / "worker.log").start()
+    async with Replies(kafka_bootstrap, topics.reply_rendered,
+                       isolation_level="read_committed") as replies:
+        await produce(kafka_bootstrap, topics.route_decided, mixed)
+        await replies.wait_for_count(n // 3, timeout_s=120, worker=worker)
+        worker.kill()
+        worker = Worker(env, log=tmp_path / "worker.log").start()
+        await replies.wait_for(keys(tenant, n), timeout_s=240, worker=worker)
+        worker.terminate()
+    letters = await collect(kafka_bootstrap, [topics.dead_letter],
+                            until=lambda rs: len(rs) >= len(poison), settle_s=2.0,
+                            isolation_level="read_committed")
+    per_origin = Counter((doc["origin_partition"], doc["origin_offset"])
+                         for doc in (orjson.loads(r.value) for r in letters))
+    report("poison exactly_once", poison=len(poison), dead_letters=len(letters),
+           duplicated=sum(c - 1 for c in per_origin.values()), replies=len(replies.by_question))
+    assert len(per_origin) == len(poison)
+    assert set(per_origin.values()) == {1}
+    assert replies.duplicates == 0
+
+
+async def test_sigterm_commits_the_last_transaction(
+        kafka_bootstrap: str, postgres_url: str, topics: Topics, tmp_path: Path) -> None:
+    tenant, n = f"eterm{uuid.uuid4().hex[:6]}", 300
+    env = env_for(kafka_bootstrap, topics, postgres_url, "exactly_once")
+    log = tmp_path / "worker.log"
+    worker = Worker(env, log=log, grace_s=15).start()
+    async with Replies(kafka_bootstrap, topics.reply_rendered,
+                       isolation_level="read_committed") as replies:
+        await produce(kafka_bootstrap, topics.route_decided, routes(tenant, n))
+        await replies.wait_for_count(1, timeout_s=120, worker=worker)
+        assert worker.terminate(timeout_s=60) == 0, log.read_text()[-3000:]  # mid-run
+        worker = Worker(env, log=log, grace_s=15).start()
+        await replies.wait_for(keys(tenant, n), timeout_s=180, worker=worker)
+        assert worker.terminate(timeout_s=60) == 0, log.read_text()[-3000:]
+    admin = AIOKafkaAdminClient(bootstrap_servers=kafka_bootstrap)
+    await admin.start()
+    try:
+        committed = await admin.list_consumer_group_offsets(f"{topics.prefix}gateway-plan")
+    finally:
+        await admin.close()
+    consumer = AIOKafkaConsumer(bootstrap_servers=kafka_bootstrap)
+    await consumer.start()
+    try:
+        ends = await consumer.end_offsets(list(committed))
+    finally:
+        await consumer.stop()
+    assert {tp: meta.offset for tp, meta in committed.items()} == ends
+    assert len(replies.by_question) == n and replies.duplicates == 0

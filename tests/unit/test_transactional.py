@@ -1,0 +1,85 @@
+"""The bookkeeping of exactly-once mode without a broker: which outputs a record holds,
+how many may wait, and which fetched records a rewound partition still takes."""
+
+from __future__ import annotations
+
+import asyncio
+
+from aiokafka import ConsumerRecord, TopicPartition
+
+from pmflow_gateway.schemas import DeadLettered
+from pmflow_gateway.streams.parallel import OrderedExecutor
+from pmflow_gateway.streams.publisher import EventPublisher
+from pmflow_gateway.streams.transactional import TransactionalCommits, held_outputs
+from tests.unit.test_parallel import record
+
+TP = TopicPartition("t", 0)
+
+
+def commits(max_held: int = 100) -> TransactionalCommits:
+    return TransactionalCommits(bootstrap="127.0.0.1:1", group_id="g", stage="plan",
+                                max_held=max_held)
+
+
+def letter(question_id: str) -> DeadLettered:
+    return DeadLettered.model_validate({
+        "event_id": f"e-{question_id}", "question_id": question_id, "tenant_id": "t",
+        "occurred_at": "2026-12-02T08:00:00+00:00", "stage": "plan", "reason": "r",
+        "origin_topic": "t", "origin_partition": 0, "origin_offset": 0,
+        "original_headers": {}, "original_value": ""})
+
+
+async def test_sends_inside_a_record_are_held_not_sent() -> None:
+    txn = commits()
+    publisher = EventPublisher("127.0.0.1:1")  # never started: a real send would fail
+
+    async def process(r: ConsumerRecord) -> None:
+        await publisher.send("out", r.key.decode(), letter(r.key.decode()))
+
+    run = txn.collecting(process)
+    await run(record(5, b"q-5"))
+    assert held_outputs() is None  # outside a record, sends go out at once
+    taken = txn._take(TP, 6)
+    assert [(o.topic, o.key) for o in taken[5]] == [("out", b"q-5")]
+    assert dict(taken[5][0].headers)["event_type"] == b"DeadLettered"
+
+
+async def test_fetching_waits_while_max_held_records_wait_for_the_prefix() -> None:
+    txn = commits(max_held=2)
+    run = txn.collecting(lambda r: asyncio.sleep(0))
+    await run(record(1, b"a"))
+    await run(record(2, b"b"))
+    waiting = asyncio.create_task(txn.room())
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    txn._take(TP, 2)  # the prefix reached offset 1
+    await asyncio.wait_for(waiting, 1)
+
+
+async def test_a_rewound_partition_refuses_what_was_fetched_before() -> None:
+    txn = commits()
+    wanted = txn.admission()
+    assert wanted(record(10, b"a")) and wanted(record(11, b"b"))
+    assert not wanted(record(11, b"b"))  # the same offset again (a stale fetch)
+    txn.revoked([TP])
+    assert not wanted(record(12, b"c"))  # the rest of the batch of the old position
+    again = txn.admission()
+    assert again(record(3, b"x"))  # after the rewind, from wherever the consumer resumes
+
+
+async def test_a_run_that_outlives_its_partitions_rewind_holds_nothing() -> None:
+    txn = commits()
+    started = asyncio.Event()
+    release = asyncio.Event()
+
+    async def slow(r: ConsumerRecord) -> None:
+        started.set()
+        await release.wait()
+
+    executor = OrderedExecutor(txn.collecting(slow), max_in_flight=4)
+    await executor.submit(record(7, b"k"))
+    await started.wait()
+    txn.revoked([TP])
+    release.set()
+    await executor.drain(1)
+    assert txn._take(TP, 100) == {}
