@@ -11,6 +11,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from pmflow_gateway.tracing import instrument_libraries
+
 _exporter: InMemorySpanExporter | None = None
 _provider: TracerProvider | None = None
 
@@ -27,6 +29,7 @@ def session_exporter() -> tuple[InMemorySpanExporter, TracerProvider]:
             _provider.add_span_processor(
                 BatchSpanProcessor(OTLPSpanExporter(), schedule_delay_millis=200))
         trace.set_tracer_provider(_provider)
+        instrument_libraries()  # as a worker's start-up does
     return _exporter, _provider
 
 
