@@ -67,6 +67,8 @@ class _Chain:
 
         with tracing.in_process(topic=stage.source(_TOPICS), stage=stage.name,
                                 after=after) as span:
+            span.set_attributes({"pmflow.question_id": event.question_id,
+                                 "pmflow.tenant_id": event.tenant_id})
             self.last = span
             try:
                 output = await stage.call(self.deps, event, self.retry, on_retry)
