@@ -12,6 +12,7 @@ from pmflow_gateway.adapters.live_search import LiveSearchAdapter
 from pmflow_gateway.adapters.llm import OpenAIChatModel
 from pmflow_gateway.adapters.mcp import McpAdapter, adapters_from_config
 from pmflow_gateway.adapters.mcp_config import demo_servers
+from pmflow_gateway.adapters.rate_limit import HostLimits
 from pmflow_gateway.adapters.search_engines import DuckDuckGoHtml, SearxngJson
 from pmflow_gateway.adapters.store import open_store
 from pmflow_gateway.handlers.composers import make_composer
@@ -59,7 +60,11 @@ def build_adapters(settings: Settings) -> list[EvidenceAdapter]:
         max_queries=settings.live_search_max_queries, max_pages=settings.live_search_max_pages,
         max_bytes_per_page=settings.live_search_max_bytes,
         fetch_timeout_s=settings.live_search_fetch_timeout_s,
-        total_timeout_s=settings.live_search_timeout_s)
+        total_timeout_s=settings.live_search_timeout_s,
+        # One adapter per process: its limits pace every question the process handles.
+        engine_limits=HostLimits(settings.live_search_engine_rate,
+                                 settings.live_search_engine_burst),
+        page_limits=HostLimits(settings.live_search_host_rate, settings.live_search_host_burst))
     return [*adapters_from_config(settings.mcp_config), fallback]
 
 

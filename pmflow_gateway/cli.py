@@ -173,15 +173,7 @@ async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     route = route_for(args.question, tenant=args.tenant, locale=args.locale)
-    if args.kafka:
-        from pmflow_gateway.tracing import configure_tracing, shutdown_tracing
-
-        configure_tracing()
-        try:
-            return asyncio.run(_ask_kafka(route, args.kafka, settings, args.json, args.timeout))
-        finally:
-            shutdown_tracing()
-    if not settings.demo and settings.mcp_config is None:
+    if not args.kafka and not settings.demo and settings.mcp_config is None:
         offline = asyncio.run(_unreachable(settings.live_search_endpoint
                                            or "https://html.duckduckgo.com/html/"))
         if offline:
@@ -189,7 +181,15 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
                   "is configured (PMFLOW_MCP_CONFIG); try `--demo` for the packaged demo "
                   "corpus", file=sys.stderr)
             return 2
-    return asyncio.run(_ask_embedded(route, settings, args.json))
+    from pmflow_gateway.tracing import configure_tracing, shutdown_tracing
+
+    configure_tracing()  # before the store exists, so its statements are traced too
+    try:
+        if args.kafka:
+            return asyncio.run(_ask_kafka(route, args.kafka, settings, args.json, args.timeout))
+        return asyncio.run(_ask_embedded(route, settings, args.json))
+    finally:
+        shutdown_tracing()
 
 
 async def _unreachable(endpoint: str, timeout_s: float = 3.0) -> str | None:

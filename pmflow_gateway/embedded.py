@@ -6,6 +6,9 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from opentelemetry.trace import Span
+
+from pmflow_gateway import tracing
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import (
     AnswerReady,
@@ -13,6 +16,7 @@ from pmflow_gateway.schemas import (
     PlanCreated,
     ReplyRendered,
     RouteDecided,
+    Topics,
 )
 from pmflow_gateway.streams.stages import (
     ANSWER,
@@ -24,6 +28,7 @@ from pmflow_gateway.streams.stages import (
     Out,
     Retries,
     Stage,
+    annotate,
     failure_reason,
 )
 
@@ -47,18 +52,37 @@ class _GaveUp(Exception):
         self.answer = answer
 
 
-async def _attempt(stage: Stage[In, Out], deps: Deps, event: In, retry: Retries) -> Out:
-    """The stage's output with the runner's retries; after the last, the give-up answer."""
-    def on_retry(attempt: int, exc: Exception) -> None:
-        log.warning("stage %s failed on %s (attempt %d): %r", stage.name, event.question_id,
-                    attempt, exc)
+class _Chain:
+    """Runs stages with the runner's retries, each in a span chained to the one before."""
 
-    try:
-        return await stage.call(deps, event, retry, on_retry)
-    except Exception as exc:
-        if stage.give_up is None:
-            raise
-        raise _GaveUp(stage.give_up(deps, event, failure_reason(exc))) from exc
+    def __init__(self, deps: Deps, retry: Retries) -> None:
+        self.deps, self.retry = deps, retry
+        self.last: Span | None = None
+
+    async def run(self, stage: Stage[In, Out], event: In, *, after: Span | None) -> Out:
+        """The stage's output; after the last retry, the give-up answer as `_GaveUp`."""
+        def on_retry(attempt: int, exc: Exception) -> None:
+            log.warning("stage %s failed on %s (attempt %d): %r", stage.name,
+                        event.question_id, attempt, exc)
+
+        with tracing.in_process(topic=stage.source(_TOPICS), stage=stage.name,
+                                after=after) as span:
+            span.set_attributes({"pmflow.question_id": event.question_id,
+                                 "pmflow.tenant_id": event.tenant_id})
+            self.last = span
+            try:
+                output = await stage.call(self.deps, event, self.retry, on_retry)
+            except Exception as exc:
+                tracing.mark_error(span, failure_reason(exc))
+                if stage.give_up is None:
+                    raise
+                raise _GaveUp(stage.give_up(self.deps, event, failure_reason(exc))) from exc
+            if output is not None:
+                annotate(span, output)
+            return output
+
+
+_TOPICS = Topics()  # span names as the workers' with the default prefix
 
 
 async def ask_in_process(route: RouteDecided, deps: Deps, *, progress: Progress | None = None,
@@ -66,21 +90,23 @@ async def ask_in_process(route: RouteDecided, deps: Deps, *, progress: Progress 
     """Plan, collect, answer, render and remember, exactly as the workers would: a stage that
     keeps failing leaves the user a `failed` answer, rendered and remembered like any other."""
     report = progress or (lambda stage, event: None)
-    retry = retry or Retries()
+    chain = _Chain(deps, retry or Retries())
     plan = evidence = None
     try:
-        plan = await _attempt(PLAN, deps, route, retry)
+        plan = await chain.run(PLAN, route, after=None)
         if plan is None:
             report("skipped", route)
             return Outcome(None, None, None, None)
         report("plan", plan)
-        evidence = await _attempt(EVIDENCE, deps, plan, retry)
+        evidence = await chain.run(EVIDENCE, plan, after=chain.last)
         report("evidence", evidence)
-        answer = await _attempt(ANSWER, deps, evidence, retry)
+        answer = await chain.run(ANSWER, evidence, after=chain.last)
     except _GaveUp as gave_up:
         answer = gave_up.answer
     report("answer", answer)
-    reply = await _attempt(RENDER, deps, answer, retry)
-    await _attempt(MEMORY, deps, answer, retry)
+    # Both read the answer, as both workers do: siblings under the stage that made it.
+    answered = chain.last
+    reply = await chain.run(RENDER, answer, after=answered)
+    await chain.run(MEMORY, answer, after=answered)
     report("reply", reply)
     return Outcome(plan, evidence, answer, reply)

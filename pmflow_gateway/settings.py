@@ -77,6 +77,16 @@ class Settings(BaseSettings):
     live_search_fetch_timeout_s: float = Field(default=5.0, gt=0, description="Per page fetch.")
     live_search_timeout_s: float = Field(
         default=10.0, gt=0, description="Whole fallback per question (the deadline may cut it).")
+    live_search_engine_rate: float = Field(
+        default=1.0, ge=0, description="Searches a second this process sends to the search "
+        "engine, whatever the number of questions (0: no limit; raise it for your own SearXNG).")
+    live_search_engine_burst: int = Field(
+        default=4, ge=1, description="Searches that may go at once after a quiet spell.")
+    live_search_host_rate: float = Field(
+        default=2.0, ge=0, description="Page fetches a second this process sends to any one "
+        "host (0: no limit).")
+    live_search_host_burst: int = Field(
+        default=4, ge=1, description="Page fetches to one host that may go at once.")
     memory_domain_hints: bool = Field(
         default=False, description="Let the planner prefer domains that grounded well-rated "
         "answers to the tenant's similar past questions.")

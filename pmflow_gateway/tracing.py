@@ -31,7 +31,6 @@ def configure_tracing(service_name: str = SERVICE_NAME) -> bool:
     if _configured or not endpoint or os.environ.get("OTEL_SDK_DISABLED", "").lower() == "true":
         return _configured
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-    from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
@@ -40,9 +39,24 @@ def configure_tracing(service_name: str = SERVICE_NAME) -> bool:
     provider = TracerProvider(resource=Resource.create({"service.name": name}))
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     trace.set_tracer_provider(provider)
-    HTTPXClientInstrumentor().instrument()
+    instrument_libraries()
     _configured = True
     return True
+
+
+def instrument_libraries() -> None:
+    """Client spans from httpx's own transports (MCP over HTTP, the model) and from every
+    SQLAlchemy engine created from now on (one span per statement)."""
+    from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
+    from opentelemetry.instrumentation.sqlalchemy import SQLAlchemyInstrumentor
+
+    httpx_spans, sql_spans = HTTPXClientInstrumentor(), SQLAlchemyInstrumentor()
+    if not httpx_spans.is_instrumented_by_opentelemetry:
+        httpx_spans.instrument()
+    if not sql_spans.is_instrumented_by_opentelemetry:
+        # Its declared range stops short of SQLAlchemy 2.1, whose engine events it listens to
+        # are unchanged; the statement spans are checked by the tracing tests.
+        sql_spans.instrument(skip_dep_check=True)
 
 
 def shutdown_tracing() -> None:
@@ -121,6 +135,17 @@ def publishing(topic: str, key: str | None) -> Iterator[list[tuple[str, bytes]]]
         carrier: dict[str, str] = {}
         propagate.inject(carrier)
         yield [(k, v.encode("latin-1")) for k, v in carrier.items()]
+
+
+@contextmanager
+def in_process(*, topic: str, stage: str, after: Span | None) -> Iterator[Span]:
+    """The span of one stage run in process (the embedded `ask`): named after the topic a
+    worker would read and chained to the stage `after` it, so the trace has the workers'
+    shape without the Kafka sends in between."""
+    parent = trace.set_span_in_context(after) if after is not None else None
+    with tracer.start_as_current_span(f"process {topic}", context=parent,
+                                      attributes={"pmflow.stage": stage}) as s:
+        yield s
 
 
 @contextmanager

@@ -1,37 +1,59 @@
-"""Shared fixtures. Tests that need a real service are marked and skip with a reason when the
-service's address is not in the environment (`scripts/local-stack env` prints them)."""
+"""Shared fixtures. A test that needs a real service takes it from the environment
+(`scripts/local-stack env` prints the variables), else from a container when a Docker engine
+answers, else skips with the reason; `PMFLOW_TEST_SERVICES` (tests/support/services.py) makes
+either provider mandatory."""
 
 from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack
 
 import pytest
 
 from pmflow_gateway.schemas import Topics
-
-
-def _needs(var: str, marker: str) -> str:
-    value = os.environ.get(var)
-    if not value:
-        pytest.skip(f"{marker} test: set {var} "
-                    "(scripts/local-stack up; eval $(scripts/local-stack env))")
-    return value
-
-
-@pytest.fixture(scope="session")
-def kafka_bootstrap() -> str:
-    return _needs("PMFLOW_KAFKA_BOOTSTRAP", "kafka")
+from tests.support.services import (
+    JAEGER,
+    KAFKA,
+    POSTGRES,
+    Service,
+    choose,
+    docker_engine_problem,
+)
 
 
 @pytest.fixture(scope="session")
-def postgres_url() -> str:
-    return _needs("PMFLOW_TEST_POSTGRES_URL", "postgres")
+def _containers() -> Iterator[ExitStack]:
+    """Containers started for this session, stopped at its end."""
+    with ExitStack() as stack:
+        yield stack
+
+
+def _provide(service: Service, containers: ExitStack) -> str:
+    choice = choose(service, os.environ, docker_engine_problem)
+    if choice.provider == "skip":
+        pytest.skip(choice.reason)
+    if choice.provider == "fail":
+        pytest.fail(choice.reason, pytrace=False)
+    if choice.provider == "docker":
+        return service.start(containers)
+    return choice.value
 
 
 @pytest.fixture(scope="session")
-def jaeger_url() -> str:
-    return _needs("PMFLOW_TEST_JAEGER_URL", "jaeger")
+def kafka_bootstrap(_containers: ExitStack) -> str:
+    return _provide(KAFKA, _containers)
+
+
+@pytest.fixture(scope="session")
+def postgres_url(_containers: ExitStack) -> str:
+    return _provide(POSTGRES, _containers)
+
+
+@pytest.fixture(scope="session")
+def jaeger_url(_containers: ExitStack) -> str:
+    return _provide(JAEGER, _containers)
 
 
 @pytest.fixture

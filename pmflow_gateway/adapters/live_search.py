@@ -14,11 +14,13 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Protocol
 
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.adapters.page_text import PageText, read_page
 from pmflow_gateway.adapters.passages import BM25, chunk_text
 from pmflow_gateway.adapters.published import plausible_date, published_at
+from pmflow_gateway.adapters.rate_limit import HostLimits
 from pmflow_gateway.adapters.search_engines import DuckDuckGoHtml, SearchEngine, SearchHit
 from pmflow_gateway.adapters.ssrf import (
     FetchedPage,
@@ -35,6 +37,10 @@ from pmflow_gateway.ports import AdapterResult, Clock
 from pmflow_gateway.schemas import AdapterAttempt, ExternalEvidence, ExternalQueryPlan
 
 ADAPTER = "live_search"
+
+
+class PageFetcher(Protocol):
+    async def fetch(self, url: str, *, timeout_s: float | None = None) -> FetchedPage: ...
 
 
 @dataclass(kw_only=True)
@@ -89,21 +95,28 @@ class LiveSearchAdapter:
         chunk_chars: int = 500,
         clock: Clock | None = None,
         resolver: Resolver = system_resolver,
+        engine_limits: HostLimits | None = None,
+        page_limits: HostLimits | None = None,
+        fetcher: PageFetcher | None = None,
     ) -> None:
         """Caps: `max_queries` searches and `max_pages` page fetches per plan, each page read
         up to `max_bytes_per_page`, each fetch at most `fetch_timeout_s`, everything within
         `total_timeout_s` (or the caller's shorter budget). `allow_hosts` is the SSRF guard's
-        allow-list, empty in production."""
+        allow-list, empty in production. `engine_limits` and `page_limits` pace the requests
+        to the search engine and to each page's host across all questions (None: unpaced).
+        `fetcher` replaces the SSRF-guarded one (and its caps) in tests."""
         self.engine = engine or DuckDuckGoHtml()
         self.max_queries = max_queries
         self.max_pages = max_pages
         self.total_timeout_s = total_timeout_s
         self.chunk_chars = chunk_chars
         self.concurrency = concurrency
-        self._fetcher = SafeFetcher(allow_hosts=allow_hosts, max_bytes=max_bytes_per_page,
-                                    max_redirects=max_redirects, timeout_s=fetch_timeout_s,
-                                    resolver=resolver)
+        self._fetcher = fetcher or SafeFetcher(
+            allow_hosts=allow_hosts, max_bytes=max_bytes_per_page, max_redirects=max_redirects,
+            timeout_s=fetch_timeout_s, resolver=resolver)
         self._clock = clock or SystemClock()
+        self._engine_limits = engine_limits or HostLimits(rate=0, burst=1)
+        self._page_limits = page_limits or HostLimits(rate=0, burst=1)
 
     async def collect(self, plan: ExternalQueryPlan, *, timeout_s: float) -> AdapterResult:
         deadline = time.monotonic() + min(timeout_s, self.total_timeout_s)
@@ -135,7 +148,12 @@ class LiveSearchAdapter:
 
     async def _search(self, query: str, deadline: float) -> tuple[list[SearchHit], _Call]:
         call = _Call(tool="search", url=self.engine.search_url(query), started=time.monotonic())
-        page = await self._fetch(call, deadline)
+        page = await self._fetch(call, deadline, self._engine_limits)
+        if page is not None and self.engine.rate_limited(page):
+            self._engine_limits.bucket(host_of(call.url)).drain()
+            call.outcome = "rate_limited"
+            call.error = f"the search engine's rate-limit page (HTTP {page.status})"
+            return [], call
         hits = self.engine.parse(page) if page is not None else []
         if page is not None:
             call.count = len(hits)  # for a search: result links found, not evidence
@@ -165,7 +183,7 @@ class LiveSearchAdapter:
     async def _read(self, page: _ReadPage, deadline: float, slots: asyncio.Semaphore) -> None:
         async with slots:
             page.call.started = time.monotonic()
-            fetched = await self._fetch(page.call, deadline)
+            fetched = await self._fetch(page.call, deadline, self._page_limits)
             if fetched is None:
                 page.done = True
                 return
@@ -194,13 +212,23 @@ class LiveSearchAdapter:
                             max_chars=int(self.chunk_chars * 1.2))
         return text, published, chunks
 
-    async def _fetch(self, call: _Call, deadline: float) -> FetchedPage | None:
-        """The page, or None with the call marked refused/timeout/error."""
-        remaining = deadline - time.monotonic()
+    async def _fetch(self, call: _Call, deadline: float,
+                     limits: HostLimits) -> FetchedPage | None:
+        """The page, or None with the call marked refused/timeout/rate_limited/error."""
+        host = host_of(call.url)
         try:
+            if not await limits.acquire(host, deadline):
+                call.outcome = "rate_limited"
+                call.error = f"not sent: the pace set for {host} leaves no slot in the budget"
+                return None
+            remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise FetchTimedOut("live-search budget spent before the fetch")
             page = await self._fetcher.fetch(call.url, timeout_s=remaining)
+            if page.status == 429:
+                limits.bucket(host).drain()
+                call.outcome, call.error = "rate_limited", f"{host} answered HTTP 429"
+                return None
             if page.status >= 400:
                 call.outcome, call.error = "error", f"HTTP {page.status}"
                 return None

@@ -35,6 +35,10 @@ class SearchEngine(Protocol):
 
     def parse(self, page: FetchedPage) -> list[SearchHit]: ...
 
+    def rate_limited(self, page: FetchedPage) -> bool:
+        """Whether `page` is the engine telling us to slow down rather than a result page."""
+        ...
+
 
 class DuckDuckGoHtml:
     """`html.duckduckgo.com/html/`: results are `a.result__a`, wrapped in a `uddg` redirect."""
@@ -47,6 +51,10 @@ class DuckDuckGoHtml:
     def search_url(self, query: str) -> str:
         params = {"q": query} | ({"kl": self.region} if self.region else {})
         return f"{self.endpoint}?{urlencode(params)}"
+
+    def rate_limited(self, page: FetchedPage) -> bool:
+        # A client it finds too busy gets a 202 with a challenge page and no results.
+        return page.status == 202
 
     def parse(self, page: FetchedPage) -> list[SearchHit]:
         try:
@@ -79,6 +87,9 @@ class SearxngJson:
 
     def search_url(self, query: str) -> str:
         return f"{self.base_url}/search?{urlencode({'q': query, 'format': 'json'})}"
+
+    def rate_limited(self, page: FetchedPage) -> bool:
+        return False  # its limiter answers 429, which every fetch already reads as such
 
     def parse(self, page: FetchedPage) -> list[SearchHit]:
         try:

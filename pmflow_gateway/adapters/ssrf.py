@@ -23,6 +23,7 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 
+from pmflow_gateway.adapters.http_spans import TracedTransport
 from pmflow_gateway.adapters.pinned_transport import PinnedNetworkBackend, PinnedTransport
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -259,7 +260,8 @@ class SafeFetcher:
 
     async def _fetch_following_redirects(self, url: str, deadline: float) -> FetchedPage:
         backend = PinnedNetworkBackend()
-        transport = PinnedTransport(backend, self._ssl_context or shared_ssl_context())
+        transport = TracedTransport(
+            PinnedTransport(backend, self._ssl_context or shared_ssl_context()))
         # trust_env=False: an environment proxy would connect on our behalf, unchecked.
         async with httpx.AsyncClient(transport=transport, trust_env=False,
                                      follow_redirects=False) as client:

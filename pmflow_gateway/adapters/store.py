@@ -18,7 +18,8 @@ from typing import Any
 
 from sqlalchemy import Row, Table, event, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.ext import asyncio as sqlalchemy_asyncio
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from pmflow_gateway.adapters.migrations import apply_migrations
 from pmflow_gateway.adapters.store_schema import (
@@ -330,7 +331,9 @@ def create_engine(url: str, **options: Any) -> AsyncEngine:
     if is_sqlite:
         # Writers queue for the file lock instead of failing at once.
         options["connect_args"] = {"timeout": 30.0, **options.get("connect_args", {})}
-    engine = create_async_engine(url, **options)
+    # Looked up at call time: the SQLAlchemy instrumentation, installed with tracing after
+    # this module was imported, replaces the function there to trace every new engine.
+    engine = sqlalchemy_asyncio.create_async_engine(url, **options)
     if is_sqlite:
         _take_over_sqlite_transactions(engine)
     return engine

@@ -119,7 +119,8 @@ class AdapterAttempt(Frozen):
     adapter: Name
     server: ClippedName | None = None
     tool: ClippedName | None = None
-    outcome: Name  # ok | empty | insufficient | error | timeout | refused | circuit_open | skipped
+    outcome: Name  # ok | empty | insufficient | error | timeout | refused | rate_limited |
+    # circuit_open | skipped
     latency_ms: float = 0.0
     evidence_count: int = 0
     error: ClippedLine | None = None

@@ -133,6 +133,13 @@ class Processor:
         self._subscribers.append(subscriber)
 
     async def _startup(self) -> None:
+        try:
+            await self._open()
+        except BaseException:
+            await self._close()  # FastStream runs no shutdown hook after a failed start
+            raise
+
+    async def _open(self) -> None:
         created = await ensure_topics(
             self.settings.kafka_bootstrap, self.topics, partitions=self.settings.topic_partitions,
             replication_factor=self.settings.topic_replication_factor)

@@ -16,5 +16,5 @@ async def database(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> AsyncIterator[tuple[str, dict[str, Any]]]:
     """An empty database of each backend (SQLite always, PostgreSQL when configured)."""
-    async with empty_database(request.param, tmp_path) as found:
+    async with empty_database(request, request.param, tmp_path) as found:
         yield found

@@ -100,6 +100,7 @@ def test_a_worker_that_cannot_start_says_so_in_one_json_error_line(tmp_path: Pat
     errors = [line for line in lines if line["logger"] == "pmflow_gateway"
               and line["level"] == "ERROR"]
     assert len(errors) == 1 and "KafkaConnectionError" in str(errors[0]["msg"])
+    assert "Unclosed" not in done.stderr  # what it opened before failing is closed again
 
 
 def test_a_bad_setting_stops_a_worker_with_one_json_line(tmp_path: Path) -> None:

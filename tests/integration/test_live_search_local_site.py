@@ -197,3 +197,12 @@ async def test_live_search_without_a_query_says_so() -> None:
     assert result.items == []
     assert result.attempts[0].outcome == "empty"
     assert result.attempts[0].error == "plan has no query"
+
+
+async def test_duckduckgos_rate_limit_page_is_reported_as_rate_limited(site: LocalSite) -> None:
+    site.routes["/html/"] = (202, HTML, "<html><body><div class='anomaly-modal'>bots use "
+                                        "DuckDuckGo too</div></body></html>")
+    result = await adapter(site, engine=DuckDuckGoHtml(site.url("/html/", host="localhost"))
+                           ).collect(PLAN, timeout_s=10)
+    assert result.items == []
+    assert {(a.tool, a.outcome) for a in result.attempts} == {("search", "rate_limited")}

@@ -1,11 +1,10 @@
-"""What the store tests need: a database (a SQLite file always; PostgreSQL when
-`PMFLOW_TEST_POSTGRES_URL` is set, each test in a fresh schema of its own) and events to
+"""What the store tests need: a database (a SQLite file always; PostgreSQL when the
+`postgres_url` fixture provides one, each test in a fresh schema of its own) and events to
 write into it, built through the real pydantic models.
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -31,8 +30,6 @@ from pmflow_gateway.schemas import (
     stage_event_id,
 )
 
-POSTGRES_URL_ENV = "PMFLOW_TEST_POSTGRES_URL"
-
 # Parametrise a fixture with these to run a test on both databases.
 STORE_BACKENDS = [
     pytest.param("sqlite", id="sqlite"),
@@ -43,15 +40,14 @@ BASE_TIME = datetime(2026, 12, 2, 8, 0, tzinfo=UTC)
 
 
 @asynccontextmanager
-async def empty_database(backend: str, tmp_path: Path) -> AsyncIterator[tuple[str, dict[str, Any]]]:
-    """(url, engine options) of an empty database; PostgreSQL skips when not configured."""
+async def empty_database(request: pytest.FixtureRequest, backend: str,
+                         tmp_path: Path) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+    """(url, engine options) of an empty database; PostgreSQL comes from the `postgres_url`
+    fixture (which skips, or fails, when there is none)."""
     if backend == "sqlite":
         yield f"sqlite+aiosqlite:///{tmp_path / 'store.sqlite3'}", {}
         return
-    url = os.environ.get(POSTGRES_URL_ENV)
-    if not url:
-        pytest.skip(f"{POSTGRES_URL_ENV} is not set (e.g. "
-                    "postgresql+asyncpg://postgres@127.0.0.1:5433/pmflow_test)")
+    url: str = request.getfixturevalue("postgres_url")
     # A schema per test gives every test an empty database without CREATE DATABASE's cost.
     schema = f"store_test_{uuid.uuid4().hex[:12]}"
     admin = create_async_engine(url)

@@ -11,6 +11,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from pmflow_gateway.tracing import instrument_libraries
+
 _exporter: InMemorySpanExporter | None = None
 _provider: TracerProvider | None = None
 
@@ -27,4 +29,16 @@ def session_exporter() -> tuple[InMemorySpanExporter, TracerProvider]:
             _provider.add_span_processor(
                 BatchSpanProcessor(OTLPSpanExporter(), schedule_delay_millis=200))
         trace.set_tracer_provider(_provider)
+        instrument_libraries()  # as a worker's start-up does
     return _exporter, _provider
+
+
+def export_to(endpoint: str) -> None:
+    """Send the session's spans (and the workers' it starts) to the OTLP/HTTP `endpoint`,
+    e.g. a Jaeger started for the session."""
+    os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = endpoint
+    if _provider is not None:  # already made without it: add the exporter now
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        _provider.add_span_processor(BatchSpanProcessor(
+            OTLPSpanExporter(endpoint=f"{endpoint}/v1/traces"), schedule_delay_millis=200))
