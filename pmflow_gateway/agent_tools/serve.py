@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from pmflow_gateway.schemas import Topics
-from pmflow_gateway.settings import Settings
+if TYPE_CHECKING:  # the CLI builds its parser without loading pydantic (fast `--help`)
+    from pmflow_gateway.settings import Settings
 
 
 async def serve(args: argparse.Namespace, settings: Settings) -> None:
@@ -14,6 +15,7 @@ async def serve(args: argparse.Namespace, settings: Settings) -> None:
     from pmflow_gateway.agent_tools.askers import Asker, EmbeddedAsker, KafkaAsker
     from pmflow_gateway.agent_tools.server import build_agent_server
     from pmflow_gateway.bootstrap import build_deps
+    from pmflow_gateway.schemas import Topics
 
     deps = await build_deps(settings)
     asker: Asker

@@ -145,7 +145,7 @@ def test_doctor_json_is_one_object_a_check(tmp_path: Path) -> None:
                           env=env, capture_output=True, text=True, timeout=60, check=False)
     checks = [json.loads(line) for line in done.stdout.splitlines()]
     assert done.returncode == 1 and checks[0]["name"] == "kafka" and not checks[0]["ok"]
-    assert {"name", "ok", "detail", "fix"} == set(checks[0]) and checks[0]["fix"]
+    assert {"name", "ok", "warning", "detail", "fix"} == set(checks[0]) and checks[0]["fix"]
 
 
 async def test_database_down_fails_with_a_fix() -> None:
