@@ -8,116 +8,19 @@ from __future__ import annotations
 import asyncio
 import random
 import uuid
-from collections import defaultdict
 from pathlib import Path
 
-import orjson
 import pytest
-from aiokafka import AIOKafkaConsumer, ConsumerRecord
+from aiokafka import AIOKafkaConsumer
 from aiokafka.admin import AIOKafkaAdminClient
-from sqlalchemy import text
-from sqlalchemy.ext.asyncio import create_async_engine
 
-from pmflow_gateway.schemas import ReplyRendered, Topics
-from pmflow_gateway.schemas.examples import ROUTE_DECIDED
+from pmflow_gateway.schemas import Topics
 from tests.support.broker import PrivateBroker
+from tests.support.chaos import Replies, qa_rows, report, routes, worker_env
 from tests.support.kafka import collect, produce
 from tests.support.workers import Worker
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
-QUESTIONS = ["帮我看看未来 5 天的广州天气如何", "What's the weather in London tomorrow?",
-             "英伟达最新财报怎么样", "latest news about OpenAI", "今天上证指数收盘多少"]
-
-
-def routes(tenant: str, n: int) -> list[tuple[bytes, bytes]]:
-    return [(f"{tenant}-{i}".encode(), orjson.dumps({
-        **ROUTE_DECIDED, "event_id": str(uuid.uuid4()), "question_id": f"{tenant}-{i}",
-        "tenant_id": tenant, "question": QUESTIONS[i % len(QUESTIONS)]})) for i in range(n)]
-
-
-class Replies:
-    """Reads the reply topic in the background; keeps every record per question."""
-
-    def __init__(self, bootstrap: str, topic: str, *,
-                 isolation_level: str = "read_uncommitted") -> None:
-        self.by_question: dict[bytes, list[ConsumerRecord]] = defaultdict(list)
-        self._consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap,
-                                          auto_offset_reset="earliest", enable_auto_commit=False,
-                                          isolation_level=isolation_level,
-                                          request_timeout_ms=10_000, retry_backoff_ms=500)
-        self._task: asyncio.Task[None] | None = None
-
-    async def __aenter__(self) -> Replies:
-        await self._consumer.start()
-        self._task = asyncio.create_task(self._run())
-        return self
-
-    async def _run(self) -> None:
-        while True:
-            for records in (await self._consumer.getmany(timeout_ms=200)).values():
-                for r in records:
-                    self.by_question[r.key].append(r)
-
-    async def wait_for(self, keys: set[bytes], timeout_s: float,
-                       worker: Worker | None = None) -> None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        while not keys <= set(self.by_question) and loop.time() < deadline:
-            assert worker is None or worker.alive, f"worker died: {worker.log.read_text()[-3000:]}"
-            await asyncio.sleep(0.25)
-
-    async def wait_for_count(self, count: int, timeout_s: float, worker: Worker) -> None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        while len(self.by_question) < count and loop.time() < deadline:
-            assert worker.alive, f"worker died: {worker.log.read_text()[-3000:]}"
-            await asyncio.sleep(0.1)
-
-    async def __aexit__(self, *exc: object) -> None:
-        assert self._task is not None
-        self._task.cancel()
-        await asyncio.gather(self._task, return_exceptions=True)
-        await self._consumer.stop()
-
-    def duplicates_share_event_id(self) -> bool:
-        return all(len({ReplyRendered.model_validate_json(r.value).event_id for r in rs}) == 1
-                   for rs in self.by_question.values())
-
-    @property
-    def duplicates(self) -> int:
-        return sum(len(rs) - 1 for rs in self.by_question.values())
-
-
-async def qa_rows(database_url: str, tenant: str, *, expect: int,
-                  stall_s: float = 60) -> tuple[int, int]:
-    """QA rows of the tenant (all, distinct questions), once the memory writer (which runs
-    beside the renderer, so may still be busy when the last reply is out) has written `expect`,
-    or has written nothing new for `stall_s` (a loaded machine is slow, not lossy)."""
-    engine = create_async_engine(database_url)
-    loop = asyncio.get_running_loop()
-    last, deadline = -1, loop.time() + stall_s
-    try:
-        while True:
-            async with engine.connect() as conn:
-                row = (await conn.execute(text(
-                    "select count(*), count(distinct question_id) from qa_records "
-                    "where tenant_id = :t"), {"t": tenant})).one()
-            if int(row[0]) > last:
-                last, deadline = int(row[0]), loop.time() + stall_s
-            if int(row[0]) >= expect or loop.time() > deadline:
-                return int(row[0]), int(row[1])
-            await asyncio.sleep(0.5)
-    finally:
-        await engine.dispose()
-
-
-def worker_env(bootstrap: str, topics: Topics, postgres_url: str) -> dict[str, str]:
-    return {"PMFLOW_KAFKA_BOOTSTRAP": bootstrap, "PMFLOW_TOPIC_PREFIX": topics.prefix,
-            "PMFLOW_DATABASE_URL": postgres_url, "OTEL_EXPORTER_OTLP_ENDPOINT": ""}
-
-
-def report(name: str, **numbers: object) -> None:
-    print(f"\nchaos {name}: " + ", ".join(f"{k}={v}" for k, v in numbers.items()))
 
 
 async def test_workers_killed_three_times_lose_and_double_nothing(

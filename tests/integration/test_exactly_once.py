@@ -19,8 +19,8 @@ from aiokafka import AIOKafkaConsumer
 from aiokafka.admin import AIOKafkaAdminClient
 
 from pmflow_gateway.schemas import Topics
-from tests.integration.test_chaos import Replies, qa_rows, report, routes, worker_env
 from tests.support.broker import PrivateBroker
+from tests.support.chaos import Replies, qa_rows, report, routes, worker_env
 from tests.support.kafka import collect, produce
 from tests.support.workers import Worker
 

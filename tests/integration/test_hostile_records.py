@@ -14,11 +14,11 @@ from aiokafka import AIOKafkaProducer
 from pmflow_gateway.ports import AdapterResult
 from pmflow_gateway.schemas import AnswerReady, AnswerStatus, DeadLettered, Topics
 from pmflow_gateway.schemas.contracts import AdapterAttempt, ExternalQueryPlan
+from pmflow_gateway.schemas.examples import ROUTE_DECIDED as PMFLOW_EXAMPLE
 from pmflow_gateway.streams.app import Processor
 from tests.fakes import WEATHER
 from tests.support.kafka import collect
 from tests.support.processors import running
-from tests.unit.test_codec import PMFLOW_EXAMPLE
 
 pytestmark = pytest.mark.kafka
 

@@ -11,12 +11,11 @@ import pytest
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.render import render_reply
-from pmflow_gateway.ports import Composer, Draft
-from pmflow_gateway.schemas import AnswerStatus, ExternalEvidence, ExternalQueryPlan
+from pmflow_gateway.ports import Composer
+from pmflow_gateway.schemas import AnswerStatus
 from tests.fakes import evidence
+from tests.support.answers import INJECTIONS, Echo, assert_contract_holds, external_urls
 from tests.support.builders import CLOCK, collected
-from tests.unit.test_answer_property import assert_contract_holds, external_urls
-from tests.unit.test_compose import INJECTIONS
 
 HOSTILE = [
     *INJECTIONS,
@@ -32,17 +31,6 @@ HOSTILE = [
     "//evil.example.com/x has more.",
     "Open 198.51.100.7/payload now.",
 ]
-
-
-class Echo:
-    """A model that repeats the page verbatim, optionally with its own additions."""
-
-    def __init__(self, extra: str) -> None:
-        self.extra = extra
-
-    async def compose(self, question: str, plan: ExternalQueryPlan,
-                      items: list[ExternalEvidence], *, timeout_s: float) -> Draft:
-        return Draft(answer=f"{items[0].snippet} [1]{self.extra}", cited=[1], composer="model")
 
 
 COMPOSERS: list[Composer] = [EXTRACTIVE, Echo(""), Echo(" 详见 https://evil.example.com/x"),

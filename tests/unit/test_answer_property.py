@@ -6,21 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 from urllib.parse import urlsplit
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pmflow_gateway.contract.sources import EXTERNAL_SOURCE_TYPES
-from pmflow_gateway.contract.text import (
-    URL_RE,
-    contact_handles,
-    folded,
-    hosts_named,
-    looks_like_instruction,
-)
-from pmflow_gateway.contract.urls import registrable_domain, site_of, url_key
+from pmflow_gateway.contract.urls import url_key
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.render import render_reply
@@ -32,21 +24,17 @@ from pmflow_gateway.schemas import (
     ExternalEvidence,
     ExternalQueryPlan,
     QueryKind,
-    ReplyRendered,
     SourceUsed,
 )
 from tests.fakes import evidence
+from tests.support.answers import (
+    assert_contract_holds,
+    external_urls,
+)
 from tests.support.builders import CLOCK, UPSTREAM, collected, weather_plan
 
 # At least 500 per property in CI; raise it locally to hunt harder.
 EXAMPLES = max(int(os.environ.get("PMFLOW_PROPERTY_EXAMPLES", "600")), 500)
-INTERNAL_MARKS = ("feishu", "飞书", "lark", "pmflow", "群聊记录", "聊天记录", "内部文档",
-                  "internal doc",
-                  "chat history", "项目图谱")
-# Words that only planted text carries: seeing one in a reply means something leaked.
-PLANTED = ("evil", "ignore previous", "忽略之前", "sunny", "晴天", "[7]", "system:",
-           "</evidence>", "mailto")
-_DOC_WORD = re.compile(r"(?<![a-z])doc(?![a-z])")
 
 URLS = st.one_of(
     st.builds(lambda k, s: f"{s}://s{k}.example.org/p{k}", st.integers(0, 4),
@@ -105,41 +93,6 @@ class Scripted:
 DRAFTS = st.one_of(st.none(), st.builds(
     lambda text, cited: Draft(answer=text, cited=cited, composer="model"),
     TEXT, st.lists(st.integers(-1, 9), max_size=4)))
-
-
-def external_urls(evidence_items: list[ExternalEvidence]) -> set[str | None]:
-    return {url_key(i.target_url) for i in evidence_items
-            if i.source_type in EXTERNAL_SOURCE_TYPES
-            and urlsplit(i.target_url).scheme.lower() in ("http", "https")}
-
-
-def assert_contract_holds(reply: ReplyRendered, allowed: set[str | None]) -> None:
-    source_urls = {url_key(s.url) for s in reply.sources}
-    assert None not in source_urls
-    assert source_urls <= allowed
-    assert bool(reply.sources) == (reply.status is AnswerStatus.answered)
-    text = folded(reply.text)
-    for mark in INTERNAL_MARKS:
-        assert mark not in text, (mark, reply.text)
-    assert not _DOC_WORD.search(text), reply.text
-    for planted in PLANTED:
-        assert planted not in text, (planted, reply.text)
-    # The summary's own "title — site — URL" lines are not instructions: judge the text
-    # without the URLs we put there.
-    bare = reply.text
-    for source in reply.sources:
-        bare = bare.replace(source.url, "")
-    assert not looks_like_instruction(bare), reply.text
-    sites = {(urlsplit(u).hostname or "").removeprefix("www.") for u in source_urls if u}
-    for match in URL_RE.finditer(reply.text):
-        found = match.group(0).rstrip(".,;:!?)]}>'\"，。；：！？）】")
-        assert url_key(found) in source_urls or found.removeprefix("www.") in sites, found
-    # A bare host in any spelling, a handle or a phone number is planted unless it is a source's.
-    source_sites = {site_of(u) for u in source_urls if u}
-    for host in hosts_named(reply.text):
-        assert registrable_domain(host) in source_sites, (host, reply.text)
-    assert contact_handles(reply.text) == [], reply.text
-    assert all(ord(c) not in (0x200B, 0x202E, 0xFEFF) for c in reply.text)
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -174,3 +174,15 @@ def test_no_import_cycles_at_load() -> None:
     edges = _load_edges()
     cycles = [cycle for module in sorted(edges) if (cycle := _cycle_from(module, edges))]
     assert cycles == []
+
+
+def test_no_test_module_imports_another() -> None:
+    # Shared helpers live in tests/support or tests/fakes; a test module is never a library.
+    tests = Path(__file__).resolve().parents[1]
+    found = []
+    for path in sorted(tests.rglob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and \
+                    node.module.rsplit(".", 1)[-1].startswith("test_"):
+                found.append(f"{path.relative_to(tests)}:{node.lineno} imports {node.module}")
+    assert found == []

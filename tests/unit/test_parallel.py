@@ -7,14 +7,9 @@ import asyncio
 from aiokafka import ConsumerRecord, TopicPartition
 
 from pmflow_gateway.streams.parallel import OrderedExecutor, PartitionProgress
+from tests.support.records import record
 
 TP = TopicPartition("t", 0)
-
-
-def record(offset: int, key: bytes | None, partition: int = 0) -> ConsumerRecord:
-    return ConsumerRecord(topic="t", partition=partition, offset=offset, timestamp=0,
-                          timestamp_type=0, key=key, value=b"", checksum=None,
-                          serialized_key_size=0, serialized_value_size=0, headers=())
 
 
 def test_progress_commits_only_the_contiguous_prefix() -> None:

@@ -12,9 +12,9 @@ from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.ports import Draft
 from pmflow_gateway.schemas import AnswerStatus
 from tests.fakes import evidence
+from tests.support.answers import Echo
 from tests.support.builders import CLOCK, collected
 from tests.support.planted import BENIGN_SENTENCES, LINK_SPELLINGS, PLANTED_SENTENCES
-from tests.unit.test_answer_adversarial import Echo
 
 PAGE = "https://www.weather.com.cn/gz"
 

@@ -11,7 +11,7 @@ from pmflow_gateway.schemas import DeadLettered
 from pmflow_gateway.streams.parallel import OrderedExecutor
 from pmflow_gateway.streams.publisher import EventPublisher
 from pmflow_gateway.streams.transactional import TransactionalCommits, held_outputs
-from tests.unit.test_parallel import record
+from tests.support.records import record
 
 TP = TopicPartition("t", 0)
 
