@@ -31,6 +31,8 @@ from pmflow_gateway.contract.gazetteer import (
     STOCK_EXCHANGE_DOMAINS,
 )
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk
+from pmflow_gateway.contract.when import asked as asked_when
+from pmflow_gateway.contract.when import canonical_hint
 from pmflow_gateway.schemas import (
     AnswerContract,
     ExternalQueryPlan,
@@ -64,7 +66,8 @@ _KIND_WORDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
         r"天气|气温|温度|下雨|降雨|有雨|下雪|降雪|暴雨|台风|雾霾|空气质量|带伞|冷不冷|热不热|更热|更冷"
         r"|多少度|几度|预报|晴天|阴天|多云|大风|刮风|湿度|紫外线|降温|升温|凉快|暖和|冷吗|很冷|多冷|热吗"
         r"|很热|多热|有雾|大雾|雷阵雨|雷雨|冰雹|" + _latin(
-            r"weather|forecast|temperature|rain(?:ing|y)?|snow(?:ing)?|hot|cold|humid(?:ity)?"
+            # The misspellings and shorthand users type into a search box count too.
+            r"weather|wether|wheather|weahter|weater|forecast|forcast|temperature|temps?|rain(?:ing|y)?|snow(?:ing)?|hot|cold|humid(?:ity)?"
             r"|sunny|cloudy|windy|storms?|fog(?:gy)?|freezing|chilly|heat ?wave|umbrella"
             r"|warm(?:er)?|hotter|colder|cooler"
             r"|air quality|aqi|uv index"))),
@@ -149,7 +152,7 @@ _ZH_SUFFIX_NAME = re.compile(
     rf"[{CJK_CHARS}]{{2,4}}(?:汽车|科技|集团|银行|证券|控股|股份|电器|电子)")
 _ZH_LEAD_NAME = re.compile(
     rf"^([{CJK_CHARS}]{{2,6}}?)"
-    r"(?=的|最近|最新|今天|今晚|明天|后天|未来|这周|本周|下周|周末|现在|天气|股价|财报|总部|融资|今年"
+    r"(?=的|最近|最新|今天|今日|今儿|今晚|明天|明日|明儿|后天|后儿|大后天|未来|这周|本周|下周|周末|现在|天气|股价|财报|总部|融资|今年"
     r"|裁员|销量|市值|发布)")
 _NAME_STOP_CHARS = set("的是和与跟在了吗呢有什么哪这那该本家个我你他它们请帮查看")
 _LATIN_IN_ZH = re.compile(
@@ -195,12 +198,12 @@ def follow_up_question(question: str, previous: str) -> str:
     anything else is the new question about the previous question's subject."""
     previous = " ".join(previous.split())[:1000]
     lower = question.lower()
-    asked = _TIME.search(lower)
-    was = _TIME.search(previous.lower())
-    if asked and not _has_residue(lower, [], asked):
-        when = question[asked.start():asked.end()]
+    asked = _time_span(question)
+    was = _time_span(previous)
+    if asked and not _has_residue(lower, [], asked[1]):
+        when = question[asked[1][0]:asked[1][1]]
         if was:
-            return previous[:was.start()] + when + previous[was.end():]
+            return previous[:was[1][0]] + when + previous[was[1][1]:]
         return f"{previous} {when}"
     zh = is_cjk(previous)
     subject = _find_names(previous, previous.lower(), zh=zh)
@@ -230,9 +233,9 @@ def draft_plan(
     spans = _find_names(text, lower, zh=zh)
     places = [s.text for s in spans if s.is_place]
     entities = _dedupe(s.text for s in spans)
-    time_match = _TIME.search(lower)
-    time_hint = _normalise(text[time_match.start():time_match.end()]) if time_match else None
-    has_subject = bool(entities) or _has_residue(lower, spans, time_match)
+    time = _time_span(text)
+    time_hint, time_at = time if time else (None, None)
+    has_subject = bool(entities) or _has_residue(lower, spans, time_at)
     kind = _kind(lower, spans, has_subject=has_subject)
 
     if kind is QueryKind.weather and not places and entities:
@@ -264,7 +267,7 @@ def draft_plan(
     plan = ExternalQueryPlan(
         query_kind=kind,
         answer_contract=contract,
-        freshness_required=(needs_freshness or bool(_FRESH.search(lower))
+        freshness_required=(needs_freshness or bool(_FRESH.search(lower)) or time is not None
                             or kind in (QueryKind.weather, QueryKind.market, QueryKind.news)),
         topic=topic.strip(),
         subject_entities=entities,
@@ -369,7 +372,7 @@ def _kind(lower: str, spans: Sequence[_Span], *, has_subject: bool) -> QueryKind
 
 
 def _is_noise(chunk: str) -> bool:
-    if _TIME.search(chunk) or _FRESH.search(chunk):
+    if _TIME.search(chunk) or _FRESH.search(chunk) or asked_when(chunk):
         return True
     stripped = _ZH_NOISE.sub("", chunk)
     for _, pattern in _KIND_WORDS:
@@ -377,11 +380,23 @@ def _is_noise(chunk: str) -> bool:
     return len(stripped) < 2
 
 
-def _has_residue(lower: str, spans: Sequence[_Span], time_match: re.Match[str] | None) -> bool:
+def _time_span(text: str) -> tuple[str, tuple[int, int]] | None:
+    """The question's time hint and where it stands: a day or period in its canonical form
+    ("明儿" and "tmrw" read as 明天 and tomorrow), else a vaguer time word as written."""
+    when = asked_when(text)
+    if when is not None:
+        return canonical_hint(text, when), (when.start, when.end)
+    match = _TIME.search(text.lower())
+    if match is None:
+        return None
+    return _normalise(text[match.start():match.end()]), match.span()
+
+
+def _has_residue(lower: str, spans: Sequence[_Span], time_at: tuple[int, int] | None) -> bool:
     """Whether anything searchable is left once names, time words and filler are removed."""
     cuts = [(s.start, s.end) for s in spans if s.start >= 0]
-    if time_match:
-        cuts.append(time_match.span())
+    if time_at:
+        cuts.append(time_at)
     pieces, at = [], 0
     for start, end in sorted(cuts):
         pieces.append(lower[at:max(start, at)])
