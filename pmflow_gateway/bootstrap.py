@@ -15,8 +15,8 @@ from pmflow_gateway.adapters.mcp_config import demo_servers
 from pmflow_gateway.adapters.search_engines import DuckDuckGoHtml, SearxngJson
 from pmflow_gateway.adapters.store import open_store
 from pmflow_gateway.handlers.composers import make_composer
-from pmflow_gateway.handlers.planner_model import ModelPlanner
-from pmflow_gateway.handlers.planner_rules import RulesPlanner
+from pmflow_gateway.handlers.planners.model import ModelPlanner
+from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import Deps, EvidenceAdapter, PlanDefaults, Planner
 from pmflow_gateway.settings import Settings
 

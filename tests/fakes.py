@@ -21,7 +21,7 @@ from pmflow_gateway.contract.memory_rules import (
     rank_good_domains,
 )
 from pmflow_gateway.contract.similarity import most_similar, question_key
-from pmflow_gateway.handlers.planner_rules import RulesPlanner
+from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import AdapterResult, Headers, SimilarQuestion, UnknownQuestion
 from pmflow_gateway.schemas import (
     AdapterAttempt,

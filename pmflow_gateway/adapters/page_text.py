@@ -30,7 +30,11 @@ NEVER_TEXT = ("script", "style", "noscript", "template", "iframe", "object", "em
               "canvas", "select", "button", "nav", "footer", "aside")
 BLOCK_TAGS = ("p", "div", "br", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6",
               "section", "article", "header", "pre", "blockquote", "dd", "dt", "table", "ul", "ol")
-STYLE_RULE = re.compile(r"([^{}]+)\{([^}]*)\}")
+# A page's own style sheets and its title are read only this far: a hostile page can make
+# either as long as its byte cap allows.
+MAX_STYLE_CHARS = 64_000
+MAX_TITLE_CHARS = 300
+SIMPLE_SELECTOR = re.compile(r"([.#])([\w-]+)")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,7 +50,7 @@ def read_page(page_html: str) -> PageText:
         tree = lxml_html.document_fromstring(strip_invisible(page_html))
     except (ValueError, etree.ParserError):
         return PageText(title="", site_name=None, text="")
-    title = _meta(tree, "og:title") or _first_text(tree, "title")
+    title = (_meta(tree, "og:title") or _first_text(tree, "title"))[:MAX_TITLE_CHARS]
     site_name = _meta(tree, "og:site_name") or _meta(tree, "application-name") or None
     remove_invisible(tree)
     cleaned_html = lxml_html.tostring(tree, encoding="unicode")
@@ -80,17 +84,30 @@ def _classes_hidden_by_style_blocks(tree: Any) -> tuple[set[str], set[str]]:
     """`.x{display:none}` and `#y{...}` rules of the page's own <style> blocks."""
     classes: set[str] = set()
     ids: set[str] = set()
+    budget = MAX_STYLE_CHARS
     for style in tree.iter("style"):
-        for selectors, body in STYLE_RULE.findall(style.text or ""):
+        sheet = (style.text or "")[:budget]
+        budget -= len(sheet)
+        for selectors, body in _style_rules(sheet):
             if not HIDING_STYLE.search(body):
                 continue
             for selector in selectors.split(","):
-                simple = selector.strip().lower()
-                if re.fullmatch(r"\.[\w-]+", simple):
-                    classes.add(simple[1:])
-                elif re.fullmatch(r"#[\w-]+", simple):
-                    ids.add(simple[1:])
+                simple = SIMPLE_SELECTOR.fullmatch(selector.strip().lower())
+                if simple is not None:
+                    (classes if simple[1] == "." else ids).add(simple[2])
     return classes, ids
+
+
+def _style_rules(sheet: str) -> list[tuple[str, str]]:
+    """`selectors { body }` pairs, by splitting at braces: a regex over brace-less text
+    would retry from every character."""
+    rules = []
+    for rule in sheet.split("}")[:-1]:  # the part after the last "}" is no complete rule
+        selectors, brace, body = rule.rpartition("{")
+        selectors = selectors.rpartition("{")[2]  # nested blocks: the innermost selector
+        if brace and selectors.strip():
+            rules.append((selectors, body))
+    return rules
 
 
 def _main_text(cleaned_html: str, tree: Any) -> str:

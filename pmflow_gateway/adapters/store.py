@@ -21,10 +21,17 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from pmflow_gateway.adapters.migrations import apply_migrations
-from pmflow_gateway.adapters.store_schema import applied_events, qa_records, query_route_memories
+from pmflow_gateway.adapters.store_schema import (
+    RECORD_ROW_COLUMNS,
+    answer_values,
+    applied_events,
+    memory_row,
+    qa_records,
+    query_route_memories,
+    record_row,
+    similar_question,
+)
 from pmflow_gateway.contract.memory_rules import (
-    MemoryRow,
-    RecordRow,
     answer_is_late,
     count_answer,
     count_feedback,
@@ -49,8 +56,6 @@ GOOD_DOMAIN_SCAN_LIMIT = 50
 
 _ANSWER, _FEEDBACK = "answer", "feedback"
 _MEMORY_COLUMNS = ", ".join(column.name for column in query_route_memories.c)
-_RECORD_ROW_COLUMNS = ("question_key", "status", "answered_at", "feedback_outcome",
-                       "feedback_at", "sources_used")
 
 
 class SqlMemoryStore:
@@ -108,21 +113,16 @@ class SqlMemoryStore:
         now = self._now()
         key = question_key(event.context.question)
         async with self._engine.begin() as conn:
-            if not await self._claim(conn, event.tenant_id, _ANSWER, event.event_id,
-                                     event.question_id, now):
+            if not await self._claim(conn, event, _ANSWER, now):
                 return False
             previous = await self._lock_record(conn, event.tenant_id, event.question_id)
             if previous is None:
                 previous = await self._insert_record(conn, event, key, now)
             if previous is not None:
-                if answer_is_late(_record_row(previous), event.occurred_at):
+                if answer_is_late(record_row(previous), event.occurred_at):
                     return False
-                await conn.execute(
-                    update(qa_records)
-                    .where(qa_records.c.tenant_id == event.tenant_id,
-                           qa_records.c.question_id == event.question_id)
-                    .values(**_answer_values(event, key), updated_at=now)
-                )
+                await self._update_record(conn, event.tenant_id, event.question_id,
+                                          **answer_values(event, key), updated_at=now)
             await self._count_answer(conn, event, key, previous, now)
             return True
 
@@ -132,32 +132,28 @@ class SqlMemoryStore:
         has no such question (nothing is written then, not even the claim)."""
         now = self._now()
         async with self._engine.begin() as conn:
-            if not await self._claim(conn, event.tenant_id, _FEEDBACK, event.event_id,
-                                     event.question_id, now):
+            if not await self._claim(conn, event, _FEEDBACK, now):
                 return False
             record = await self._lock_record(conn, event.tenant_id, event.question_id)
             if record is None:
                 raise UnknownQuestion(
                     f"tenant {event.tenant_id!r} has no question {event.question_id!r}")
-            if feedback_is_late(_record_row(record), event.occurred_at):
+            if feedback_is_late(record_row(record), event.occurred_at):
                 return False
-            await conn.execute(
-                update(qa_records)
-                .where(qa_records.c.tenant_id == event.tenant_id,
-                       qa_records.c.question_id == event.question_id)
-                .values(feedback_outcome=event.outcome, feedback_comment=event.comment,
-                        feedback_at=event.occurred_at, feedback_event_id=event.event_id,
-                        updated_at=now)
-            )
+            await self._update_record(
+                conn, event.tenant_id, event.question_id, feedback_outcome=event.outcome,
+                feedback_comment=event.comment, feedback_at=event.occurred_at,
+                feedback_event_id=event.event_id, updated_at=now)
             await self._count_feedback(conn, event, record, now)
             return True
 
-    async def _claim(self, conn: AsyncConnection, tenant_id: str, kind: str, event_id: str,
-                     question_id: str, now: datetime) -> bool:
+    async def _claim(self, conn: AsyncConnection, event: AnswerReady | FeedbackGiven, kind: str,
+                     now: datetime) -> bool:
+        """Whether this event is applied for the first time (its claim is then taken)."""
         claimed = await conn.execute(
             self._insert(applied_events)
-            .values(tenant_id=tenant_id, kind=kind, event_id=event_id,
-                    question_id=question_id, applied_at=now)
+            .values(tenant_id=event.tenant_id, kind=kind, event_id=event.event_id,
+                    question_id=event.question_id, applied_at=now)
             .on_conflict_do_nothing(index_elements=list(applied_events.primary_key))
             .returning(applied_events.c.event_id)
         )
@@ -172,6 +168,13 @@ class SqlMemoryStore:
         )
         return found.first()
 
+    async def _update_record(self, conn: AsyncConnection, tenant_id: str, question_id: str,
+                             **values: Any) -> None:
+        await conn.execute(
+            update(qa_records)
+            .where(qa_records.c.tenant_id == tenant_id, qa_records.c.question_id == question_id)
+            .values(**values))
+
     async def _insert_record(self, conn: AsyncConnection, event: AnswerReady, key: str,
                              now: datetime) -> Row[Any] | None:
         """Insert the QA record; None when inserted, else the row another delivery of the same
@@ -179,7 +182,7 @@ class SqlMemoryStore:
         inserted = await conn.execute(
             self._insert(qa_records)
             .values(tenant_id=event.tenant_id, question_id=event.question_id,
-                    **_answer_values(event, key), created_at=now, updated_at=now)
+                    **answer_values(event, key), created_at=now, updated_at=now)
             .on_conflict_do_nothing(index_elements=list(qa_records.primary_key))
             .returning(qa_records.c.question_id)
         )
@@ -211,8 +214,8 @@ class SqlMemoryStore:
                   "query_kind": str(event.plan.query_kind),
                   "last_question_id": event.question_id}
         memory = await self._lock_memory(conn, event.tenant_id, key, sample, now)
-        counts = count_answer(_memory_row(memory), None if previous is None
-                              else _record_row(previous), key=key, status=str(event.status))
+        counts = count_answer(memory_row(memory), None if previous is None
+                              else record_row(previous), key=key, status=str(event.status))
         await self._update_memory(conn, event.tenant_id, key, now, **sample, **counts)
 
     async def _count_feedback(self, conn: AsyncConnection, event: FeedbackGiven,
@@ -221,7 +224,7 @@ class SqlMemoryStore:
             "route_mode", "external"), "query_kind": record.plan.get("query_kind", "unknown"),
             "last_question_id": record.question_id}
         memory = await self._lock_memory(conn, event.tenant_id, record.question_key, seed, now)
-        values = count_feedback(_memory_row(memory), _record_row(record),
+        values = count_feedback(memory_row(memory), record_row(record),
                                 outcome=event.outcome, at=event.occurred_at)
         await self._update_memory(conn, event.tenant_id, record.question_key, now, **values)
 
@@ -230,13 +233,13 @@ class SqlMemoryStore:
         """Write the memory's new values and recount its good domains from the QA records
         (recounting, not patching, keeps them right whichever way feedback moved)."""
         answers = await conn.execute(
-            select(*(qa_records.c[name] for name in _RECORD_ROW_COLUMNS))
+            select(*(qa_records.c[name] for name in RECORD_ROW_COLUMNS))
             .where(qa_records.c.tenant_id == tenant_id, qa_records.c.question_key == key,
                    qa_records.c.status == "answered")
             .order_by(qa_records.c.answered_at.desc())
             .limit(GOOD_DOMAIN_SCAN_LIMIT)
         )
-        good_domains = rank_good_domains(_record_row(row) for row in answers)
+        good_domains = rank_good_domains(record_row(row) for row in answers)
         await conn.execute(
             update(query_route_memories)
             .where(query_route_memories.c.tenant_id == tenant_id,
@@ -263,7 +266,7 @@ class SqlMemoryStore:
         rows.sort(key=lambda row: (row.updated_at, row.question_key), reverse=True)
         by_key = {row.question_key: row for row in rows}
         best = most_similar(question, by_key, limit=limit, min_similarity=self._min_similarity)
-        return [_similar_question(by_key[scored.key], scored.similarity) for scored in best]
+        return [similar_question(by_key[scored.key], scored.similarity) for scored in best]
 
     async def _recent(self, conn: AsyncConnection, tenant_id: str) -> list[Row[Any]]:
         return list((await conn.execute(
@@ -319,46 +322,6 @@ class SqlMemoryStore:
 
     def _now(self) -> datetime:
         return self._clock.now() if self._clock is not None else datetime.now(UTC)
-
-
-def _answer_values(event: AnswerReady, key: str) -> dict[str, Any]:
-    """The QA record columns an AnswerReady sets (feedback columns are left alone)."""
-    context = event.context
-
-    def dump(models: list[Any]) -> list[Any]:
-        return [model.model_dump(mode="json") for model in models]
-
-    return {
-        "question_key": key, "thread_id": context.thread_id, "question": context.question,
-        "locale": context.locale, "status": str(event.status), "reason": event.reason,
-        "answer": event.answer, "routing_snapshot": context.routing.model_dump(mode="json"),
-        "plan": event.plan.model_dump(mode="json"),
-        "planner": event.planner.model_dump(mode="json"),
-        "verdict": event.verdict.model_dump(mode="json"),
-        "citations": dump(event.citations), "sources_used": dump(event.sources_used),
-        "attempts": dump(event.attempts), "stage_timings_ms": dict(context.stage_timings_ms),
-        "composer": event.composer, "execution_id": event.execution_id,
-        "answer_event_id": event.event_id, "answered_at": event.occurred_at,
-    }
-
-
-def _record_row(row: Row[Any]) -> RecordRow:
-    return RecordRow(question_key=row.question_key, status=row.status,
-                     answered_at=row.answered_at, feedback_outcome=row.feedback_outcome,
-                     feedback_at=row.feedback_at, sources_used=row.sources_used)
-
-
-def _memory_row(row: Row[Any]) -> MemoryRow:
-    return MemoryRow(hit_count=row.hit_count, outcome_counts=row.outcome_counts,
-                     feedback_counts=row.feedback_counts, feedback_at=row.feedback_at)
-
-
-def _similar_question(row: Row[Any], score: float) -> SimilarQuestion:
-    return SimilarQuestion(
-        question=row.sample_question, query_kind=row.query_kind, route_mode=row.route_mode,
-        hit_count=row.hit_count, outcomes=dict(row.outcome_counts),
-        feedback_counts=dict(row.feedback_counts), feedback_outcome=row.feedback_outcome,
-        good_domains=list(row.good_domains), similarity=score)
 
 
 def create_engine(url: str, **options: Any) -> AsyncEngine:

@@ -1,4 +1,5 @@
-"""The store's tables as SQLAlchemy Core objects, for building queries.
+"""The store's tables as SQLAlchemy Core objects, for building queries, and how their rows
+map to events and to the memory rules' row snapshots.
 
 The migrations under `adapters/migrations/` create these tables; this module only describes
 them (a test checks the two agree). Column comments live in the SQL files.
@@ -9,9 +10,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Dialect, Integer, MetaData, Table, Text
+from sqlalchemy import JSON, Column, DateTime, Dialect, Integer, MetaData, Row, Table, Text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import TypeDecorator
+
+from pmflow_gateway.contract.memory_rules import MemoryRow, RecordRow
+from pmflow_gateway.ports import SimilarQuestion
+from pmflow_gateway.schemas import AnswerReady
 
 
 class UtcDateTime(TypeDecorator[datetime]):
@@ -103,3 +108,47 @@ applied_events = Table(
     _required("question_id", Text),
     _required("applied_at", UtcDateTime),
 )
+
+# The QA record columns the memory rules read (see `record_row`).
+RECORD_ROW_COLUMNS = ("question_key", "status", "answered_at", "feedback_outcome",
+                      "feedback_at", "sources_used")
+
+
+def answer_values(event: AnswerReady, key: str) -> dict[str, Any]:
+    """The QA record columns an AnswerReady sets (feedback columns are left alone)."""
+    context = event.context
+
+    def dump(models: list[Any]) -> list[Any]:
+        return [model.model_dump(mode="json") for model in models]
+
+    return {
+        "question_key": key, "thread_id": context.thread_id, "question": context.question,
+        "locale": context.locale, "status": str(event.status), "reason": event.reason,
+        "answer": event.answer, "routing_snapshot": context.routing.model_dump(mode="json"),
+        "plan": event.plan.model_dump(mode="json"),
+        "planner": event.planner.model_dump(mode="json"),
+        "verdict": event.verdict.model_dump(mode="json"),
+        "citations": dump(event.citations), "sources_used": dump(event.sources_used),
+        "attempts": dump(event.attempts), "stage_timings_ms": dict(context.stage_timings_ms),
+        "composer": event.composer, "execution_id": event.execution_id,
+        "answer_event_id": event.event_id, "answered_at": event.occurred_at,
+    }
+
+
+def record_row(row: Row[Any]) -> RecordRow:
+    return RecordRow(question_key=row.question_key, status=row.status,
+                     answered_at=row.answered_at, feedback_outcome=row.feedback_outcome,
+                     feedback_at=row.feedback_at, sources_used=row.sources_used)
+
+
+def memory_row(row: Row[Any]) -> MemoryRow:
+    return MemoryRow(hit_count=row.hit_count, outcome_counts=row.outcome_counts,
+                     feedback_counts=row.feedback_counts, feedback_at=row.feedback_at)
+
+
+def similar_question(row: Row[Any], score: float) -> SimilarQuestion:
+    return SimilarQuestion(
+        question=row.sample_question, query_kind=row.query_kind, route_mode=row.route_mode,
+        hit_count=row.hit_count, outcomes=dict(row.outcome_counts),
+        feedback_counts=dict(row.feedback_counts), feedback_outcome=row.feedback_outcome,
+        good_domains=list(row.good_domains), similarity=score)

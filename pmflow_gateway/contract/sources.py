@@ -12,7 +12,7 @@ import re
 from urllib.parse import urlsplit
 
 from pmflow_gateway.contract.text import clean_sentences, strip_invisible
-from pmflow_gateway.contract.urls import bare_host, registrable_domain
+from pmflow_gateway.contract.urls import MAX_URL_CHARS, bare_host, registrable_domain
 from pmflow_gateway.schemas import ExternalEvidence
 
 EXTERNAL_SOURCE_TYPES = frozenset({"url", "mcp_search", "live_search"})
@@ -21,12 +21,14 @@ INTERNAL_BARE_LABELS = frozenset({"doc", "docs", "system", "internal", "history"
 # Workspace hosts: a link there is an internal document even when it travels as a URL.
 INTERNAL_DOMAINS = frozenset({"feishu.cn", "feishu.net", "larksuite.com", "larkoffice.com",
                               "feishucdn.com"})
-MAX_URL_CHARS = 2048
+MAX_TITLE_CHARS = 300  # a title longer than this is page text, not a title
 _WHITESPACE = re.compile(r"\s")
 
 
 def url_problem(url: str) -> str | None:
     """Why this URL may not be shown as a source, or None when it may."""
+    if len(url) > MAX_URL_CHARS:
+        return f"malformed url: {url[:80]!r}"
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -35,7 +37,7 @@ def url_problem(url: str) -> str | None:
         return f"not http(s): {url[:80]!r}"
     if not parts.hostname or parts.username or parts.password:
         return f"no plain host: {url[:80]!r}"
-    if len(url) > MAX_URL_CHARS or strip_invisible(url) != url or _WHITESPACE.search(url):
+    if strip_invisible(url) != url or _WHITESPACE.search(url):
         return f"malformed url: {url[:80]!r}"
     if registrable_domain(parts.hostname) in INTERNAL_DOMAINS:
         return f"internal workspace host: {parts.hostname}"
@@ -46,4 +48,5 @@ def source_title(item: ExternalEvidence) -> str:
     """A title fit for one line of the summary. A title is page text too, so it is cleaned
     like a snippet (no link, marker, tag or planted instruction); the host stands in for it
     when nothing is left."""
-    return " ".join(clean_sentences(item.title))[:120] or bare_host(item.target_url)
+    return " ".join(clean_sentences(item.title[:MAX_TITLE_CHARS]))[:120] or bare_host(
+        item.target_url)

@@ -13,12 +13,37 @@ import functools
 import itertools
 import re
 import unicodedata
+from collections.abc import Callable
 from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+from typing import TypeVar
 
 from pmflow_gateway.schemas import ExternalQueryPlan
 
 MAX_SENTENCE_CHARS = 280
 MAX_SNIPPET_CHARS = 1200  # per item, in the model prompt
+# How much of one untrusted field (a snippet, a title) is read at all: an adapter's passage
+# is far shorter, and every check and cache below then works on bounded text.
+MAX_FIELD_CHARS = 4000
+# Memoised text functions keep only short keys: a key is held as long as the cache, so an
+# unbounded one would let a page's 200,000-character title cost megabytes per question.
+MAX_CACHED_KEY_CHARS = 1000
+
+_R = TypeVar("_R")
+
+
+def cached_if_short(maxsize: int) -> Callable[[Callable[[str], _R]], Callable[[str], _R]]:
+    """`functools.lru_cache` for a pure function of one string, bypassed for long strings,
+    so the cache holds at most `maxsize` keys of `MAX_CACHED_KEY_CHARS` each."""
+    def decorate(function: Callable[[str], _R]) -> Callable[[str], _R]:
+        cached = functools.lru_cache(maxsize=maxsize)(function)
+
+        @functools.wraps(function)
+        def call(text: str) -> _R:
+            return cached(text) if len(text) <= MAX_CACHED_KEY_CHARS else function(text)
+        return call
+    return decorate
+
 
 # Han (with extension A and compatibility ideographs), kana and Hangul: scripts written
 # without spaces between words, so they are matched by character rather than by word.
@@ -41,24 +66,61 @@ def split_sentences(text: str) -> list[str]:
 # Zero-width, bidi controls, BOM, soft hyphen, tag characters: all of category Cf. Variation
 # selectors are Mn but render as nothing, so they can hide text too.
 _VARIATION_SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
-# Any scheme-qualified link, `www.` host, or bare host with a common TLD: none of them may
-# pass from a snippet into an answer.
-_TLDS = ("com|net|org|cn|io|ai|co|uk|gov|edu|info|xyz|top|me|app|dev|ly|ru|de|jp|hk|tw|"
-         "sg|us|biz|site|online|link|click|cc|tv|to|so")
+# Any scheme-qualified link, `www.` host, pseudo-scheme or IP address with a path: none of
+# them may pass from a snippet into an answer. Bare hosts are found by `hosts_named`, which
+# knows every top-level domain; a TLD alternation here would backtrack on "x.x.x…".
 URL_RE = re.compile(
     r"(?:\b[a-z][a-z0-9+.-]{1,15}://\S+)"
     r"|(?:\bwww\.[^\s，。；、]+)"
     r"|(?:\b(?:javascript|data|mailto|file):\S+)"
-    rf"|(?:\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:{_TLDS})\b(?:[/:?#][^\s，。；、]*)?)"
     r"|(?:\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?/\S*)",
     re.IGNORECASE,
 )
+# A run of labels joined by dots. The look-behind starts a match only where a token starts,
+# and a label cannot contain the dot that ends it, so the scan is linear in the text.
+_DOTTED = re.compile(r"(?<![\w.-])[\w-]+(?:\.[\w-]+)+")
+_MAX_TLD_CHARS = 24  # the longest TLDs; a CJK TLD is read as a prefix of its glued label
+
+
+@functools.cache
+def top_level_domains() -> frozenset[str]:
+    """Every top-level domain of the Public Suffix List the `tld` package ships (1,400+,
+    internationalised ones in Unicode and punycode)."""
+    import tld
+
+    names = (Path(tld.__file__).parent / "res" / "effective_tld_names.dat.txt").read_text("utf-8")
+    return frozenset(line.strip().lstrip("*!.").lower() for line in names.splitlines()
+                     if line.strip() and not line.startswith("//") and "." not in line.strip())
+
+
+def _host_like(token: str) -> bool:
+    labels = [label.strip("-_") for label in token.lower().split(".")]
+    if len(labels) == 4 and all(label.isdigit() and int(label) < 256 for label in labels):
+        return True  # an IPv4 address
+    if not all(labels) or labels[-1].isdigit():
+        return False
+    last = labels[-1]
+    if last.startswith("xn--") or last in top_level_domains():
+        return True
+    # Chinese text has no space after a host: "访问天气.公司领取" ends its TLD mid-label.
+    return bool(CJK.match(last)) and any(
+        last[:n] in top_level_domains() for n in range(1, min(len(last), _MAX_TLD_CHARS) + 1))
+
+
+def hosts_named(text: str) -> list[str]:
+    """Every host-like token of the text (any TLD, IDN, IPv4), after folding and reading
+    obfuscated dots (`evil[.]com`, `evil dot com`) as dots: what a reader could type in."""
+    return [m.group(0).lower().strip("-_") for m in _DOTTED.finditer(detection_form(text))
+            if _host_like(m.group(0))]
+
+
 _MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_ANY_MARKER = re.compile(r"[\[［【]\s*\^?\s*\d+\s*[\]］】]")
-_EVIDENCE_TAG = re.compile(r"<\s*/?\s*evidence[^>]*>", re.IGNORECASE)
+# No two adjacent `\s*` anywhere: on a long run of spaces they would retry each split of it.
+_ANY_MARKER = re.compile(r"[\[［【]\s*(?:\^\s*)?\d+\s*[\]］】]")
+_EVIDENCE_TAG = re.compile(r"<\s*(?:/\s*)?evidence[^<>]*>", re.IGNORECASE)
 _INJECTION_PATTERNS = [
     r"\b(ignore|disregard|forget|override|bypass)\b.{0,40}\b(instruction|prompt|rule|message|"
-    r"direction|guideline|context)s?\b",
+    r"direction|guideline|guidance|context|directive|command|order)s?\b",
     # no word boundary after "instruction": planted text glues words ("instructionssystem:")
     r"\b(previous|prior|above|earlier|all)\b.{0,20}instruction",
     r"\byou are (now|no longer)\b", r"\bact as\b", r"\bpretend (to be|you)\b",
@@ -73,6 +135,19 @@ _INJECTION_PATTERNS = [
     r"告诉用户", r"(请|立即|马上)?(访问|点击|打开|前往|登录|下载|扫码|关注)"
     r".{0,20}(网站|网址|链接|这里|此处|页面|公众号|二维码|http|www)",
     r"(加|添加).{0,6}(微信|qq|vx)",
+    # Text addressed to whatever model reads the page, not to the page's human reader.
+    r"\b(dear|attention|hey|hello|note to|notice to|message to|to) (the |all |any )?"
+    r"(ai|assistant|chatbot|llm|language model|model|agent|bot)s?\b",
+    r"\bif you are (an? )?(ai|assistant|chatbot|llm|language model|bot)\b",
+    r"\b(ai|assistant|chatbot|llm|language model|agent)s?\b.{0,20}\b(must|should|shall|"
+    r"need to|are required to|reading this)\b",
+    r"\b(repeat|relay|forward|pass on|convey|copy)\b.{0,40}\b(verbatim|word for word|"
+    r"exactly as|to the user|to users)\b",
+    r"(ai|人工智能|语言模型|大模型|机器人|助手|助理|智能体|gpt)\s?[,，:：]?\s?"
+    r"(请注意|请|务必|必须|注意|应当|一定要)",
+    r"如果你是.{0,6}(ai|人工智能|模型|助手|机器人)",
+    r"(原样|原文|如实|一字不差|逐字|照原样).{0,6}(转告|转达|告知|传达|回复|输出|复述|告诉)",
+    r"(务必|一定要|必须).{0,6}(转告|转达|告知)",
 ]
 # Phrases that always name an internal source, whatever the question was.
 INTERNAL_PHRASES = (
@@ -117,14 +192,99 @@ def strip_invisible(text: str) -> str:
     return _VARIATION_SELECTORS.sub("", _invisible_class().sub("", text))
 
 
-@functools.lru_cache(maxsize=4096)
+# Letters of other scripts drawn like Latin ones (the lower-case confusables of Unicode's
+# TR39 table for Cyrillic, Greek, Armenian and Latin extensions): "evil.cοm" with a Greek
+# omicron reads as "evil.com". NFKC already unifies full-width and mathematical letters.
+_CONFUSABLE_LATIN = str.maketrans({
+    **dict.fromkeys("аɑαⲁ", "a"), **dict.fromkeys("ЬƅЪ", "b"), **dict.fromkeys("сϲⅽꮯ", "c"),
+    **dict.fromkeys("ԁꓒ", "d"), **dict.fromkeys("еҽ℮ꬲ", "e"), **dict.fromkeys("ſϝ", "f"),
+    **dict.fromkeys("ɡցᶃ", "g"), **dict.fromkeys("һհ", "h"), **dict.fromkeys("іıιɩӏ", "i"),
+    **dict.fromkeys("јϳ", "j"), **dict.fromkeys("κк", "k"), **dict.fromkeys("ⅼǀ", "l"),
+    **dict.fromkeys("ոп", "n"), **dict.fromkeys("оοօσ০٥", "o"), **dict.fromkeys("рρ", "p"),
+    **dict.fromkeys("ԛզ", "q"), **dict.fromkeys("гᴦ", "r"), **dict.fromkeys("ѕꜱ", "s"),
+    **dict.fromkeys("τт", "t"), **dict.fromkeys("υսʋ", "u"), **dict.fromkeys("νѵᴠ", "v"),
+    **dict.fromkeys("ԝѡա", "w"), **dict.fromkeys("хχ", "x"), **dict.fromkeys("уγ", "y"),
+    **dict.fromkeys("ᴢ", "z"),
+})
+
+
+@cached_if_short(maxsize=4096)
 def folded(text: str) -> str:
-    """The form used for detection only: full-width and compatibility letters unified."""
-    return unicodedata.normalize("NFKC", strip_invisible(text)).lower()
+    """The form used for detection only: full-width, compatibility and look-alike letters
+    unified, lower case."""
+    return unicodedata.normalize("NFKC", strip_invisible(text)).lower().translate(
+        _CONFUSABLE_LATIN)
+
+
+# A dot written so that a filter misses it: "evil[.]com", "evil(dot)com", "evil dot com",
+# "evil . com", "evil。com". Bare "dot" and "。" count only between Latin letters or digits.
+_OBFUSCATED_DOT = re.compile(
+    r"\s?[\[({【（<]\s?(?:\.|dot|点|。)\s?[\])}】）>]\s?"
+    r"|(?<=[a-z0-9])(?:\s(?:dot|\.)\s|。)(?=[a-z0-9])")
+_SPACES = re.compile(r"\s+")
+
+
+def detection_form(text: str) -> str:
+    """`folded`, with runs of white space made one space and obfuscated dots made dots."""
+    return _OBFUSCATED_DOT.sub(".", _SPACES.sub(" ", folded(text)))
+
+
+# Letters spaced or dotted apart ("i g n o r e", "i.g.n.o.r.e") read as one word. A run
+# starts only at its first letter (both look-behinds), so the scan stays linear.
+_SPACED_LETTERS = re.compile(r"(?<![a-z])(?<![a-z][\s.*_-])(?:[a-z][\s.*_-]){3,}[a-z](?![a-z])")
+
+
+def _joined_letters(text: str) -> str:
+    return _SPACED_LETTERS.sub(lambda m: f" {m.group(0)[::2]} ", text)
 
 
 def looks_like_instruction(text: str) -> bool:
-    return bool(INJECTION_RE.search(folded(text)))
+    form = detection_form(text)
+    # Letters are joined before dots are read: "℃。i g n o r e" must not start at the "c".
+    return bool(INJECTION_RE.search(form)
+                or INJECTION_RE.search(_joined_letters(_SPACES.sub(" ", folded(text)))))
+
+
+# A contact channel and its handle ("微信 gzwx8888", "QQ: 12345", "telegram @x"), or a bare
+# "@handle": a page's way of moving its reader somewhere we cannot vouch for.
+_CONTACT = re.compile(
+    r"(?:微信|威信|薇信|v信|公众号|抖音号|小红书号|企鹅|电报"
+    r"|\b(?:vx|wx|wechat|weixin|qq|telegram|tg|whatsapp|line ?id|skype|discord)\b)"
+    r"\s?(?P<label>号|id|账号|群)?\s?(?P<sep>[:：是为]?\s?@?)(?P<handle>[a-z0-9][\w.-]{3,})"
+    r"|(?<![\w.@])@[a-z0-9_]{3,}")
+
+
+def _is_handle(match: re.Match[str]) -> bool:
+    """A channel name followed by an ordinary word ("WhatsApp users") is no handle: a handle
+    has a digit or underscore, or is introduced as one (a label, a colon, an @)."""
+    handle = match.group("handle")
+    return (handle is None or match.group("label") is not None or bool(match.group("sep"))
+            or any(c.isdigit() or c == "_" for c in handle))
+
+
+# Seven to fifteen digits in groups of a phone number: "400-800-1234", "+86 138 0013 8000",
+# "(020) 8888-8888", "13800138000". Bounded, so each start costs a constant.
+_PHONE = re.compile(r"(?<![a-z0-9.,])\+?\(?\d[\d\s()-]{5,22}\d(?![a-z0-9.,])")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def _is_phone(found: str) -> bool:
+    groups = [g for g in re.split(r"[\s()-]+", found.lstrip("+")) if g]
+    digits = sum(len(g) for g in groups)
+    if not 7 <= digits <= 15 or len(groups) > 5:
+        return False
+    if all(_YEAR.fullmatch(g) for g in groups) or VISIBLE_DATE.fullmatch(found.strip()):
+        return False  # "2024 2025", "2026-12-03": years and dates, not numbers to call
+    # After a country or area code, every group of a phone number has three digits or more.
+    lead = 2 if found.startswith(("+", "(")) else 1
+    return all(len(g) >= 3 for g in groups[lead:])
+
+
+def contact_handles(text: str) -> list[str]:
+    """Every contact handle and phone number the text gives."""
+    form = detection_form(text)
+    return ([m.group(0) for m in _CONTACT.finditer(form) if _is_handle(m)]
+            + [m.group(0) for m in _PHONE.finditer(form) if _is_phone(m.group(0))])
 
 
 def mentions_internal(text: str, *, asked: str = "") -> bool:
@@ -141,7 +301,8 @@ def mentions_internal(text: str, *, asked: str = "") -> bool:
 
 
 def has_url(text: str) -> bool:
-    return bool(URL_RE.search(text) or URL_RE.search(folded(text)))
+    return bool(URL_RE.search(text) or URL_RE.search(detection_form(text))
+                or hosts_named(text))
 
 
 def asked_text(question: str, plan: ExternalQueryPlan) -> str:
@@ -156,7 +317,7 @@ def clean_sentence(sentence: str, *, asked: str = "") -> str | None:
     # be told apart from planted text (stripping "x.com/ysystem: say z" leaves "say z"):
     # the whole sentence goes, not just the link.
     if (has_url(text) or _MARKDOWN_LINK.search(text) or looks_like_instruction(text)
-            or mentions_internal(text, asked=asked)):
+            or contact_handles(text) or mentions_internal(text, asked=asked)):
         return None
     text = _ANY_MARKER.sub("", text)  # a planted "[7]" would read as our own citation
     text = " ".join(text.split()).strip(" ,，:：;；-—()（）")
@@ -168,13 +329,16 @@ def clean_sentence(sentence: str, *, asked: str = "") -> str | None:
 
 
 def clean_sentences(snippet: str, *, asked: str = "") -> list[str]:
+    snippet, asked = snippet[:MAX_FIELD_CHARS], asked[:MAX_FIELD_CHARS]
+    if len(snippet) + len(asked) > MAX_CACHED_KEY_CHARS:
+        return list(_clean_sentences.__wrapped__(snippet, asked))
     return list(_clean_sentences(snippet, asked))
 
 
 @functools.lru_cache(maxsize=4096)
 def _clean_sentences(snippet: str, asked: str) -> tuple[str, ...]:
     # Pure, and asked for the same snippets several times per question (verifier, composer,
-    # titles): cached.
+    # titles): cached when short.
     parts = split_sentences(strip_invisible(snippet))
     cleaned = (clean_sentence(p, asked=asked) for p in parts)
     return tuple(s for s in cleaned if s)

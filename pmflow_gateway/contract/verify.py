@@ -18,13 +18,24 @@ from pmflow_gateway.contract.sources import (
 )
 from pmflow_gateway.contract.terms import overlap, terms
 from pmflow_gateway.contract.text import (
+    MAX_FIELD_CHARS,
     URL_RE,
     asked_text,
+    contact_handles,
     folded,
+    hosts_named,
     looks_like_instruction,
     mentions_internal,
+    split_sentences,
 )
-from pmflow_gateway.contract.urls import bare_host, host_of, host_within, site_of, url_key
+from pmflow_gateway.contract.urls import (
+    bare_host,
+    host_of,
+    host_within,
+    registrable_domain,
+    site_of,
+    url_key,
+)
 from pmflow_gateway.ports import Draft
 from pmflow_gateway.schemas import (
     EvidenceCollected,
@@ -36,7 +47,9 @@ from pmflow_gateway.schemas import (
 
 SUPPORT_OVERLAP = 0.6  # share of a sentence's terms its cited evidence must carry
 MIN_QUOTE_CHARS = 6  # shorter upstream snippets match by chance too often
-MARKER_RE = re.compile(r"[\[［【]\s*\^?\s*(\d+)\s*[\]］】]")
+# Spaces and punctuation do not make a quote another text: compared without them.
+_NOT_QUOTED = re.compile(r"[\W_]+")
+MARKER_RE = re.compile(r"[\[［【]\s*(?:\^\s*)?(\d+)\s*[\]］】]")
 
 
 def asked_about(event: EvidenceCollected) -> str:
@@ -58,9 +71,12 @@ def _item_problem(item: ExternalEvidence, event: EvidenceCollected,
         return f"from another execution: {str(run)[:40]}"
     if url_key(item.target_url) in upstream_urls:
         return "arrived with the route event (upstream source)"
-    label = folded(item.source_label).strip()
+    if quotes_of_upstream(f"{item.title} {item.snippet[:MAX_FIELD_CHARS]}", event):
+        return "repeats an upstream snippet"
+    label = folded(item.source_label[:MAX_FIELD_CHARS]).strip()
     asked = asked_about(event)
-    if label in INTERNAL_BARE_LABELS or mentions_internal(f"{label} {item.title}", asked=asked):
+    title = item.title[:MAX_FIELD_CHARS]
+    if label in INTERNAL_BARE_LABELS or mentions_internal(f"{label} {title}", asked=asked):
         return f"internal label: {item.source_label[:40]}"
     return None
 
@@ -227,6 +243,13 @@ def verify_draft(draft: Draft, items: list[ExternalEvidence], *, asked: str = ""
         for match in URL_RE.finditer(text):
             if not _url_allowed(match.group(0), items):
                 violations.append(f"url not in evidence: {match.group(0)[:80]}")
+    # A bare host, however spelled, may name only a site the answer cites.
+    sites = {site_of(i.target_url) for i in items}
+    for host in hosts_named(MARKER_RE.sub("", draft.answer)):
+        if registrable_domain(host) not in sites and not any(host in v for v in violations):
+            violations.append(f"url not in evidence: {host[:80]}")
+    if contact_handles(draft.answer):
+        violations.append("answer carries a contact handle or phone number")
     if mentions_internal(draft.answer, asked=asked):
         violations.append("answer names an internal source")
     if looks_like_instruction(draft.answer):
@@ -247,11 +270,22 @@ def verify_sources(sources: list[SourceUsed], items: list[ExternalEvidence], *,
 
 def quotes_of_upstream(answer: str, event: EvidenceCollected) -> list[str]:
     """The answer never rests on what upstream attached (workspace history and the like),
-    even when a composer somehow saw it."""
-    text = folded(answer)
+    even when a composer somehow saw it: neither the whole snippet nor any one sentence of
+    it, however citation markers and spaces were put between its words."""
+    text = _quotable(answer)
     return [f"answer quotes an upstream source: {s.source_type or 'unknown'}"
             for s in event.context.upstream_sources
-            if len(snippet := folded(s.snippet).strip()) >= MIN_QUOTE_CHARS and snippet in text]
+            if any(quote in text for quote in _upstream_quotes(s.snippet))]
+
+
+def _quotable(text: str) -> str:
+    return _NOT_QUOTED.sub("", MARKER_RE.sub("", folded(text)))
+
+
+def _upstream_quotes(snippet: str) -> list[str]:
+    """The snippet and each of its sentences, in the form `_quotable` compares."""
+    quotes = {_quotable(part) for part in [snippet, *split_sentences(snippet[:MAX_FIELD_CHARS])]}
+    return [q for q in quotes if len(q) >= MIN_QUOTE_CHARS]
 
 
 def renumbered(draft: Draft, items: list[ExternalEvidence]) -> tuple[Draft, list[ExternalEvidence]]:

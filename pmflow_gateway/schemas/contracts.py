@@ -1,4 +1,5 @@
-"""The contracts of seed 000: the plan, the evidence, and the statuses an answer can end in."""
+"""The contracts every stage relies on: the plan, the evidence, and the statuses an answer can
+end in."""
 
 from __future__ import annotations
 
@@ -71,7 +72,7 @@ class AnswerStatus(StrEnum):
 
 
 class ExternalQueryPlan(Frozen):
-    """What to search for: the planner's only output (seed 000, 13 fields)."""
+    """What to search for: the planner's only output (13 fields)."""
 
     plan_version: Name = "v1"
     query_kind: QueryKind = QueryKind.unknown
@@ -90,7 +91,7 @@ class ExternalQueryPlan(Frozen):
 
 
 class ExternalEvidence(Frozen):
-    """One piece of external evidence as every adapter must return it (seed 000, 10 fields)."""
+    """One piece of external evidence as every adapter must return it (10 fields)."""
 
     source_type: Name  # "url" for fetched pages, "mcp_search" for MCP results
     source_label: ClippedName

@@ -1,4 +1,4 @@
-"""The events that travel between stages, one per topic (DESIGN §3).
+"""The events that travel between stages, one per topic.
 
 Every event carries the envelope. Stage outputs also carry the `QuestionContext`, so each
 stage reads everything it needs from its one input event and nothing else.

@@ -1,5 +1,5 @@
-"""The RouteDecided of DESIGN §3, exactly as PMFlow publishes it: accepted as is, used by the
-tests, the benchmarks and the README."""
+"""A RouteDecided exactly as PMFlow publishes it (a weather question with one private
+source): accepted as is, used by the tests, the benchmarks and the README."""
 
 from __future__ import annotations
 

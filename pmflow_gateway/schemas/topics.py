@@ -1,4 +1,5 @@
-"""Topic names (DESIGN §3). The prefix is configurable; the rest is fixed."""
+"""Topic names, one per event the stages exchange. The prefix is configurable; the rest is
+fixed, because PMFlow and the other consumers subscribe by these names."""
 
 from __future__ import annotations
 

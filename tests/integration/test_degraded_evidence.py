@@ -17,7 +17,7 @@ from pmflow_gateway.adapters.mcp import McpAdapter
 from pmflow_gateway.adapters.search_engines import SearxngJson
 from pmflow_gateway.embedded import ask_in_process
 from pmflow_gateway.handlers.composers import EXTRACTIVE
-from pmflow_gateway.handlers.planner_rules import RulesPlanner
+from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED

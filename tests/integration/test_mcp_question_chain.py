@@ -4,7 +4,6 @@ route -> plan (rules) -> evidence (MCP) -> verify+compose -> render. No Kafka he
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
 
@@ -14,25 +13,17 @@ from pmflow_gateway.adapters.mcp_config import demo_servers
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.evidence import collect_evidence
 from pmflow_gateway.handlers.plan import plan_question
-from pmflow_gateway.handlers.planner_rules import RulesPlanner
+from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.ports import PlanDefaults
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided
+from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 
 
 def route(question: str, locale: str) -> RouteDecided:
-    event: dict[str, Any] = {
-        "event_id": "5b0c2f4e-0d7e-4a36-9d1e-8f3f3a8f2c11", "question_id": "q-mcp-chain",
-        "tenant_id": "acme", "occurred_at": datetime.now(UTC).isoformat(), "schema_version": 1,
-        "question": question, "locale": locale, "thread_id": "t-42",
-        "route_mode": "external", "effective_source_policy": "external_only",
-        "decision_origin": "probe", "reply_contract": "external_realtime",
-        "query_profile": {"needs_private_context": False, "needs_freshness": True,
-                          "referenced_objects": ["weather"]},
-        "probe_snapshot": {},
-        "sources": [{"source_type": "feishu", "source_label": "Feishu history",
-                     "title": "群聊记录", "target_url": None, "snippet": "上周广州下雨"}]}
-    return RouteDecided.model_validate(event)
+    return RouteDecided.model_validate({
+        **ROUTE_DECIDED, "question_id": "q-mcp-chain", "question": question, "locale": locale,
+        "occurred_at": datetime.now(UTC).isoformat()})
 
 
 @pytest.mark.parametrize(("question", "locale", "city"), [

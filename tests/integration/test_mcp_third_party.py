@@ -6,9 +6,12 @@ from __future__ import annotations
 import sys
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from pmflow_gateway.adapters.mcp import McpAdapter
 from pmflow_gateway.adapters.mcp_config import McpServerConfig
 from pmflow_gateway.contract.scoring import FRESH_ENOUGH
+from pmflow_gateway.ports import AdapterResult
 from pmflow_gateway.schemas import ExternalQueryPlan
 from tests.support.web_site import LocalSite
 
@@ -46,6 +49,15 @@ def garbage(tool: str) -> McpAdapter:
                                       args=["-c", GARBAGE_SERVER], search_tool=tool))
 
 
+async def collect(adapter: McpAdapter, plan: ExternalQueryPlan = WEATHER, *, times: int = 1,
+                  timeout_s: float = 15) -> list[AdapterResult]:
+    """The adapter's results for `times` collections of one plan; the adapter is closed after."""
+    try:
+        return [await adapter.collect(plan, timeout_s=timeout_s) for _ in range(times)]
+    finally:
+        await adapter.aclose()
+
+
 def weather_page(published: datetime) -> str:
     return f"""<!doctype html><html><head><title>广州天气预报</title></head><body>
 <article><h1>广州未来5天天气预报</h1>
@@ -66,10 +78,7 @@ async def test_mcp_server_fetch_reads_a_dated_local_page() -> None:
             args=["-m", "mcp_server_fetch", "--allow-private-ips"],
             search_tool=None, fetch_tool="fetch",
             fetch_urls=[site.url("/forecast/{location_hint}")], timeout_s=15))
-        try:
-            result = await adapter.collect(WEATHER, timeout_s=20)
-        finally:
-            await adapter.aclose()
+        [result] = await collect(adapter, timeout_s=20)
         # it checks robots.txt, and we allow it
         assert "/robots.txt" in site.paths_requested()
     assert [(a.outcome, a.tool) for a in result.attempts] == [("ok", "fetch")]
@@ -87,43 +96,23 @@ async def test_plan_without_a_value_for_the_url_template_fetches_nothing() -> No
     adapter = McpAdapter(McpServerConfig(
         name="fetch", command=sys.executable, args=["-m", "mcp_server_fetch"],
         search_tool=None, fetch_tool="fetch", fetch_urls=["https://wttr.in/{location_hint}"]))
-    try:
-        result = await adapter.collect(WEATHER.model_copy(update={"location_hint": None}),
-                                       timeout_s=5)
-    finally:
-        await adapter.aclose()
+    [result] = await collect(adapter, WEATHER.model_copy(update={"location_hint": None}),
+                             timeout_s=5)
     assert result.items == [] and result.attempts == []
     assert adapter.session.connects == 0  # nothing to ask, so no process was started
 
 
-async def test_text_without_links_is_an_empty_attempt() -> None:
-    adapter = garbage("prose")
-    try:
-        result = await adapter.collect(WEATHER, timeout_s=15)
-    finally:
-        await adapter.aclose()
-    assert result.items == []
-    assert [a.outcome for a in result.attempts] == ["empty"]
-
-
-async def test_structured_junk_keeps_no_item_without_an_http_url() -> None:
-    adapter = garbage("junk")
-    try:
-        result = await adapter.collect(WEATHER, timeout_s=15)
-    finally:
-        await adapter.aclose()
+# "prose": text without links; "junk": structured results, none with an http(s) URL.
+@pytest.mark.parametrize("tool", ["prose", "junk"])
+async def test_results_without_an_http_link_are_an_empty_attempt(tool: str) -> None:
+    [result] = await collect(garbage(tool))
     assert result.items == []
     assert [a.outcome for a in result.attempts] == ["empty"]
 
 
 async def test_tool_exception_is_an_error_attempt_and_the_session_survives() -> None:
     adapter = garbage("boom")
-    try:
-        first = await adapter.collect(WEATHER, timeout_s=15)
-        second = await adapter.collect(WEATHER, timeout_s=15)
-    finally:
-        await adapter.aclose()
-    for result in (first, second):
+    for result in await collect(adapter, times=2):
         [attempt] = result.attempts
         assert attempt.outcome == "error"
         assert "boom" in (attempt.error or "")  # v2 hides the exception text itself
@@ -132,10 +121,6 @@ async def test_tool_exception_is_an_error_attempt_and_the_session_survives() -> 
 
 
 async def test_unknown_tool_is_an_error_attempt() -> None:
-    adapter = garbage("no_such_tool")
-    try:
-        result = await adapter.collect(WEATHER, timeout_s=15)
-    finally:
-        await adapter.aclose()
+    [result] = await collect(garbage("no_such_tool"))
     [attempt] = result.attempts
     assert attempt.outcome == "error" and attempt.error

@@ -12,8 +12,8 @@ import pytest
 
 from pmflow_gateway.adapters.llm import OpenAIChatModel
 from pmflow_gateway.handlers.plan import plan_question
-from pmflow_gateway.handlers.planner_model import ModelPlanner
-from pmflow_gateway.handlers.planner_rules import plan_by_rules
+from pmflow_gateway.handlers.planners.model import ModelPlanner
+from pmflow_gateway.handlers.planners.rules import plan_by_rules
 from pmflow_gateway.ports import PlanDefaults
 from pmflow_gateway.schemas import ExternalQueryPlan, PlannerInfo, RouteDecided
 from tests.fakes import FixedClock

@@ -11,7 +11,7 @@ import pytest
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.embedded import ask_in_process
 from pmflow_gateway.handlers.composers import EXTRACTIVE
-from pmflow_gateway.handlers.planner_rules import RulesPlanner
+from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ops.replay import SKIPPED, WOULD_SEARCH, parse_time, replay
 from pmflow_gateway.ports import Deps, PlanDefaults
 from pmflow_gateway.schemas import (

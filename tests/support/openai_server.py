@@ -8,42 +8,30 @@ test can assert what the model was shown.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections import deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.http_server import LocalServer, QuietHandler
 
 Reply = str | tuple[str, float]
 
 
-class ScriptedOpenAI:
+class ScriptedOpenAI(LocalServer):
     def __init__(self) -> None:
         self.replies: deque[Reply] = deque()
         self.requests: list[dict[str, Any]] = []
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__(self._handler())
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def __enter__(self) -> ScriptedOpenAI:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        return f"http://127.0.0.1:{self.port}/v1"
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                return
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.requests.append(body)

@@ -24,3 +24,14 @@ ANSWER_PAGE = f"""<html><head><title>广州未来5天天气预报</title>
 def searx_results(site: LocalSite, paths: list[str]) -> str:
     return json.dumps({"results": [
         {"url": site.url(p, host="localhost"), "title": p, "content": ""} for p in paths]})
+
+
+# Hostile pages: each is fine to read but built to hold whatever reads it.
+DATED = '<meta property="article:published_time" content="2026-12-02T06:00:00+08:00">'
+REDOS_TITLE_PAGE = ("<html><head>" + DATED + "<title>" + "x." * 3000 + "</title></head>"
+                    "<body><article>"
+                    "<p>广州未来5天天气：12月3日晴，气温15至24℃。</p></article></body></html>")
+REDOS_STYLE_PAGE = ("<html><head>" + DATED + "<style>" + "a" * 45_000 + "</style>"
+                    "<style>.gone{display:none}</style></head><body><article>"
+                    "<p>广州 天气 5日预报：12月4日多云，气温16至23℃。</p>"
+                    "<p class='gone'>" + INJECTION + "</p></article></body></html>")

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.handlers.composers import EXTRACTIVE
-from pmflow_gateway.handlers.planner_rules import RulesPlanner
+from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import Deps, EvidenceAdapter, MemoryStore
 from pmflow_gateway.schemas import Topics
 from pmflow_gateway.settings import Settings

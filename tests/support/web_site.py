@@ -10,11 +10,12 @@ assert which paths were (never) fetched and which Host header arrived.
 from __future__ import annotations
 
 import ssl
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import urlsplit
+
+from tests.support.http_server import LocalServer, QuietHandler
 
 Body = str | bytes | Callable[[], Iterable[bytes]]
 Route = tuple[int, dict[str, str], Body]
@@ -26,23 +27,13 @@ class LoggedRequest:
     host: str  # the Host header as sent
 
 
-class LocalSite:
+class LocalSite(LocalServer):
     def __init__(self, routes: dict[str, Route] | None = None, *,
                  tls: ssl.SSLContext | None = None) -> None:
         """`tls`: a server-side context to serve https instead of http."""
         self.routes: dict[str, Route] = dict(routes or {})
         self.requests: list[LoggedRequest] = []
-        self.scheme = "https" if tls else "http"
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        if tls is not None:
-            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
-        # A short poll keeps shutdown() (hence each test's teardown) fast.
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,),
-                                        daemon=True)
-
-    @property
-    def port(self) -> int:
-        return int(self._server.server_address[1])
+        super().__init__(self._handler(), tls=tls)
 
     def url(self, path: str = "/", host: str = "127.0.0.1") -> str:
         return f"{self.scheme}://{host}:{self.port}{path}"
@@ -50,21 +41,10 @@ class LocalSite:
     def paths_requested(self) -> list[str]:
         return [r.path for r in self.requests]
 
-    def __enter__(self) -> LocalSite:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         site = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                return
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 site.requests.append(LoggedRequest(self.path, self.headers.get("Host", "")))
                 route = site.routes.get(self.path) or site.routes.get(urlsplit(self.path).path)

@@ -13,8 +13,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pmflow_gateway.contract.sources import EXTERNAL_SOURCE_TYPES
-from pmflow_gateway.contract.text import URL_RE, folded, looks_like_instruction
-from pmflow_gateway.contract.urls import url_key
+from pmflow_gateway.contract.text import (
+    URL_RE,
+    contact_handles,
+    folded,
+    hosts_named,
+    looks_like_instruction,
+)
+from pmflow_gateway.contract.urls import registrable_domain, site_of, url_key
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.render import render_reply
@@ -128,6 +134,11 @@ def assert_contract_holds(reply: ReplyRendered, allowed: set[str | None]) -> Non
     for match in URL_RE.finditer(reply.text):
         found = match.group(0).rstrip(".,;:!?)]}>'\"，。；：！？）】")
         assert url_key(found) in source_urls or found.removeprefix("www.") in sites, found
+    # A bare host in any spelling, a handle or a phone number is planted unless it is a source's.
+    source_sites = {site_of(u) for u in source_urls if u}
+    for host in hosts_named(reply.text):
+        assert registrable_domain(host) in source_sites, (host, reply.text)
+    assert contact_handles(reply.text) == [], reply.text
     assert all(ord(c) not in (0x200B, 0x202E, 0xFEFF) for c in reply.text)
 
 

@@ -9,7 +9,7 @@ import pytest
 from pmflow_gateway.contract.statuses import status_text
 from pmflow_gateway.contract.text import mentions_internal
 from pmflow_gateway.contract.urls import registrable_domain
-from pmflow_gateway.contract.verify import verify_draft, verify_evidence
+from pmflow_gateway.contract.verify import quotes_of_upstream, verify_draft, verify_evidence
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.composers import ModelComposer
 from pmflow_gateway.handlers.render import render_reply
@@ -19,7 +19,7 @@ from pmflow_gateway.schemas import (
     AnswerStatus,
     ExternalEvidence,
     ExternalQueryPlan,
-    QueryKind,
+    UpstreamSource,
 )
 from tests.fakes import evidence
 from tests.support.builders import CLOCK, EXECUTION, collected, weather_plan
@@ -347,3 +347,39 @@ async def test_a_sentence_naming_an_internal_source_is_not_quoted() -> None:
     answer = await verify_and_compose(collected([item]), clock=CLOCK)
     assert answer.status is AnswerStatus.answered
     assert answer.answer == "广州未来5天多云。[1]"
+
+
+TWO_SENTENCES = UpstreamSource(source_type="doc", source_label="wiki", title="周报",
+                               target_url="https://intranet.example.com/pages/q3-plan",
+                               snippet="广州未来5天天气有暴雨预警。广州周末天气气温骤降到5度。")
+
+
+@pytest.mark.parametrize("variant", [
+    "https://intranet.example.com:443/pages/q3-plan", "http://intranet.example.com/pages/q3-plan",
+    "https://intranet.example.com./pages/q3-plan", "https://intranet.example.com//pages/./q3-plan",
+    "https://intranet.example.com/pages/%71%33-plan?utm_source=x",
+])
+async def test_a_cosmetic_variant_of_an_upstream_url_never_comes_back(variant: str) -> None:
+    event = collected([good(variant)], upstream=[TWO_SENTENCES])
+    answer = await verify_and_compose(event, clock=CLOCK)
+    assert answer.sources_used == []
+    assert "arrived with the route event (upstream source)" in answer.verdict.dropped_reasons
+
+
+async def test_evidence_repeating_an_upstream_snippet_sentence_by_sentence_is_dropped() -> None:
+    repeated = good("https://news.example.org/a", snippet=TWO_SENTENCES.snippet)
+    honest = good("https://weather.example.net/b", snippet="广州未来5天多云，气温15至24℃。")
+    answer = await verify_and_compose(collected([repeated, honest], upstream=[TWO_SENTENCES]),
+                                      clock=CLOCK)
+    assert "repeats an upstream snippet" in answer.verdict.dropped_reasons
+    assert answer.status is AnswerStatus.answered
+    assert "暴雨" not in answer.answer and "骤降" not in answer.answer
+    assert [s.url for s in answer.sources_used] == ["https://weather.example.net/b"]
+
+
+def test_one_upstream_sentence_between_citation_markers_is_a_quote() -> None:
+    event = collected([good()], upstream=[TWO_SENTENCES])
+    for answer in ("据报道，广州周末天气气温骤降到5度 [1]。",
+                   "广州未来5天天气有暴雨预警。[1]\n广州周末[1]天气气温骤降到5度。"):
+        assert quotes_of_upstream(answer, event) == ["answer quotes an upstream source: doc"]
+    assert quotes_of_upstream("广州未来5天多云 [1]", event) == []

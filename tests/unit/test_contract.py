@@ -77,3 +77,35 @@ def test_both_adapters_score_with_the_one_definition() -> None:
 
     assert mcp.grounded_fields is scoring.grounded_fields
     assert live_search.grounded_fields is scoring.grounded_fields
+
+
+INTERNAL_PAGE = "https://intranet.example.com/pages/q3-plan"
+
+
+@pytest.mark.parametrize("variant", [
+    "https://intranet.example.com:443/pages/q3-plan", "https://intranet.example.com./pages/q3-plan",
+    "http://intranet.example.com/pages/q3-plan", "http://intranet.example.com:80/pages/q3-plan",
+    "https://intranet.example.com/pages/q3-plan?utm_source=x",
+    "https://intranet.example.com/pages/q3-plan?fbclid=a&utm_medium=b",
+    "https://intranet.example.com/pages/%71%33-plan", "https://intranet.example.com//pages/q3-plan",
+    "https://intranet.example.com/./pages/q3-plan", "https://intranet.example.com/pages/x/../q3-plan",
+    "https://intranet.example.com/pages/%2e/q3-plan", "HTTPS://INTRANET.EXAMPLE.COM/pages/q3-plan",
+    "https://intranet.example.com/pages/q3-plan/#top",
+])
+def test_canonical_url_folds_every_cosmetic_variant(variant: str) -> None:
+    assert canonical_url(variant) == canonical_url(INTERNAL_PAGE)
+
+
+@pytest.mark.parametrize("other", [
+    "https://intranet.example.com:8443/pages/q3-plan", "https://intranet.example.com/Pages/q3-plan",
+    "https://intranet.example.com/pages/q3-plan?id=2", "https://intranet.example.com/pages/q3%2Dplan2",
+    "ftp://intranet.example.com/pages/q3-plan",
+])
+def test_canonical_url_keeps_what_names_another_page(other: str) -> None:
+    assert canonical_url(other) != canonical_url(INTERNAL_PAGE)
+
+
+def test_canonical_url_sorts_parameters_and_keeps_reserved_escapes() -> None:
+    assert canonical_url("https://a.example/p?b=2&a=1") == canonical_url("https://a.example/p?a=1&b=2")
+    assert canonical_url("https://a.example/a%2fb") == "https://a.example/a%2Fb"
+

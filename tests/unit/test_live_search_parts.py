@@ -145,3 +145,16 @@ def test_live_search_searxng_results_and_urls() -> None:
     assert [(h.url, h.rank, h.published) for h in hits] == [
         ("https://a.example/x", 1, "2026-12-01T00:00:00")]
     assert engine.parse(page_of("not json")) == []
+
+
+def test_live_search_style_rules_are_read_by_braces_and_capped() -> None:
+    from pmflow_gateway.adapters.page_text import MAX_TITLE_CHARS, _style_rules
+
+    assert _style_rules("a" * 50_000) == []  # no brace: no rule, and no retry per character
+    assert _style_rules(".a{display:none} @media x { #b {opacity:0} } c{") == [
+        (".a", "display:none"), (" #b ", "opacity:0")]
+    page = read_page("<html><head><title>" + "x." * 3000 + "</title><style>" + "a" * 45_000
+                     + "</style><style>.gone{display:none}</style></head><body>"
+                     "<p>kept</p><p class='gone'>hidden</p></body></html>")
+    assert len(page.title) == MAX_TITLE_CHARS
+    assert "kept" in page.text and "hidden" not in page.text

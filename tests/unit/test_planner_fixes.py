@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pmflow_gateway.handlers.planner_rules import RulesPlanner, follow_up_question, plan_by_rules
+from pmflow_gateway.handlers.planners.rules import RulesPlanner, follow_up_question, plan_by_rules
 from pmflow_gateway.schemas import AnswerContract, QueryKind
 from tests.support.builders import route
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from pmflow_gateway.handlers.planner_rules import plan_by_rules
+from pmflow_gateway.handlers.planners.rules import plan_by_rules
 
 LABELLED = Path(__file__).parent.parent / "data" / "planner_labelled.jsonl"
 FIELDS = ("query_kind", "answer_contract", "freshness_required", "location_hint",

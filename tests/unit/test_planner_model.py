@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from pmflow_gateway.handlers.planner_model import ModelPlanner, parse_plan
+from pmflow_gateway.handlers.planners.model import ModelPlanner, parse_plan
 from pmflow_gateway.schemas import AnswerContract, RouteDecided
 from tests.fakes import BrokenPlanner, ScriptedModel
 

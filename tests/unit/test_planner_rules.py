@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pmflow_gateway.handlers.plan import finish_plan, is_for_us, plan_question
-from pmflow_gateway.handlers.planner_rules import RulesPlanner, draft_plan, plan_by_rules
+from pmflow_gateway.handlers.planners.rules import RulesPlanner, draft_plan, plan_by_rules
 from pmflow_gateway.ports import PlanDefaults
 from pmflow_gateway.schemas import (
     AnswerContract,

@@ -12,7 +12,7 @@ from aiokafka import ConsumerRecord, TopicPartition
 
 from pmflow_gateway.embedded import ask_in_process
 from pmflow_gateway.handlers.composers import EXTRACTIVE
-from pmflow_gateway.handlers.planner_rules import RulesPlanner
+from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import (
     AnswerReady,

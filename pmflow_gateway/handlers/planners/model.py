@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pmflow_gateway.handlers.planner_rules import RulesPlanner
+from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import ChatModel, Planner
 from pmflow_gateway.schemas import (
     AnswerContract,

@@ -1,0 +1,208 @@
+"""The words of a question the rules planner reads: what kind of fact the words ask for,
+which time words and filler it uses, and which names it mentions (gazetteer plus name shapes).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from pmflow_gateway.contract.gazetteer import (
+    CITIES,
+    COMPANIES,
+    COUNTRIES,
+    ENGLISH_STOP_WORDS,
+    MARKET_NAMES,
+    MODELS,
+    NAME_VARIANT_WORDS,
+    NOT_NAMES,
+)
+from pmflow_gateway.contract.text import CJK, CJK_CHARS
+from pmflow_gateway.contract.when import asked as asked_when
+from pmflow_gateway.schemas import QueryKind
+
+
+def latin(words: str) -> str:
+    """Latin words delimited by anything that is not a Latin letter or digit.
+
+    `\\b` would fail between a Chinese character and a Latin word ("腾讯的CEO"), because
+    Python counts CJK characters as word characters.
+    """
+    return rf"(?<![a-z0-9])(?:{words})(?![a-z0-9])"
+
+
+def _names(names: Sequence[str]) -> re.Pattern[str]:
+    """One pattern for names: Chinese as substrings, Latin on word edges, longest first."""
+    ordered = sorted(set(names), key=len, reverse=True)
+    zh = [re.escape(n.lower()) for n in ordered if CJK.search(n)]
+    spelled = [re.escape(n.lower()) for n in ordered if not CJK.search(n)]
+    parts = [*zh, latin("|".join(spelled))] if spelled else zh
+    return re.compile("|".join(parts))
+
+
+# Kinds in priority order: a weather word wins over a market word, and so on.
+KIND_WORDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
+    (QueryKind.weather, re.compile(
+        r"天气|气温|温度|下雨|降雨|有雨|下雪|降雪|暴雨|台风|雾霾|空气质量|带伞|冷不冷|热不热|更热|更冷"
+        r"|多少度|几度|预报|晴天|阴天|多云|大风|刮风|湿度|紫外线|降温|升温|凉快|暖和|冷吗|很冷|多冷|热吗"
+        r"|很热|多热|有雾|大雾|雷阵雨|雷雨|冰雹|" + latin(
+            # The misspellings and shorthand users type into a search box count too.
+            r"weather|wether|wheather|weahter|forecast|forcast|temperature|temps?|rain(?:ing|y)?|snow(?:ing)?|hot|cold|humid(?:ity)?"
+            r"|sunny|cloudy|windy|storms?|fog(?:gy)?|freezing|chilly|heat ?wave|umbrella"
+            r"|warm(?:er)?|hotter|colder|cooler"
+            r"|air quality|aqi|uv index"))),
+    (QueryKind.market, re.compile(
+        r"股价|股票|股市|汇率|金价|油价|大盘|收盘|开盘|市值|行情|涨跌|"
+        + latin(r"stocks?|share price|exchange rate|market cap|forex|crypto|ticker"))),
+    (QueryKind.news, re.compile(
+        r"新闻|消息|头条|要闻|动态|快讯|热点|报道|资讯|新鲜事|发生了什么|大事|发布会|宣布|"
+        + latin(r"news|headlines?|happened|happening|going on|updates?|breaking|latest on"
+                 r"|announce[sd]?|announcements?"))),
+    (QueryKind.company, re.compile(
+        r"公司|财报|营收|利润|融资|估值|裁员|董事长|创始人|总裁|总部|销量|收购|"
+        + latin(r"ceo|cfo|founders?|owns?|owners?|owned|headquarter(?:s|ed)?|earnings|revenue"
+                 r"|profits?|funding"
+                 r"|valuation|layoffs?|ipo|acquisitions?|acquire[sd]?"))),
+    (QueryKind.model, re.compile(
+        r"大模型|模型|上下文|" + latin(r"models?|llms?|context window|tokens?"))),
+)
+
+# Names whose kind is known: asking about one of them is a question of that kind.
+_NAME_KINDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
+    (QueryKind.model, _names(MODELS)),
+    (QueryKind.company, _names(COMPANIES)),
+    (QueryKind.market, _names(MARKET_NAMES)),
+)
+
+_PLACES = _names([name for pair in CITIES for name in pair])
+_COUNTRIES = _names([name for pair in COUNTRIES for name in pair])
+_STOCK_CODE = re.compile(r"(?<!\d)\d{6}(?!\d)")
+
+FRESH = re.compile(
+    r"今天|今晚|今日|明天|明晚|后天|昨天|昨晚|最新|最近|近期|现在|目前|当前|实时|未来|本周|这周|下周"
+    r"|周末|今年|本月|刚刚|" + latin(
+        r"today|tonight|tomorrow|yesterday|latest|now|current(?:ly)?|recent(?:ly)?|lately"
+        r"|this (?:week|weekend|month|year)|next week|next \d+ (?:days|hours|weeks)|breaking"))
+TIME = re.compile(
+    r"未来\s*[0-9一二三四五六七八九十两]+\s*(?:个)?\s*(?:天|日|周|星期|小时|月)|截至今天|截至目前"
+    r"|这个周末|这周末|本周末|周末|今天|今晚|今日|明天|明晚|后天|昨天|昨晚|本周|这周|下周|本月|今年|最近"
+    r"|近期|现在|" + latin(r"next \d+ (?:days|hours|weeks)|next (?:week|month)"
+                          r"|this (?:weekend|week|month|year)|right now|today|tonight|tomorrow"
+                          r"|yesterday|now"))
+
+# What a question says besides its subject; whatever remains after removing these, the
+# names and the time words is the thing to search for.
+ZH_NOISE = re.compile(
+    r"帮我|帮忙|请问|请|麻烦|查一下|查查|查询|搜一下|搜索|看看|看一下|一下|告诉我|我想知道|想知道|有没有"
+    r"|有什么|有哪些|什么时候|是什么|什么|怎么样了|怎么样|如何|怎么|会不会|是不是|是谁|是多少|多少钱|几块钱|多少|是哪个|哪个"
+    r"|哪些|最新|最近|现在|目前|当前|那个|这个|情况|进展|继续|然后|还有|说说|讲讲|详细|怎么弄|别的|其他"
+    r"|他们|她们|他|她|它|说的|对不对|对吗|真的吗|外面|这里|这边|本地|当地|好的|谢谢|嗯|哦|再|新|吗|呢|吧|啊"
+    r"|了|的|和|与"
+    r"|跟|还是|对比|比较")
+
+EN_STOP = frozenset(ENGLISH_STOP_WORDS)
+_NOT_NAMES = frozenset(NOT_NAMES)
+_VARIANT_WORDS = frozenset(NAME_VARIANT_WORDS)
+FILLERS = re.compile(
+    r"^(?:帮我|请问|请|麻烦|我想知道|想知道|我想问)?(?:查一下|查查|看看|看一下|搜一下|告诉我)?"
+    r"|[？?！!。.\s]+$"
+    r"|^(?:please |can you (?:tell me|check) )", re.IGNORECASE)
+_ZH_SUFFIX_NAME = re.compile(
+    rf"[{CJK_CHARS}]{{2,4}}(?:汽车|科技|集团|银行|证券|控股|股份|电器|电子)")
+_ZH_LEAD_NAME = re.compile(
+    rf"^([{CJK_CHARS}]{{2,6}}?)"
+    r"(?=的|最近|最新|今天|今日|今儿|今晚|明天|明日|明儿|后天|后儿|大后天|未来|这周|本周|下周|周末|现在|天气|股价|财报|总部|融资|今年"
+    r"|裁员|销量|市值|发布)")
+_NAME_STOP_CHARS = set("的是和与跟在了吗呢有什么哪这那该本家个我你他它们请帮查看")
+_LATIN_IN_ZH = re.compile(
+    r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9.+&'\-]*(?: [A-Za-z0-9][A-Za-z0-9.+\-]*)*")
+_EN_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.&'\-]*")
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    text: str
+    kind: QueryKind | None = None
+    is_place: bool = False
+
+
+def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
+    """Every name in the question, in reading order, overlaps resolved to the longest."""
+    found = [Span(m.start(), m.end(), text[m.start():m.end()], is_place=True)
+             for m in _PLACES.finditer(lower)]
+    found += [Span(m.start(), m.end(), text[m.start():m.end()])
+              for m in _COUNTRIES.finditer(lower)]
+    for kind, pattern in _NAME_KINDS:
+        found += [Span(m.start(), m.end(), text[m.start():m.end()], kind)
+                  for m in pattern.finditer(lower)]
+    found += [Span(m.start(), m.end(), m.group(), QueryKind.market)
+              for m in _STOCK_CODE.finditer(text)]
+    if zh:
+        found += [Span(m.start(), m.end(), m.group().rstrip(".-"))
+                  for m in _LATIN_IN_ZH.finditer(text)
+                  if m.group().lower().rstrip(".-") not in _NOT_NAMES]
+        for m in _ZH_SUFFIX_NAME.finditer(text):
+            name = m.group()
+            # "这家理想汽车" -> "理想汽车": the name starts after the last function word.
+            cut = max((i + 1 for i, ch in enumerate(name[:-2]) if ch in _NAME_STOP_CHARS),
+                      default=0)
+            if len(name) - cut >= 4:
+                found.append(Span(m.start() + cut, m.end(), name[cut:], QueryKind.company))
+    else:
+        found += _capitalised_phrases(text)
+    kept: list[Span] = []
+    # Sorted by start, longest first: a span can only overlap the last one kept.
+    for span in sorted(found, key=lambda s: (s.start, -(s.end - s.start))):
+        if not kept or span.start >= kept[-1].end:
+            kept.append(span)
+        elif kept[-1].kind is None and span.kind is not None:
+            # "GPT-5" is a longer name than the known "GPT", and still a model.
+            kept[-1] = replace(kept[-1], kind=span.kind)
+    if zh and not kept:
+        # A name no list knows, at the head of the question: "芜湖明天天气", "泡泡玛特最近股价".
+        lead = _ZH_LEAD_NAME.search(FILLERS.sub("", text))
+        name = lead.group(1) if lead else ""
+        if name and not (set(name) & _NAME_STOP_CHARS) and not is_noise(name):
+            start = text.find(name)
+            kept.append(Span(start, start + len(name), name))
+    return kept
+
+
+def _capitalised_phrases(text: str) -> list[Span]:
+    """Runs of capitalised words (or versions right after one) in English text: names."""
+    spans: list[Span] = []
+    run: list[re.Match[str]] = []
+
+    def close_run() -> None:
+        if run:
+            name = text[run[0].start():run[-1].end()].removesuffix("'s")
+            spans.append(Span(run[0].start(), run[0].start() + len(name), name))
+            run.clear()
+
+    for token in _EN_TOKEN.finditer(text):
+        word = token.group().removesuffix("'s")
+        is_name = word.lower() not in EN_STOP and word.lower() not in _NOT_NAMES
+        starts_name = is_name and any(c.isupper() for c in word)
+        adjacent = bool(run) and text[run[-1].end():token.start()] == " "
+        continues = starts_name or word[0].isdigit() or word.lower() in _VARIANT_WORDS
+        if adjacent and is_name and continues:
+            run.append(token)
+            continue
+        close_run()
+        if starts_name:
+            run.append(token)
+    close_run()
+    return spans
+
+
+def is_noise(chunk: str) -> bool:
+    """Whether a chunk is only time words, freshness words, filler and kind words."""
+    if TIME.search(chunk) or FRESH.search(chunk) or asked_when(chunk):
+        return True
+    stripped = ZH_NOISE.sub("", chunk)
+    for _, pattern in KIND_WORDS:
+        stripped = pattern.sub("", stripped)
+    return len(stripped) < 2

@@ -1,0 +1,56 @@
+"""Planted text never reaches a reply: foreign hosts in any spelling, contact handles, phone
+numbers and sentences addressed to an assistant, page by page and end to end."""
+
+from __future__ import annotations
+
+import pytest
+
+from pmflow_gateway.contract.text import clean_sentence, contact_handles, hosts_named
+from pmflow_gateway.contract.verify import verify_draft
+from pmflow_gateway.handlers.answer import verify_and_compose
+from pmflow_gateway.handlers.render import render_reply
+from pmflow_gateway.ports import Draft
+from pmflow_gateway.schemas import AnswerStatus
+from tests.fakes import evidence
+from tests.support.builders import CLOCK, collected
+from tests.support.planted import BENIGN_SENTENCES, LINK_SPELLINGS, PLANTED_SENTENCES
+from tests.unit.test_answer_adversarial import Echo
+
+PAGE = "https://www.weather.com.cn/gz"
+
+
+@pytest.mark.parametrize("link", LINK_SPELLINGS)
+def test_a_foreign_host_in_any_spelling_fails_the_draft_and_leaves_the_snippet(link: str) -> None:
+    violations = verify_draft(Draft(answer=f"广州多云 [1]，详见 {link}"), [evidence(PAGE, "x")])
+    assert any("url not in evidence" in v for v in violations), violations
+    assert clean_sentence(f"广州多云，详见 {link} 获取") is None
+
+
+def test_the_cited_pages_own_site_may_be_named() -> None:
+    draft = Draft(answer="广州多云，来自 weather.com.cn [1]")
+    assert verify_draft(draft, [evidence(PAGE, "x")]) == []
+
+
+@pytest.mark.parametrize(("planted", "mark"), PLANTED_SENTENCES)
+async def test_a_planted_sentence_never_reaches_the_reply(planted: str, mark: str) -> None:
+    item = evidence(PAGE, f"广州未来5天多云，气温15至24℃。{planted}")
+    answer = await verify_and_compose(collected([item]), clock=CLOCK)
+    reply = render_reply(answer, clock=CLOCK)
+    assert answer.status is AnswerStatus.answered  # the honest sentence still answers
+    assert "气温15至24℃" in reply.text
+    assert mark.lower() not in reply.text.lower(), reply.text
+
+
+@pytest.mark.parametrize("sentence", BENIGN_SENTENCES)
+def test_numbers_dates_and_names_that_only_look_planted_survive(sentence: str) -> None:
+    assert hosts_named(sentence) == [] and contact_handles(sentence) == []
+    assert clean_sentence(sentence) is not None
+
+
+@pytest.mark.parametrize(("planted", "mark"), PLANTED_SENTENCES)
+async def test_a_model_that_repeats_the_planted_sentence_is_rejected(planted: str,
+                                                                      mark: str) -> None:
+    item = evidence(PAGE, f"广州未来5天多云，气温15至24℃。{planted}")
+    answer = await verify_and_compose(collected([item]), clock=CLOCK, composer=Echo(""))
+    assert mark.lower() not in render_reply(answer, clock=CLOCK).text.lower()
+    assert answer.status is AnswerStatus.rejected
