@@ -66,6 +66,8 @@ COMPANIES: tuple[str, ...] = (
     "Boeing", "Airbus", "IBM", "Oracle", "Salesforce", "Uber", "Airbnb", "Stripe", "Walmart",
     "Alibaba", "Tencent", "Baidu", "ByteDance", "Huawei", "Xiaomi", "BYD", "Qualcomm",
     "Broadcom", "JPMorgan", "Goldman Sachs", "Berkshire Hathaway",
+    # Tickers users type in lower case ("nvda revenue"); their aliases tie them to the name.
+    "NVDA", "AAPL", "TSLA", "MSFT", "GOOGL", "AMZN",
 )
 
 MODELS: tuple[str, ...] = (
@@ -85,7 +87,7 @@ CRYPTO: tuple[str, ...] = (
     "solana",
 )
 COMMODITIES: tuple[str, ...] = (
-    "黄金", "白银", "原油", "金价", "油价", "gold", "silver", "crude oil", "brent",
+    "黄金", "白银", "原油", "金价", "银价", "油价", "gold", "silver", "crude oil", "brent",
 )
 INDICES: tuple[str, ...] = (
     "A股", "美股", "港股", "大盘", "上证指数", "深证成指", "创业板指", "恒生指数", "纳斯达克",
@@ -173,7 +175,7 @@ ALIAS_GROUPS: tuple[tuple[str, ...], ...] = (
     ("比特币", "Bitcoin", "BTC"), ("以太坊", "Ethereum", "Ether", "ETH"),
     ("狗狗币", "Dogecoin", "DOGE"), ("美元", "USD", "US dollar"), ("人民币", "CNY", "RMB", "yuan"),
     ("欧元", "EUR", "euro"), ("日元", "JPY", "yen"), ("英镑", "GBP", "pound sterling"),
-    ("港币", "港元", "HKD"), ("黄金", "金价", "gold"), ("白银", "silver"),
+    ("港币", "港元", "HKD"), ("黄金", "金价", "gold"), ("白银", "银价", "silver"),
     ("原油", "油价", "crude oil"),
     ("上证指数", "沪指", "上证综指", "SSE Composite"), ("恒生指数", "恒指", "Hang Seng"),
     ("纳斯达克", "Nasdaq"), ("道琼斯", "Dow Jones"), ("标普500", "S&P 500"),

@@ -19,8 +19,16 @@ from pmflow_gateway.contract.gazetteer import (
     EVERYDAY_WORD_COMPANIES,
     TERM_ALIASES,
 )
+from pmflow_gateway.contract.salience import (
+    in_passing,
+    is_weather_line,
+    is_weather_report,
+    reads_temperature,
+)
 from pmflow_gateway.contract.terms import overlap, terms
 from pmflow_gateway.contract.text import CJK, CJK_CHARS
+from pmflow_gateway.contract.when import asked as asked_when
+from pmflow_gateway.contract.when import speaks_of
 from pmflow_gateway.schemas import ExternalQueryPlan, QueryKind
 
 TOPIC_COVERAGE = 0.5  # share of the question's terms a page must carry when it names nothing
@@ -31,15 +39,6 @@ _QUOTE = re.compile(
     r"\s+(?:at|near|around)|收报|收于|报价?|价格为|现价|price\s*[:：])\s*[$¥€£]?\s*\d",
     re.IGNORECASE)
 _PLACE_SUFFIX = re.compile(r"[市区县省]$")
-
-# The asked day, from the plan's time hint; a period asks for every day the page gives.
-_DAY_WORDS: dict[str, re.Pattern[str]] = {
-    "after_tomorrow": re.compile(r"后天|day after tomorrow", re.IGNORECASE),
-    "tomorrow": re.compile(r"明天|明日|tomorrow", re.IGNORECASE),
-    "today": re.compile(r"今天|今日|今晚|today|tonight", re.IGNORECASE),
-}
-_PERIOD = re.compile(r"未来|几天|\d+\s*天|本周|这周|周末|next\s+\d+|days|week", re.IGNORECASE)
-
 
 @functools.cache
 def _alias_index() -> dict[str, tuple[str, ...]]:
@@ -88,24 +87,10 @@ def asked_names(plan: ExternalQueryPlan) -> list[str]:
 
 
 def asked_day(plan: ExternalQueryPlan) -> str | None:
-    """today, tomorrow, after_tomorrow, period, or None when the question names no day."""
-    hint = (plan.time_range_hint or "").strip()
-    if not hint:
-        return None
-    for day, pattern in _DAY_WORDS.items():
-        if pattern.search(hint):
-            return day
-    return "period" if _PERIOD.search(hint) else None
-
-
-def names_day(text: str, day: str) -> bool:
-    """Whether a sentence speaks about `day` (and, for tomorrow, not about the day after)."""
-    pattern = _DAY_WORDS.get(day)
-    if pattern is None:
-        return False
-    if day == "tomorrow" and _DAY_WORDS["after_tomorrow"].search(text):
-        return bool(pattern.search(_DAY_WORDS["after_tomorrow"].sub("", text)))
-    return bool(pattern.search(text))
+    """The canonical day the plan's time hint asks (today, tomorrow, mon, weekend, period,
+    ...), or None when it names no day."""
+    found = asked_when(plan.time_range_hint or "")
+    return found.day if found else None
 
 
 def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
@@ -125,6 +110,10 @@ def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
     if subjects and (not named if compare else len(named) < len(subjects)):
         missing = [s for s in subjects if s not in named]
         return f"off-topic: does not mention the asked subject {', '.join(missing)[:60]}"
+    if why := _not_salient(plan, text):
+        return why
+    if why := _kind_clash(plan, text):
+        return why
     years = set(_YEAR.findall(" ".join([plan.topic, *plan.search_queries])))
     if missing_years := sorted(y for y in years if y not in text):
         return f"off-topic: not about the asked year {', '.join(missing_years)}"
@@ -133,11 +122,82 @@ def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
     if kind is QueryKind.market and not _QUOTE.search(text):
         return "off-topic: quotes no price or level of the asked instrument"
     day = asked_day(plan)
-    if day in ("tomorrow", "after_tomorrow") and not names_day(text, day):
+    if day not in (None, "today", "period") and not speaks_of(text, day):
         return f"off-topic: says nothing about the asked day ({plan.time_range_hint})"
     if not asked_names(plan) and _coverage(plan, text) < TOPIC_COVERAGE:
         return "off-topic: shares too little with the question"
     return None
+
+
+def _mentions(name: str, text: str, kind: QueryKind | None) -> list[tuple[int, int]]:
+    return [m.span() for form in name_forms(name, kind) for m in _form_pattern(form).finditer(text)]
+
+
+@functools.cache
+def _classes() -> dict[str, tuple[str, ...]]:
+    """Known names by class: a page titled with another place is not about the asked place,
+    and one titled with another company not about the asked company."""
+    return {"place": tuple(n for pair in CITIES for n in pair),
+            "entity": tuple(n for group in ALIAS_GROUPS for n in group)}
+
+
+def _rivals(name: str, *, place: bool) -> tuple[str, ...]:
+    """The other known names of the asked name's class, or none when its class is unknown."""
+    forms = {f.casefold() for f in name_forms(name)}
+    for cls, known in _classes().items():
+        if (place and cls == "place") or forms & {k.casefold() for k in known}:
+            return tuple(k for k in known if k.casefold() not in forms and len(k) >= 2
+                         and not any(k.casefold() in f or f in k.casefold() for f in forms))
+    return ()
+
+
+def _not_about(name: str, text: str, kind: QueryKind | None, *, place: bool) -> str | None:
+    """Why a page that names `name` is not about it: its title names another of the same
+    class, every mention is in passing, or another of the same class is named more often."""
+    title, _, body = text.partition("\n")
+    if _mentions(name, title, kind):
+        return None
+    rivals = _rivals(name, place=place)
+    if other := next((r for r in rivals if _form_pattern(r).search(title)), None):
+        return f"off-topic: about {other[:30]}, names {name[:30]} only in passing"
+    spans = _mentions(name, body, kind)
+    if spans and all(in_passing(body, start, end) for start, end in spans):
+        return f"off-topic: names {name[:30]} only in passing"
+    counts = {r: len(_form_pattern(r).findall(body)) for r in rivals}
+    if counts and (top := max(counts, key=lambda r: counts[r])) and counts[top] > len(spans):
+        return f"off-topic: mostly about {top[:30]}, not {name[:30]}"
+    return None
+
+
+def _not_salient(plan: ExternalQueryPlan, text: str) -> str | None:
+    """Evidence is about a name when the name is its subject, not when it merely mentions
+    it; in a comparison one subject being the page's own is enough."""
+    reasons = [_not_about(n, text, plan.query_kind, place=n == plan.location_hint)
+               for n in asked_names(plan)]
+    if plan.answer_contract.value == "compare_with_sources":
+        return None if any(r is None for r in reasons) else reasons[0] if reasons else None
+    return next((r for r in reasons if r), None)
+
+
+def _kind_clash(plan: ExternalQueryPlan, text: str) -> str | None:
+    """A weather question is answered by a weather report and nothing else, and a weather
+    report answers nothing else."""
+    weather = plan.query_kind is QueryKind.weather
+    if weather and not is_weather_line(text):
+        return "off-topic: not a weather report"
+    if not weather and is_weather_report(text):
+        return "off-topic: a weather report, the question is not about the weather"
+    return None
+
+
+def fits_the_question(plan: ExternalQueryPlan, sentence: str) -> bool:
+    """Whether a sentence may answer: of the question's kind (a weather line for weather, no
+    temperature otherwise) and not naming the asked names only in passing."""
+    weather = plan.query_kind is QueryKind.weather
+    if is_weather_line(sentence) if weather else not reads_temperature(sentence):
+        spans = [sp for n in asked_names(plan) for sp in _mentions(n, sentence, plan.query_kind)]
+        return not spans or not all(in_passing(sentence, s, e) for s, e in spans)
+    return False
 
 
 def quotes_a_level(text: str) -> bool:

@@ -19,9 +19,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pmflow_gateway.contract.relevance import (
     asked_day,
     asked_names,
+    fits_the_question,
     name_forms,
     names,
-    names_day,
     names_something_else,
     quotes_a_level,
 )
@@ -32,6 +32,7 @@ from pmflow_gateway.contract.text import (
     is_cjk,
     strip_invisible,
 )
+from pmflow_gateway.contract.when import names_another_day, speaks_of
 from pmflow_gateway.ports import ChatModel, Composer, Draft
 from pmflow_gateway.schemas import AnswerContract, ExternalEvidence, ExternalQueryPlan, QueryKind
 
@@ -90,7 +91,8 @@ def candidates(items: list[ExternalEvidence], terms: list[tuple[str, float]], ch
                       hits=term_hits(s, terms))
             for n, item in enumerate(items, start=1)
             for i, s in enumerate(clean_sentences(item.snippet, asked=asked))
-            if plan is None or (not names_something_else(plan, s) and _says_more(plan, s))]
+            if plan is None or (not names_something_else(plan, s) and _says_more(plan, s)
+                                and fits_the_question(plan, s))]
 
 
 def _says_more(plan: ExternalQueryPlan, sentence: str) -> bool:
@@ -132,10 +134,8 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     day = asked_day(plan)
     if day == "period":
         return _period_lines(found)
-    if day is not None:
-        on_day = [c for c in found if names_day(c.text, day)]
-        if on_day or day != "today":
-            found = on_day
+    if day is not None or plan.query_kind is QueryKind.weather:
+        found = _on_the_day(found, day)
     if not found:
         return Draft(answer="", cited=[])
     if _NUMBER_ASKED.search(question):
@@ -146,6 +146,15 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             found, key=lambda c: (c.n, c.position))
         return Draft(answer=with_marker(best.text, best.n), cited=[best.n])
     return _summary_lines(carrying)
+
+
+def _on_the_day(found: list[Candidate], day: str | None) -> list[Candidate]:
+    """The lines about the asked day. A line that names no day reads as today's, so it may
+    answer today (or an undated weather question); a line about another day never does."""
+    on_day = [c for c in found if day is not None and speaks_of(c.text, day)]
+    if on_day or day not in (None, "today", "tonight"):
+        return on_day
+    return [c for c in found if not names_another_day(c.text, day)]
 
 
 def _answering(carrying: list[Candidate], plan: ExternalQueryPlan) -> Candidate:

@@ -19,7 +19,6 @@ from pmflow_gateway.schemas import (
     AnswerStatus,
     ExternalEvidence,
     ExternalQueryPlan,
-    QueryKind,
     UpstreamSource,
 )
 from tests.fakes import evidence
@@ -151,7 +150,7 @@ async def test_stale_items_do_not_ground_a_fresh_answer() -> None:
 
 
 async def test_freshness_not_required_accepts_old_evidence() -> None:
-    plan = weather_plan(freshness_required=False, query_kind=QueryKind.generic_web)
+    plan = weather_plan(freshness_required=False)
     answer = await verify_and_compose(collected([good(fresh=0.0)], plan=plan), clock=CLOCK)
     assert answer.status is AnswerStatus.answered
 

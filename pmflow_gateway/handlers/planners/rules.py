@@ -24,6 +24,8 @@ from pmflow_gateway.contract.gazetteer import (
     STOCK_EXCHANGE_DOMAINS,
 )
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk
+from pmflow_gateway.contract.when import asked as asked_when
+from pmflow_gateway.contract.when import canonical_hint
 from pmflow_gateway.handlers.planners.words import (
     EN_STOP,
     FILLERS,
@@ -100,12 +102,12 @@ def follow_up_question(question: str, previous: str) -> str:
     anything else is the new question about the previous question's subject."""
     previous = " ".join(previous.split())[:1000]
     lower = question.lower()
-    asked = TIME.search(lower)
-    was = TIME.search(previous.lower())
-    if asked and not _has_residue(lower, [], asked):
-        when = question[asked.start():asked.end()]
+    asked = _time_span(question)
+    was = _time_span(previous)
+    if asked and not _has_residue(lower, [], asked[1]):
+        when = question[asked[1][0]:asked[1][1]]
         if was:
-            return previous[:was.start()] + when + previous[was.end():]
+            return previous[:was[1][0]] + when + previous[was[1][1]:]
         return f"{previous} {when}"
     zh = is_cjk(previous)
     subject = find_names(previous, previous.lower(), zh=zh)
@@ -135,9 +137,9 @@ def draft_plan(
     spans = find_names(text, lower, zh=zh)
     places = [s.text for s in spans if s.is_place]
     entities = _dedupe(s.text for s in spans)
-    time_match = TIME.search(lower)
-    time_hint = _normalise(text[time_match.start():time_match.end()]) if time_match else None
-    has_subject = bool(entities) or _has_residue(lower, spans, time_match)
+    time = _time_span(text)
+    time_hint, time_at = time if time else (None, None)
+    has_subject = bool(entities) or _has_residue(lower, spans, time_at)
     kind = _kind(lower, spans, has_subject=has_subject)
 
     if kind is QueryKind.weather and not places and entities:
@@ -169,7 +171,7 @@ def draft_plan(
     plan = ExternalQueryPlan(
         query_kind=kind,
         answer_contract=contract,
-        freshness_required=(needs_freshness or bool(FRESH.search(lower))
+        freshness_required=(needs_freshness or bool(FRESH.search(lower)) or time is not None
                             or kind in (QueryKind.weather, QueryKind.market, QueryKind.news)),
         topic=topic.strip(),
         subject_entities=entities,
@@ -204,11 +206,23 @@ def _kind(lower: str, spans: Sequence[Span], *, has_subject: bool) -> QueryKind:
     return QueryKind.generic_web if has_subject else QueryKind.unknown
 
 
-def _has_residue(lower: str, spans: Sequence[Span], time_match: re.Match[str] | None) -> bool:
+def _time_span(text: str) -> tuple[str, tuple[int, int]] | None:
+    """The question's time hint and where it stands: a day or period in its canonical form
+    ("明儿" and "tmrw" read as 明天 and tomorrow), else a vaguer time word as written."""
+    when = asked_when(text)
+    if when is not None:
+        return canonical_hint(text, when), (when.start, when.end)
+    match = TIME.search(text.lower())
+    if match is None:
+        return None
+    return _normalise(text[match.start():match.end()]), match.span()
+
+
+def _has_residue(lower: str, spans: Sequence[Span], time_at: tuple[int, int] | None) -> bool:
     """Whether anything searchable is left once names, time words and filler are removed."""
     cuts = [(s.start, s.end) for s in spans if s.start >= 0]
-    if time_match:
-        cuts.append(time_match.span())
+    if time_at:
+        cuts.append(time_at)
     pieces, at = [], 0
     for start, end in sorted(cuts):
         pieces.append(lower[at:max(start, at)])

@@ -19,6 +19,7 @@ from pmflow_gateway.contract.gazetteer import (
     NOT_NAMES,
 )
 from pmflow_gateway.contract.text import CJK, CJK_CHARS
+from pmflow_gateway.contract.when import asked as asked_when
 from pmflow_gateway.schemas import QueryKind
 
 
@@ -46,7 +47,8 @@ KIND_WORDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
         r"天气|气温|温度|下雨|降雨|有雨|下雪|降雪|暴雨|台风|雾霾|空气质量|带伞|冷不冷|热不热|更热|更冷"
         r"|多少度|几度|预报|晴天|阴天|多云|大风|刮风|湿度|紫外线|降温|升温|凉快|暖和|冷吗|很冷|多冷|热吗"
         r"|很热|多热|有雾|大雾|雷阵雨|雷雨|冰雹|" + latin(
-            r"weather|forecast|temperature|rain(?:ing|y)?|snow(?:ing)?|hot|cold|humid(?:ity)?"
+            # The misspellings and shorthand users type into a search box count too.
+            r"weather|wether|wheather|weahter|forecast|forcast|temperature|temps?|rain(?:ing|y)?|snow(?:ing)?|hot|cold|humid(?:ity)?"
             r"|sunny|cloudy|windy|storms?|fog(?:gy)?|freezing|chilly|heat ?wave|umbrella"
             r"|warm(?:er)?|hotter|colder|cooler"
             r"|air quality|aqi|uv index"))),
@@ -110,7 +112,7 @@ _ZH_SUFFIX_NAME = re.compile(
     rf"[{CJK_CHARS}]{{2,4}}(?:汽车|科技|集团|银行|证券|控股|股份|电器|电子)")
 _ZH_LEAD_NAME = re.compile(
     rf"^([{CJK_CHARS}]{{2,6}}?)"
-    r"(?=的|最近|最新|今天|今晚|明天|后天|未来|这周|本周|下周|周末|现在|天气|股价|财报|总部|融资|今年"
+    r"(?=的|最近|最新|今天|今日|今儿|今晚|明天|明日|明儿|后天|后儿|大后天|未来|这周|本周|下周|周末|现在|天气|股价|财报|总部|融资|今年"
     r"|裁员|销量|市值|发布)")
 _NAME_STOP_CHARS = set("的是和与跟在了吗呢有什么哪这那该本家个我你他它们请帮查看")
 _LATIN_IN_ZH = re.compile(
@@ -198,7 +200,7 @@ def _capitalised_phrases(text: str) -> list[Span]:
 
 def is_noise(chunk: str) -> bool:
     """Whether a chunk is only time words, freshness words, filler and kind words."""
-    if TIME.search(chunk) or FRESH.search(chunk):
+    if TIME.search(chunk) or FRESH.search(chunk) or asked_when(chunk):
         return True
     stripped = ZH_NOISE.sub("", chunk)
     for _, pattern in KIND_WORDS:

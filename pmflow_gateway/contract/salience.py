@@ -1,0 +1,76 @@
+"""Salience: whether a name is what a sentence is about, or only mentioned on the way.
+
+A page about Melbourne that is "much hotter than Sydney" is not about Sydney; a phone launch
+that will "与华为、小米竞争" is not news about 华为. The rules here read where a mention
+stands in its clause (after "than", "比", "如", in a list after such a word, or coordinated
+with another name before a word of rivalry) and what kind of line a sentence is (a weather
+reading or not). Matching the names themselves stays with the relevance rules that call this.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pmflow_gateway.contract.text import CJK_CHARS
+
+_CLAUSE_BREAK = re.compile(r"[，,。；;：:！!？?\n]|(?<=[a-z0-9)])\.\s")
+# Words after which a name is the thing compared with, an example or an exception.
+_ZH_PASSING = (r"比|较|不如|不及|超过|胜过|高于|低于|多于|少于|对阵|相比于|如|像|例如|比如|诸如"
+               r"|除了?|除去")
+# Words that coordinate a name with the subject; passing only when rivalry follows.
+_ZH_WITH = r"与|和|跟|同|及|对标"
+_ZH_RIVALRY = re.compile(
+    r"竞争|相比|相较|对比|比较|抗衡|较量|争夺|对标|看齐|不同|一样|类似|相当|PK", re.IGNORECASE)
+_ZH_LIST = r"(?:[^，,。；;：:]{1,10}?[、和及与/])*"
+_EN_PASSING = (r"than|like|unlike|such as|versus|vs\.?|against|compared (?:to|with)|relative to"
+               r"|rivals?|other than|except|rather than|outpac(?:ed|ing|es)?|ahead of|behind")
+_EN_LIST = r"(?:the\s+)?(?:[\w.'\-]+(?:\s[\w.'\-]+){0,2}(?:,\s*|\s+and\s+|\s+or\s+))*(?:the\s+)?"
+_BEFORE_PASSING = re.compile(
+    rf"(?:{_ZH_PASSING}){_ZH_LIST}$|(?<![A-Za-z])(?:{_EN_PASSING})\s+{_EN_LIST}$",
+    re.IGNORECASE)
+_BEFORE_WITH = re.compile(rf"(?:{_ZH_WITH}){_ZH_LIST}$")
+
+# A weather reading: a temperature, or a weather word with a condition.
+_TEMPERATURE = re.compile(
+    r"-?\d+(?:\.\d+)?\s*(?:~|-|到|至)?\s*-?\d*\s*(?:℃|°[CF]?|度(?!数))"
+    r"|(?<![A-Za-z])(?:high|low|max|min)s?\s*(?:of\s*)?-?\d+\s*°?[CF]?(?![A-Za-z])",
+    re.IGNORECASE)
+_CONDITION = re.compile(
+    rf"[晴阴雨雪雾霾雷冰雹][{CJK_CHARS}]?|多云|大风|微风|[东南西北]风|风力|气温|温度|湿度|降水|降温|升温|预警"
+    r"|紫外线|空气质量|天气"
+    r"|(?<![A-Za-z])(?:sunny|sun|cloudy|clouds?|overcast|clear skies|rain|rainy|showers?"
+    r"|drizzle|snow|sleet|flurries|fog|foggy|mist|haze|smog|winds?|windy|breezy|gusts?"
+    r"|storms?|thunder\w*|hail|frost|humid\w*|heat\s?wave|hot|cold|chilly|mild|warm"
+    r"|temperatures?|forecast|weather|air quality|aqi|uv index)(?![A-Za-z])",
+    re.IGNORECASE)
+_WEATHER_PAGE = re.compile(r"天气|气象|预报|weather|forecast", re.IGNORECASE)
+
+
+def in_passing(sentence: str, start: int, end: int) -> bool:
+    """Whether the mention at sentence[start:end] is compared with, given as an example or
+    excepted, rather than being what its clause is about."""
+    breaks = [m.end() for m in _CLAUSE_BREAK.finditer(sentence, 0, start)]
+    before = sentence[breaks[-1] if breaks else 0:start]
+    if _BEFORE_PASSING.search(before):
+        return True
+    if _BEFORE_WITH.search(before):
+        after = _CLAUSE_BREAK.search(sentence, end)
+        return bool(_ZH_RIVALRY.search(sentence[end:after.start() if after else None]))
+    return False
+
+
+def is_weather_line(sentence: str) -> bool:
+    """Whether a sentence reads the weather: a temperature, or a weather condition."""
+    return bool(_TEMPERATURE.search(sentence) or _CONDITION.search(sentence))
+
+
+def is_weather_report(text: str) -> bool:
+    """Whether a text is a weather report: it reads a temperature and says it is weather,
+    or its title says it is a forecast. Such a text answers only weather questions."""
+    title = text.split("\n", 1)[0]
+    return bool(_WEATHER_PAGE.search(title)) or (
+        bool(_TEMPERATURE.search(text)) and bool(_CONDITION.search(text)))
+
+
+def reads_temperature(sentence: str) -> bool:
+    return bool(_TEMPERATURE.search(sentence))

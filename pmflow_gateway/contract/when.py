@@ -1,0 +1,181 @@
+"""Time expressions: which day or period a question asks about, and which a sentence speaks of.
+
+One normaliser for the planner (the question's time hint) and for relevance and the composer
+(picking the lines about the asked day). Users write days many ways: 明儿, 明日, 次日, tmrw,
+a misspelt "tomorow"; evidence writes them formally. Every form maps to one canonical day:
+yesterday, today, tonight, tomorrow, after_tomorrow, in_3_days, weekend, a weekday (mon..sun),
+or period (several days). A question whose time words are not understood asks no day, so
+nothing here ever guesses a day the user did not write.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from pmflow_gateway.contract.text import CJK_CHARS
+
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_ZH_WEEKDAY = {"一": "mon", "二": "tue", "三": "wed", "四": "thu", "五": "fri", "六": "sat",
+               "日": "sun", "天": "sun"}
+_EN_WEEKDAY = {"monday": "mon", "tuesday": "tue", "wednesday": "wed", "thursday": "thu",
+               "friday": "fri", "saturday": "sat", "sunday": "sun"}
+
+# Longest forms first inside each day, and days whose forms contain another day's form
+# (大后天 holds 后天, "day after tomorrow" holds "tomorrow") before that day.
+_ZH_FORMS: tuple[tuple[str, str], ...] = (
+    ("in_3_days", "大后天|大后儿个?|大后日"),
+    ("after_tomorrow", "后天|后儿个?|后日"),
+    ("tonight", "今晚|今夜|今天晚上|今天夜[里间]|今儿晚上|今儿个晚上|今日夜间|今天傍晚"),
+    ("tomorrow", "明天|明日|明儿个?|明早|明晚|明天早上|明天晚上|次日|翌日|第二天|隔天"),
+    ("yesterday", "昨天|昨日|昨儿个?|昨晚|昨夜|前一天"),
+    ("today", "今天|今日|今儿个?|当天|本日|今早|今天白天|今天上午|今天下午"),
+)
+_EN_FORMS: tuple[tuple[str, str], ...] = (
+    ("after_tomorrow", r"(?:the )?day after tomorrow|overmorrow|day after tmrw"),
+    ("tonight", r"tonight|tonite|2nite|this evening"),
+    ("tomorrow", r"tomorrow|tmrw|tmrow|tmr|tmw|2moro|2morrow|tomoz|next day"),
+    ("yesterday", r"yesterday|yday|yest"),
+    ("today", r"today|todays|2day|tdy|this (?:morning|afternoon)"),
+)
+_PERIOD = re.compile(
+    r"未来\s*[0-9一二三四五六七八九十两几]+\s*(?:个)?\s*(?:天|日|周|星期|小时)|这几天|近几天|最近几天|接下来几天"
+    r"|本周(?!末)|这周(?!末)|这个星期|下周(?![一二三四五六日天末])|下个?星期(?![一二三四五六日天])"
+    r"|(?<![a-z])(?:next|coming)\s+(?:\d+|few|several)\s+(?:days|weeks)(?![a-z])"
+    r"|(?<![a-z])(?:this|next|the coming) week(?![a-z])|(?<![a-z])coming days(?![a-z])",
+    re.IGNORECASE)
+_WEEKEND = re.compile(
+    r"(?:本|这个?|下个?)?周末|(?<![a-z])(?:this |next |the |on the )?weekend(?![a-z])",
+    re.IGNORECASE)
+_ZH_DAY_OF_WEEK = re.compile(r"(?:下个?|这个?|本)?(?:周|星期|礼拜)([一二三四五六日天])")
+_EN_DAY_OF_WEEK = re.compile(
+    r"(?<![a-z])(?:(?:next|this|on|coming) )?(monday|tuesday|wednesday|thursday|friday"
+    r"|saturday|sunday)s?(?![a-z])", re.IGNORECASE)
+# Only the words users misspell: short words would meet too many real words at distance 1.
+_FUZZY_WORDS = {"tomorrow": "tomorrow", "yesterday": "yesterday", "tonight": "tonight",
+                "weekend": "weekend", **{w: d for w, d in _EN_WEEKDAY.items()}}
+_WORD = re.compile(r"[a-z0-9]+", re.IGNORECASE)
+
+# How each single day is written back into a plan, per language.
+CANONICAL_ZH = {"yesterday": "昨天", "today": "今天", "tonight": "今晚", "tomorrow": "明天",
+                "after_tomorrow": "后天", "in_3_days": "大后天", "weekend": "周末"}
+CANONICAL_EN = {"yesterday": "yesterday", "today": "today", "tonight": "tonight",
+                "tomorrow": "tomorrow", "after_tomorrow": "day after tomorrow",
+                "in_3_days": "in 3 days", "weekend": "this weekend"}
+
+
+@dataclass(frozen=True)
+class When:
+    """One time expression: its canonical day and where it stands in the text."""
+
+    day: str
+    start: int
+    end: int
+
+
+@functools.cache
+def _day_pattern() -> re.Pattern[str]:
+    zh = "|".join(f"(?P<{day}_zh>{forms})" for day, forms in _ZH_FORMS)
+    en = "|".join(f"(?P<{day}_en>{forms})" for day, forms in _EN_FORMS)
+    return re.compile(rf"{zh}|(?<![a-z0-9])(?:{en})(?![a-z0-9])", re.IGNORECASE)
+
+
+def find_all(text: str, *, fuzzy: bool = False) -> list[When]:
+    """Every time expression in the text, in reading order, overlaps resolved to the first
+    and longest. `fuzzy` also reads misspelt English day words (questions, not evidence)."""
+    found = [When(_ZH_WEEKDAY[m.group(1)], m.start(), m.end())
+             for m in _ZH_DAY_OF_WEEK.finditer(text)]
+    found += [When(_EN_WEEKDAY[m.group(1).lower()], m.start(), m.end())
+              for m in _EN_DAY_OF_WEEK.finditer(text)]
+    found += [When("period", m.start(), m.end()) for m in _PERIOD.finditer(text)]
+    found += [When("weekend", m.start(), m.end()) for m in _WEEKEND.finditer(text)]
+    for m in _day_pattern().finditer(text):
+        group = next(name for name, value in m.groupdict().items() if value is not None)
+        found.append(When(group.rsplit("_", 1)[0], m.start(), m.end()))
+    if fuzzy:
+        found += _misspelt(text)
+    kept: list[When] = []
+    for w in sorted(found, key=lambda w: (w.start, -(w.end - w.start))):
+        if not kept or w.start >= kept[-1].end:
+            kept.append(w)
+    return kept
+
+
+def _misspelt(text: str) -> list[When]:
+    found = []
+    for m in _WORD.finditer(text):
+        word = m.group().lower()
+        if len(word) < 5 or word in _FUZZY_WORDS:
+            continue
+        limit = 2 if len(word) >= 8 else 1
+        near = [(distance(word, w), d) for w, d in _FUZZY_WORDS.items()
+                if abs(len(w) - len(word)) <= limit]
+        near = sorted(n for n in near if n[0] <= limit)
+        # Two day words equally near ("thursday"/"tuesday") is a guess: read neither.
+        if near and (len(near) == 1 or near[0][0] < near[1][0] or near[0][1] == near[1][1]):
+            found.append(When(near[0][1], m.start(), m.end()))
+    return found
+
+
+def distance(a: str, b: str) -> int:
+    """Edit distance, an adjacent swap counting as one edit ("tomorow", "tommorow", "tmorrow")."""
+    rows = [list(range(len(b) + 1))]
+    for i, ca in enumerate(a, start=1):
+        row = [i]
+        for j, cb in enumerate(b, start=1):
+            cost = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cost = min(cost, rows[-2][j - 2] + 1)
+            row.append(cost)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+def asked(text: str) -> When | None:
+    """The day or period a question asks about: its first time expression, or None."""
+    found = find_all(text, fuzzy=True)
+    if not found:
+        return None
+    if len({w.day for w in found}) > 1 and all(w.day != "period" for w in found):
+        # "明天和后天", "Saturday or Sunday": several days asked is a period.
+        return When("period", found[0].start, found[-1].end)
+    return found[0]
+
+
+def days_spoken_of(text: str) -> set[str]:
+    """The days a sentence of evidence speaks of; a weekend speaks of Saturday and Sunday."""
+    days = {w.day for w in find_all(text)}
+    if days & {"sat", "sun"}:
+        days.add("weekend")
+    if "weekend" in days:
+        days |= {"sat", "sun"}
+    return days
+
+
+def speaks_of(text: str, day: str) -> bool:
+    """Whether a sentence speaks of the asked day; tonight is also spoken of as today."""
+    spoken = days_spoken_of(text)
+    return day in spoken or (day == "tonight" and "today" in spoken)
+
+
+def names_another_day(text: str, day: str | None) -> bool:
+    """Whether a sentence speaks only of days other than the asked one (a today question
+    must not be answered by yesterday's line)."""
+    spoken = days_spoken_of(text) - {"period"}
+    if not spoken:
+        return False
+    wanted = {day or "today"} | ({"today"} if day == "tonight" else set())
+    return not spoken & wanted
+
+
+def canonical_hint(text: str, when: When) -> str:
+    """How the time hint is written into a plan: a single day in its canonical form in the
+    question's language ("明儿" is searched as 明天, "tmrw" as tomorrow), anything else as the
+    user wrote it."""
+    chinese = bool(re.search(f"[{CJK_CHARS}]", text))
+    table = CANONICAL_ZH if chinese else CANONICAL_EN
+    if when.day in table:
+        return table[when.day]
+    hint = " ".join(text[when.start:when.end].split())
+    return re.sub(rf"(?<=[{CJK_CHARS}]) | (?=[{CJK_CHARS}])", "", hint)
