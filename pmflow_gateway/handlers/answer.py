@@ -90,13 +90,7 @@ async def decide(event: EvidenceCollected, *, clock: Clock, composer: Composer) 
     try:
         draft = await (composer if left_s >= MIN_COMPOSE_S else EXTRACTIVE).compose(
             event.context.question, event.plan, kept, timeout_s=max(left_s, MIN_COMPOSE_S))
-        if draft.answer.strip() and (problems := unsupported(draft, kept, event.plan)) \
-                and draft.composer != EXTRACTIVE.name:
-            # A model sentence its evidence does not carry: the quoted answer replaces it.
-            draft = await EXTRACTIVE.compose(event.context.question, event.plan, kept,
-                                             timeout_s=MIN_COMPOSE_S)
-            draft = Draft(answer=draft.answer, cited=draft.cited, composer=draft.composer,
-                          note=f"model draft rejected: {problems[0]}"[:300])
+        draft = await _reextracted_if_unsupported(event, draft, kept)
     # A composer bug must end the question with a clear status, not a redelivery loop.
     except Exception as exc:
         return _refused(AnswerStatus.failed, verdict, f"composer failed: {type(exc).__name__}",
@@ -108,6 +102,29 @@ async def decide(event: EvidenceCollected, *, clock: Clock, composer: Composer) 
                         f"{NOTHING_ABOUT_IT}: no usable sentence in the external evidence",
                         status_text(AnswerStatus.freshness_guard, locale, off_topic=True))
     return _checked(event, draft, kept, verdict, locale)
+
+
+async def _reextracted_if_unsupported(event: EvidenceCollected, draft: Draft,
+                                      kept: list[ExternalEvidence]) -> Draft:
+    """A model sentence its evidence does not carry is replaced by the quoted answer. A draft
+    that breaks the source contract (an upstream quote, a foreign link, an internal name) is
+    not repaired: it goes to the answer verifier as it is and is rejected there, so the
+    violation is recorded and nothing goes out."""
+    if draft.composer == EXTRACTIVE.name or not draft.answer.strip():
+        return draft
+    problems = unsupported(draft, kept, event.plan)
+    if not problems or _breaks_source_contract(event, draft, kept):
+        return draft
+    quoted = await EXTRACTIVE.compose(event.context.question, event.plan, kept,
+                                      timeout_s=MIN_COMPOSE_S)
+    return Draft(answer=quoted.answer, cited=quoted.cited, composer=quoted.composer,
+                 note=f"model draft rejected: {problems[0]}"[:300])
+
+
+def _breaks_source_contract(event: EvidenceCollected, draft: Draft,
+                            kept: list[ExternalEvidence]) -> bool:
+    return bool(quotes_of_upstream(draft.answer, event)
+                or verify_draft(draft, kept, asked=asked_about(event)))
 
 
 def _refused(status: AnswerStatus, verdict: Verdict, reason: str, answer: str) -> Outcome:
