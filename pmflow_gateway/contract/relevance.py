@@ -28,7 +28,8 @@ _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 # A market page quotes a level: "closed at $231.40", "收报3412.56点", "中间价报7.1234".
 _QUOTE = re.compile(
     r"(?:(?:closed|closes|trades|traded|trading|opened|priced|quoted|stands?|stood|settled)"
-    r"\s+(?:at|near|around)|收报|收于|报价?|价格为|现价|price\s*[:：])\s*[$¥€£]?\s*\d",
+    r"\s+(?:at|near|around)|收报|收于|报价?|价格为|现价|price\s*[:：])\s*[$¥€£]?\s*"
+    r"(\d+(?:,\d{3})*(?:\.\d+)?)",
     re.IGNORECASE)
 _PLACE_SUFFIX = re.compile(r"[市区县省]$")
 
@@ -143,6 +144,11 @@ def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
 def quotes_a_level(text: str) -> bool:
     """Whether the text quotes a market level (a price, a close, a rate)."""
     return bool(_QUOTE.search(text))
+
+
+def quoted_levels(text: str) -> list[float]:
+    """Every market level the text quotes ("closed at $231.40" -> 231.4)."""
+    return [float(m.group(1).replace(",", "")) for m in _QUOTE.finditer(text)]
 
 
 def _part_of_place(plan: ExternalQueryPlan, title: str) -> str | None:

@@ -80,6 +80,10 @@ def status_text(status: AnswerStatus, locale: str, *, missing: str | None = None
             else "外部查询失败，请稍后再试。")
 
 
-def single_source_note(locale: str) -> str:
+def single_source_note(locale: str, *, disagree: bool = False) -> str:
+    """The note under an answer whose plan wanted several sources that it did not get."""
+    if disagree:
+        return ("(The sources give different figures; this could not be cross-checked.)"
+                if is_english(locale) else "（各来源给出的数字不一致，未能多来源交叉验证。）")
     return ("(Only one source was found; this could not be cross-checked.)"
             if is_english(locale) else "（仅找到一个来源，未能多来源交叉验证。）")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from pmflow_gateway.contract.agreement import disagreement
 from pmflow_gateway.contract.relevance import off_topic, place_readings
 from pmflow_gateway.contract.scoring import FRESH_ENOUGH
 from pmflow_gateway.contract.sources import (
@@ -69,9 +70,10 @@ def verify_evidence(event: EvidenceCollected) -> tuple[list[ExternalEvidence], V
     """The source contract and the freshness contract, before any answer is written.
 
     With `freshness_required`, stale items are dropped and at least one must be fresh.
-    `requires_multi_source` is a wish, not a gate: with fewer than two distinct sites the
-    answer still goes out, marked "only one source" (`multi_source_ok=False`), because one
-    fresh external source beats a refusal, and the user is told.
+    `requires_multi_source` is a wish, not a gate: with fewer than two distinct sites, or
+    sites whose key figures contradict each other, the answer still goes out, marked "only
+    one source" or "sources disagree" (`multi_source_ok=False`), because one fresh external
+    source beats a refusal, and the user is told.
     """
     upstream_urls = {key for s in event.context.upstream_sources
                      if s.target_url and (key := url_key(s.target_url))}
@@ -91,11 +93,22 @@ def verify_evidence(event: EvidenceCollected) -> tuple[list[ExternalEvidence], V
     kept = about_asked(event.plan, kept, reasons)
     kept, freshness_ok = _fresh_only(event.plan, kept, reasons)
     kept = preferred_first(event.plan, kept)[: event.plan.result_limit]
-    sites = {site_of(i.target_url) for i in kept}
-    multi_ok = not event.plan.requires_multi_source or len(sites) >= 2
+    dropped = len(reasons)
+    multi_ok = not event.plan.requires_multi_source or _sites_agree(event.plan, kept, reasons)
     return kept, Verdict(passed=bool(kept) and freshness_ok, kept=len(kept),
-                         dropped=len(reasons), dropped_reasons=reasons,
+                         dropped=dropped, dropped_reasons=reasons,
                          freshness_ok=freshness_ok, multi_source_ok=multi_ok)
+
+
+def _sites_agree(plan: ExternalQueryPlan, items: list[ExternalEvidence],
+                 reasons: list[str]) -> bool:
+    """Two independent sites, and none contradicting another on the key figures."""
+    if len({site_of(i.target_url) for i in items}) < 2:
+        return False
+    why = disagreement(plan, [(site_of(i.target_url), evidence_text(i)) for i in items])
+    if why:
+        reasons.append(why)
+    return why is None
 
 
 def evidence_text(item: ExternalEvidence) -> str:

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
+from pmflow_gateway.contract.agreement import DISAGREE
 from pmflow_gateway.contract.demo import is_demo_url
 from pmflow_gateway.contract.sources import source_title
 from pmflow_gateway.contract.statuses import (
@@ -155,7 +156,9 @@ def _nothing_kept(verdict: Verdict, locale: str) -> Outcome:
 def _checked(event: EvidenceCollected, draft: Draft, kept: list[ExternalEvidence],
              verdict: Verdict, locale: str) -> Outcome:
     if not verdict.multi_source_ok and draft.answer.strip():
-        draft = Draft(answer=f"{draft.answer}\n{single_source_note(locale)}", cited=draft.cited,
+        disagree = any(r.startswith(DISAGREE) for r in verdict.dropped_reasons)
+        note = single_source_note(locale, disagree=disagree)
+        draft = Draft(answer=f"{draft.answer}\n{note}", cited=draft.cited,
                       composer=draft.composer, note=draft.note)
     draft, used = renumbered(draft, kept)
     asked = asked_about(event)
