@@ -354,7 +354,8 @@ async def test_a_model_draft_with_a_foreign_link_is_rejected_not_repaired() -> N
     class Links:
         async def compose(self, question: str, plan: ExternalQueryPlan,
                           items: list[ExternalEvidence], *, timeout_s: float) -> Draft:
-            return Draft(answer="广州周末暴雪 [1]，详见 https://evil.example.com/x", composer="model")
+            return Draft(answer="广州周末暴雪 [1]，详见 https://evil.example.com/x",
+                         composer="model")
 
     answer = await verify_and_compose(collected([good()]), clock=CLOCK, composer=Links())
     assert answer.status is AnswerStatus.rejected
