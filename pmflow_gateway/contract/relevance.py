@@ -39,6 +39,12 @@ _DAY_WORDS: dict[str, re.Pattern[str]] = {
     "tomorrow": re.compile(r"明天|明日|tomorrow", re.IGNORECASE),
     "today": re.compile(r"今天|今日|今晚|today|tonight", re.IGNORECASE),
 }
+# Words that make a question about now: its answer changes, so an undated page cannot hold it.
+RECENT = re.compile(
+    r"今天|今晚|今日|明天|明晚|后天|昨天|昨晚|最新|最近|近期|现在|目前|当前|实时|未来|本周|这周|下周"
+    r"|周末|今年|本月|刚刚|(?<![a-z0-9])(?:today|tonight|tomorrow|yesterday|latest|now"
+    r"|current(?:ly)?|recent(?:ly)?|lately|this (?:week|weekend|month|year)|next week"
+    r"|next \d+ (?:days|hours|weeks)|breaking)(?![a-z0-9])", re.IGNORECASE)
 _PERIOD = re.compile(r"未来|几天|\d+\s*天|本周|这周|周末|next\s+\d+|days|week", re.IGNORECASE)
 
 
@@ -97,6 +103,19 @@ def asked_day(plan: ExternalQueryPlan) -> str | None:
         if pattern.search(hint):
             return day
     return "period" if _PERIOD.search(hint) else None
+
+
+def timeless(plan: ExternalQueryPlan) -> bool:
+    """A general question that names no time, no year and no recency ("How tall is the
+    Eiffel Tower?"): an encyclopedic page without a date can answer it."""
+    asked = " ".join([plan.topic, *plan.search_queries])
+    return (plan.query_kind is QueryKind.generic_web and not plan.time_range_hint
+            and not RECENT.search(asked) and not names_a_year(asked))
+
+
+def names_a_year(text: str) -> bool:
+    """A year in the text ties what it says to a time ("won the 2022 final")."""
+    return bool(_YEAR.search(text))
 
 
 def names_day(text: str, day: str) -> bool:

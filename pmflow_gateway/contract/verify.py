@@ -10,7 +10,12 @@ from __future__ import annotations
 import re
 
 from pmflow_gateway.contract.agreement import disagreement
-from pmflow_gateway.contract.relevance import off_topic, place_readings
+from pmflow_gateway.contract.relevance import (
+    names_a_year,
+    off_topic,
+    place_readings,
+    timeless,
+)
 from pmflow_gateway.contract.scoring import FRESH_ENOUGH
 from pmflow_gateway.contract.sources import (
     EXTERNAL_SOURCE_TYPES,
@@ -195,15 +200,30 @@ def _supports(source: str, sentence: str) -> bool:
 
 def _fresh_only(plan: ExternalQueryPlan, items: list[ExternalEvidence],
                 reasons: list[str]) -> tuple[list[ExternalEvidence], bool]:
-    """A fresh question is answered only from items inside its kind's freshness window."""
-    if not plan.freshness_required:
-        return items, True
-    fresh = [i for i in items if i.freshness_score >= FRESH_ENOUGH]
-    reasons += [("undated: no publication date"
-                 if i.freshness_score == 0 and not i.raw_metadata.get("published_at")
-                 else f"stale: {i.freshness_score:.2f} < {FRESH_ENOUGH}")
-                for i in items if i.freshness_score < FRESH_ENOUGH]
-    return fresh, bool(fresh)
+    """A fresh question is answered only from items its freshness rule accepts."""
+    kept: list[ExternalEvidence] = []
+    for item in items:
+        if problem := freshness_problem(plan, item):
+            reasons.append(problem)
+        else:
+            kept.append(item)
+    return kept, bool(kept)
+
+
+def freshness_problem(plan: ExternalQueryPlan, item: ExternalEvidence) -> str | None:
+    """Why this item is too old (or undated) for the plan, or None.
+
+    A fresh question needs items inside its kind's freshness window. A timeless question (no
+    time, year or recency asked) may also rest on an undated page that ties nothing to a
+    year, an encyclopedia's; a dated page must still be inside the window.
+    """
+    if not plan.freshness_required or item.freshness_score >= FRESH_ENOUGH:
+        return None
+    if item.freshness_score == 0 and not item.raw_metadata.get("published_at"):
+        if timeless(plan) and not names_a_year(evidence_text(item)):
+            return None
+        return "undated: no publication date"
+    return f"stale: {item.freshness_score:.2f} < {FRESH_ENOUGH}"
 
 
 # ---------------------------------------------------------------- answer verifier

@@ -30,7 +30,9 @@ from pmflow_gateway.contract.gazetteer import (
     NOT_NAMES,
     STOCK_EXCHANGE_DOMAINS,
 )
+from pmflow_gateway.contract.relevance import RECENT
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk
+from pmflow_gateway.handlers.place_queries import other_language_query
 from pmflow_gateway.schemas import (
     AnswerContract,
     ExternalQueryPlan,
@@ -99,11 +101,6 @@ _PLACES = _names([name for pair in CITIES for name in pair])
 _COUNTRIES = _names([name for pair in COUNTRIES for name in pair])
 _STOCK_CODE = re.compile(r"(?<!\d)\d{6}(?!\d)")
 
-_FRESH = re.compile(
-    r"今天|今晚|今日|明天|明晚|后天|昨天|昨晚|最新|最近|近期|现在|目前|当前|实时|未来|本周|这周|下周"
-    r"|周末|今年|本月|刚刚|" + _latin(
-        r"today|tonight|tomorrow|yesterday|latest|now|current(?:ly)?|recent(?:ly)?|lately"
-        r"|this (?:week|weekend|month|year)|next week|next \d+ (?:days|hours|weeks)|breaking"))
 _TIME = re.compile(
     r"未来\s*[0-9一二三四五六七八九十两]+\s*(?:个)?\s*(?:天|日|周|星期|小时|月)|截至今天|截至目前"
     r"|这个周末|这周末|本周末|周末|今天|今晚|今日|明天|明晚|后天|昨天|昨晚|本周|这周|下周|本月|今年|最近"
@@ -264,7 +261,7 @@ def draft_plan(
     plan = ExternalQueryPlan(
         query_kind=kind,
         answer_contract=contract,
-        freshness_required=(needs_freshness or bool(_FRESH.search(lower))
+        freshness_required=(needs_freshness or bool(RECENT.search(lower))
                             or kind in (QueryKind.weather, QueryKind.market, QueryKind.news)),
         topic=topic.strip(),
         subject_entities=entities,
@@ -369,7 +366,7 @@ def _kind(lower: str, spans: Sequence[_Span], *, has_subject: bool) -> QueryKind
 
 
 def _is_noise(chunk: str) -> bool:
-    if _TIME.search(chunk) or _FRESH.search(chunk):
+    if _TIME.search(chunk) or RECENT.search(chunk):
         return True
     stripped = _ZH_NOISE.sub("", chunk)
     for _, pattern in _KIND_WORDS:
@@ -405,11 +402,13 @@ def _weather_queries(places: Sequence[str], time_hint: str | None, *, zh: bool) 
     if zh:
         first = f"{place} {time_hint}天气" if time_hint else f"{place} 天气"
         second = f"{place} 天气 {days.group(1)}日预报" if days else f"{place} 天气预报"
-        return [first, second]
-    first = f"{place} weather {time_hint}" if time_hint else f"{place} weather"
-    second = (f"{place} {days.group(1)} day weather forecast" if days
-              else f"{place} weather forecast")
-    return [first, second]
+    else:
+        first = f"{place} weather {time_hint}" if time_hint else f"{place} weather"
+        second = (f"{place} {days.group(1)} day weather forecast" if days
+                  else f"{place} weather forecast")
+    # Second, so that a search capped at two queries still runs it.
+    other = other_language_query(place, time_hint, zh=zh)
+    return [first, other, second] if other else [first, second]
 
 
 def _queries(core: str, entities: Sequence[str], kind: QueryKind,

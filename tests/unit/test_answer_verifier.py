@@ -149,6 +149,40 @@ async def test_stale_items_do_not_ground_a_fresh_answer() -> None:
     assert "暴雪" not in answer.answer
 
 
+def _general(topic: str, **changes: object) -> ExternalQueryPlan:
+    fields: dict[str, object] = {
+        "query_kind": QueryKind.generic_web, "freshness_required": True, "topic": topic,
+        "subject_entities": ["Eiffel Tower"], "location_hint": None, "time_range_hint": None,
+        "search_queries": [topic]}
+    return weather_plan(**{**fields, **changes})
+
+
+@pytest.mark.parametrize(("topic", "text", "answered"), [
+    ("How tall is the Eiffel Tower", "The Eiffel Tower is 330 metres tall.", True),
+    ("How tall is the Eiffel Tower", "The Eiffel Tower was 324 metres tall in 2004.", False),
+    ("Eiffel Tower latest news", "The Eiffel Tower reopened its top floor.", False),
+    ("Eiffel Tower visitors 2026", "The Eiffel Tower had 6 million visitors in 2026.", False),
+])
+async def test_only_a_timeless_question_rests_on_an_undated_page(topic: str, text: str,
+                                                                 answered: bool) -> None:
+    answer = await verify_and_compose(collected(
+        [good("https://wiki.example/eiffel", text, fresh=0.0)], plan=_general(topic),
+        question=f"{topic}?", locale="en"), clock=CLOCK)
+    assert (answer.status is AnswerStatus.answered) is answered, answer.reason
+    if not answered:
+        assert answer.reason == "no dated evidence" and answer.sources_used == []
+
+
+async def test_a_timeless_question_still_refuses_a_stale_dated_page() -> None:
+    item = good("https://wiki.example/eiffel", "The Eiffel Tower is 330 metres tall.", fresh=0.1)
+    item = item.model_copy(update={"raw_metadata": {"published_at": "2019-05-01T00:00:00+00:00"}})
+    answer = await verify_and_compose(collected(
+        [item], plan=_general("How tall is the Eiffel Tower"), question="How tall?",
+        locale="en"), clock=CLOCK)
+    assert answer.status is AnswerStatus.freshness_guard
+    assert answer.reason == "no evidence inside the freshness window"
+
+
 async def test_freshness_not_required_accepts_old_evidence() -> None:
     plan = weather_plan(freshness_required=False, query_kind=QueryKind.generic_web)
     answer = await verify_and_compose(collected([good(fresh=0.0)], plan=plan), clock=CLOCK)
