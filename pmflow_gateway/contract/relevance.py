@@ -202,6 +202,24 @@ def names_something_else(plan: ExternalQueryPlan, sentence: str) -> bool:
                if n.casefold() not in asked_forms and len(n) >= 2)
 
 
+def subject_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> tuple[str, str] | None:
+    """An asked subject that is an everyday word and a company's name (苹果, 小米) in a question
+    that did not say which (not a company or market question), when the evidence reads it
+    both ways: (the word, the company)."""
+    if plan.query_kind in (QueryKind.company, QueryKind.market):
+        return None
+    pages = list(texts)
+    for word in plan.subject_entities:
+        company = EVERYDAY_WORD_COMPANIES.get(word)
+        if company is None:
+            continue
+        as_company = [names(word, t, QueryKind.company) for t in pages]
+        if any(as_company) and any(word in t and not c for t, c in zip(pages, as_company,
+                                                                        strict=True)):
+            return word, company
+    return None
+
+
 def place_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> list[str]:
     """The different places the evidence reads the asked place as ("Paris, France" and
     "Paris, Texas"; 北京市朝阳区 and 辽宁省朝阳市), one qualifier per page at most."""

@@ -14,6 +14,7 @@ from pmflow_gateway.contract.relevance import (
     names_a_year,
     off_topic,
     place_readings,
+    subject_readings,
     timeless,
 )
 from pmflow_gateway.contract.scoring import FRESH_ENOUGH
@@ -151,6 +152,15 @@ def ambiguous_place(plan: ExternalQueryPlan, question: str,
     if len(chosen) == 1:
         return [i for i in items if chosen[0] in evidence_text(i)], []
     return [], readings
+
+
+def ambiguous_subject(plan: ExternalQueryPlan,
+                      items: list[ExternalEvidence]) -> tuple[list[ExternalEvidence],
+                                                              tuple[str, str] | None]:
+    """The evidence, or none and (word, company) when it reads the asked subject both as the
+    everyday word and as the company and the question does not say which."""
+    readings = subject_readings(plan, [evidence_text(i) for i in items])
+    return ([], readings) if readings else (items, None)
 
 
 # ---------------------------------------------------------------- supported sentences

@@ -19,6 +19,7 @@ from pmflow_gateway.contract.demo import is_demo_url
 from pmflow_gateway.contract.sources import source_title
 from pmflow_gateway.contract.statuses import (
     AMBIGUOUS,
+    AMBIGUOUS_SUBJECT,
     NOTHING_ABOUT_IT,
     ambiguity_reason,
     is_english,
@@ -26,11 +27,13 @@ from pmflow_gateway.contract.statuses import (
     reply_locale,
     single_source_note,
     status_text,
+    subject_ambiguity_reason,
     which_one,
 )
 from pmflow_gateway.contract.urls import bare_host
 from pmflow_gateway.contract.verify import (
     ambiguous_place,
+    ambiguous_subject,
     asked_about,
     quotes_of_upstream,
     renumbered,
@@ -76,9 +79,8 @@ async def decide(event: EvidenceCollected, *, clock: Clock, composer: Composer) 
         missing = missing_detail(event.plan, is_english(locale))
         return _refused(AnswerStatus.clarify, verdict, f"plan needs clarification: {missing}",
                         status_text(AnswerStatus.clarify, locale, missing=missing))
-    kept, readings = ambiguous_place(event.plan, event.context.question, kept)
-    if readings:
-        reason = ambiguity_reason(event.plan.location_hint or "", readings)
+    kept, reason = _ambiguity(event, kept)
+    if reason:
         verdict = verdict.model_copy(update={
             "dropped_reasons": [*verdict.dropped_reasons, reason]})
         if event.plan.clarify_on_ambiguity:
@@ -103,6 +105,18 @@ async def decide(event: EvidenceCollected, *, clock: Clock, composer: Composer) 
                         f"{NOTHING_ABOUT_IT}: no usable sentence in the external evidence",
                         status_text(AnswerStatus.freshness_guard, locale, off_topic=True))
     return _checked(event, draft, kept, verdict, locale)
+
+
+def _ambiguity(event: EvidenceCollected,
+               kept: list[ExternalEvidence]) -> tuple[list[ExternalEvidence], str | None]:
+    """The evidence for the reading the question asks, or none and why nobody may guess."""
+    kept, readings = ambiguous_place(event.plan, event.context.question, kept)
+    if readings:
+        return kept, ambiguity_reason(event.plan.location_hint or "", readings)
+    kept, subject = ambiguous_subject(event.plan, kept)
+    if subject:
+        return kept, subject_ambiguity_reason(*subject)
+    return kept, None
 
 
 async def _reextracted_if_unsupported(event: EvidenceCollected, draft: Draft,
@@ -136,10 +150,11 @@ def _refused(status: AnswerStatus, verdict: Verdict, reason: str, answer: str) -
 def _nothing_kept(verdict: Verdict, locale: str) -> Outcome:
     """Fresh evidence about something else is no evidence: the user is told which it was."""
     reasons = verdict.dropped_reasons
-    if any(r.startswith(AMBIGUOUS) for r in reasons):
-        return _refused(AnswerStatus.freshness_guard, verdict,
-                        f"{NOTHING_ABOUT_IT}: the place is ambiguous",
-                        status_text(AnswerStatus.freshness_guard, locale, off_topic=True))
+    for prefix, what in ((AMBIGUOUS, "place"), (AMBIGUOUS_SUBJECT, "subject")):
+        if any(r.startswith(prefix) for r in reasons):
+            return _refused(AnswerStatus.freshness_guard, verdict,
+                            f"{NOTHING_ABOUT_IT}: the {what} is ambiguous",
+                            status_text(AnswerStatus.freshness_guard, locale, off_topic=True))
     if any(r.startswith("off-topic") for r in reasons):
         return _refused(AnswerStatus.freshness_guard, verdict,
                         f"{NOTHING_ABOUT_IT}: every item was off-topic or out of date",

@@ -9,6 +9,7 @@ from pmflow_gateway.contract.relevance import name_forms, off_topic, quoted_leve
 from pmflow_gateway.contract.statuses import reply_locale
 from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.composers import compose_extractive
+from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.schemas import (
     AnswerContract,
     AnswerStatus,
@@ -201,3 +202,35 @@ async def test_an_english_question_with_a_chinese_locale_is_refused_in_english()
         clock=CLOCK)
     assert answer.status is AnswerStatus.freshness_guard
     assert answer.answer.startswith("No reliable real-time external data")
+
+
+def _apple_news(*texts: str) -> EvidenceCollected:
+    plan = company_plan("苹果", QueryKind.news).model_copy(update={"clarify_on_ambiguity": True})
+    items = [evidence(f"https://s{n}.example/p", text) for n, text in enumerate(texts, start=1)]
+    return collected(items, plan=plan, question="苹果最新消息")
+
+
+async def test_an_everyday_word_read_both_ways_asks_which_one() -> None:
+    answer = await verify_and_compose(_apple_news(
+        "苹果公司今天发布了新款iPhone，起售价5999元。", "今年秋季苹果丰收，红富士苹果价格回落。"),
+        clock=CLOCK)
+    assert answer.status is AnswerStatus.clarify and answer.sources_used == []
+    assert answer.answer == (
+        "需要补充信息才能查询：指的是哪个苹果（Apple Inc.，还是日常所说的苹果）。")
+    assert answer.reason == "ambiguous subject: 苹果 = Apple Inc. | 苹果"
+    reply = render_reply(answer, clock=CLOCK)
+    assert "指的是哪个苹果（Apple Inc.，还是日常所说的苹果）" in reply.text
+
+
+async def test_an_everyday_word_read_one_way_is_answered() -> None:
+    answer = await verify_and_compose(_apple_news("苹果公司今天发布了新款iPhone，起售价5999元。"),
+                                      clock=CLOCK)
+    assert answer.status is AnswerStatus.answered
+
+
+async def test_a_company_question_is_not_ambiguous() -> None:
+    event = _apple_news("苹果公司今天发布了新款iPhone。", "今年秋季苹果丰收，红富士苹果价格回落。")
+    event = event.model_copy(update={"plan": company_plan("苹果")})
+    answer = await verify_and_compose(event, clock=CLOCK)
+    assert answer.status is AnswerStatus.answered
+    assert [s.url for s in answer.sources_used] == ["https://s1.example/p"]
