@@ -65,11 +65,17 @@ async def test_off_topic_mcp_evidence_falls_back_and_the_reply_cites_only_the_fa
     fallback = LiveSearchAdapter(engine=SearxngJson(site.url("", host="localhost")),
                                  allow_hosts=[f"localhost:{site.port}"])
     route = {**ROUTE_DECIDED, "question_id": "q-offtopic", "deadline_ms": 8000}
-    async with running(kafka_bootstrap, topics, adapters=[mcp, fallback]):
-        await produce(kafka_bootstrap, topics.route_decided,
-                      [(b"q-offtopic", orjson.dumps(route))])
-        records = await collect(kafka_bootstrap, [topics.answer_ready, topics.reply_rendered],
-                                until=lambda rs: len(rs) >= 2, settle_s=0.5)
+    try:
+        # The server's cold start is not the question's time: it must answer, off-topic.
+        assert await mcp.warm_up(60.0) is None
+        async with running(kafka_bootstrap, topics, adapters=[mcp, fallback]):
+            await produce(kafka_bootstrap, topics.route_decided,
+                          [(b"q-offtopic", orjson.dumps(route))])
+            records = await collect(kafka_bootstrap,
+                                    [topics.answer_ready, topics.reply_rendered],
+                                    until=lambda rs: len(rs) >= 2, settle_s=0.5)
+    finally:
+        await mcp.aclose()
     [answer] = [AnswerReady.model_validate_json(r.value) for r in records
                 if r.topic == topics.answer_ready]
     [reply] = [ReplyRendered.model_validate_json(r.value) for r in records
