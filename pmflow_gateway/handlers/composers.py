@@ -85,12 +85,18 @@ class Candidate:
 
 def candidates(items: list[ExternalEvidence], terms: list[tuple[str, float]], chinese: bool,
                asked: str, plan: ExternalQueryPlan | None = None) -> list[Candidate]:
-    """Quotable sentences; with a plan, none that is only about another place or company."""
+    """Quotable sentences; with a plan, none that is only about another place or company, and
+    none that only repeats the page's title (a heading states no fact)."""
     return [Candidate(score=sentence_score(s, terms, chinese), n=n, position=i, text=s,
                       hits=term_hits(s, terms))
             for n, item in enumerate(items, start=1)
             for i, s in enumerate(clean_sentences(item.snippet, asked=asked))
-            if plan is None or (not names_something_else(plan, s) and _says_more(plan, s))]
+            if plan is None or (not names_something_else(plan, s) and _says_more(plan, s)
+                                and not _is_title(s, item.title))]
+
+
+def _is_title(sentence: str, title: str) -> bool:
+    return "".join(sentence.split()).casefold() == "".join(title.split()).casefold()
 
 
 def _says_more(plan: ExternalQueryPlan, sentence: str) -> bool:

@@ -134,6 +134,14 @@ def test_a_period_gives_every_day_one_line_each_with_its_citation() -> None:
     assert "深圳" not in draft.answer and draft.cited == [1]
 
 
+def test_a_heading_that_repeats_the_title_is_not_a_fact() -> None:
+    page = "广州未来5天天气预报\n广州未来5天天气：今天晴，气温15至24℃；明天多云，气温16至23℃。"
+    item = evidence("https://a.example/gz", page, title="广州未来5天天气预报")
+    draft = compose_extractive("广州未来5天天气", weather_plan(), [item])
+    assert draft.answer.splitlines() == ["广州未来5天天气：今天晴，气温15至24℃[1]",
+                                         "明天多云，气温16至23℃。[1]"]
+
+
 def test_a_fact_two_pages_repeat_is_said_once() -> None:
     items = [evidence("https://a.example/gz", "广州明天雷阵雨，22~28℃。"),
              evidence("https://b.example/gz", "广州明天雷阵雨，22~28℃。广州后天多云，19~27℃。")]
