@@ -45,6 +45,13 @@ RECENT = re.compile(
     r"|周末|今年|本月|刚刚|(?<![a-z0-9])(?:today|tonight|tomorrow|yesterday|latest|now"
     r"|current(?:ly)?|recent(?:ly)?|lately|this (?:week|weekend|month|year)|next week"
     r"|next \d+ (?:days|hours|weeks)|breaking)(?![a-z0-9])", re.IGNORECASE)
+# Questions whose answer changes hands even when no time is named: who holds a title now,
+# who won, what it costs, how many there are, which is the most.
+CHANGING = re.compile(
+    r"冠军|得主|总统|首相|总理|主席|首席执行官|现任|价格|价钱|多少钱|人口|纪录|排名|最"
+    r"|(?<![a-z])(?:won|wins?|winners?|champions?(?:ship)?|president|prime minister|ceo"
+    r"|leader|head of|prices?|costs?|population|record|rank(?:ing|ed)?|most|tallest|largest"
+    r"|biggest|highest|richest|fastest|best)(?![a-z])", re.IGNORECASE)
 _PERIOD = re.compile(r"未来|几天|\d+\s*天|本周|这周|周末|next\s+\d+|days|week", re.IGNORECASE)
 
 
@@ -106,11 +113,13 @@ def asked_day(plan: ExternalQueryPlan) -> str | None:
 
 
 def timeless(plan: ExternalQueryPlan) -> bool:
-    """A general question that names no time, no year and no recency ("How tall is the
-    Eiffel Tower?"): an encyclopedic page without a date can answer it."""
+    """A general question that names no time, no year and no recency, and whose answer does
+    not change hands ("How tall is the Eiffel Tower?"): an encyclopedic page without a date
+    can answer it."""
     asked = " ".join([plan.topic, *plan.search_queries])
     return (plan.query_kind is QueryKind.generic_web and not plan.time_range_hint
-            and not RECENT.search(asked) and not names_a_year(asked))
+            and not RECENT.search(asked) and not CHANGING.search(asked)
+            and not names_a_year(asked))
 
 
 def names_a_year(text: str) -> bool:

@@ -210,14 +210,23 @@ def _supports(source: str, sentence: str) -> bool:
 
 def _fresh_only(plan: ExternalQueryPlan, items: list[ExternalEvidence],
                 reasons: list[str]) -> tuple[list[ExternalEvidence], bool]:
-    """A fresh question is answered only from items its freshness rule accepts."""
+    """A fresh question is answered only from items its freshness rule accepts; an undated
+    page only when no dated one is left."""
     kept: list[ExternalEvidence] = []
     for item in items:
         if problem := freshness_problem(plan, item):
             reasons.append(problem)
         else:
             kept.append(item)
+    dated = [i for i in kept if not _undated(i)]
+    if dated and len(dated) < len(kept):
+        reasons += ["undated: a dated page answers"] * (len(kept) - len(dated))
+        kept = dated
     return kept, bool(kept)
+
+
+def _undated(item: ExternalEvidence) -> bool:
+    return item.freshness_score == 0 and not item.raw_metadata.get("published_at")
 
 
 def freshness_problem(plan: ExternalQueryPlan, item: ExternalEvidence) -> str | None:
@@ -229,7 +238,7 @@ def freshness_problem(plan: ExternalQueryPlan, item: ExternalEvidence) -> str | 
     """
     if not plan.freshness_required or item.freshness_score >= FRESH_ENOUGH:
         return None
-    if item.freshness_score == 0 and not item.raw_metadata.get("published_at"):
+    if _undated(item):
         if timeless(plan) and not names_a_year(evidence_text(item)):
             return None
         return "undated: no publication date"

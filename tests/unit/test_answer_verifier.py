@@ -162,6 +162,9 @@ def _general(topic: str, **changes: object) -> ExternalQueryPlan:
     ("How tall is the Eiffel Tower", "The Eiffel Tower was 324 metres tall in 2004.", False),
     ("Eiffel Tower latest news", "The Eiffel Tower reopened its top floor.", False),
     ("Eiffel Tower visitors 2026", "The Eiffel Tower had 6 million visitors in 2026.", False),
+    ("Who is the president of the Eiffel Tower company", "The Eiffel Tower's president is X.",
+     False),
+    ("Eiffel Tower ticket price", "An Eiffel Tower ticket costs 29 euros.", False),
 ])
 async def test_only_a_timeless_question_rests_on_an_undated_page(topic: str, text: str,
                                                                  answered: bool) -> None:
@@ -171,6 +174,17 @@ async def test_only_a_timeless_question_rests_on_an_undated_page(topic: str, tex
     assert (answer.status is AnswerStatus.answered) is answered, answer.reason
     if not answered:
         assert answer.reason == "no dated evidence" and answer.sources_used == []
+
+
+async def test_a_timeless_question_prefers_a_dated_page_to_an_undated_one() -> None:
+    undated = good("https://wiki.example/eiffel", "The Eiffel Tower is 300 metres tall.",
+                   fresh=0.0)
+    dated = good("https://news.example/eiffel", "The Eiffel Tower is 330 metres tall.", fresh=0.8)
+    answer = await verify_and_compose(collected(
+        [undated, dated], plan=_general("How tall is the Eiffel Tower"), question="How tall?",
+        locale="en"), clock=CLOCK)
+    assert [s.url for s in answer.sources_used] == ["https://news.example/eiffel"]
+    assert "undated: a dated page answers" in answer.verdict.dropped_reasons
 
 
 async def test_a_timeless_question_still_refuses_a_stale_dated_page() -> None:
