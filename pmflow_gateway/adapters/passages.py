@@ -28,7 +28,7 @@ def chunk_text(text: str, *, target_chars: int = 500, max_chars: int = 600) -> l
     for sentence in split_sentences(text):
         pieces = [sentence[i:i + max_chars] for i in range(0, len(sentence), max_chars)]
         for piece in pieces:  # only a sentence longer than max_chars is cut mid-way
-            joiner = "" if not current or _is_cjk_boundary(current, piece) else " "
+            joiner = _joiner(current, piece)
             if current and len(current) + len(joiner) + len(piece) > max_chars:
                 chunks.append(current)
                 current, joiner = "", ""
@@ -39,6 +39,19 @@ def chunk_text(text: str, *, target_chars: int = 500, max_chars: int = 600) -> l
     if current:
         chunks.append(current)
     return chunks
+
+
+def _joiner(left: str, right: str) -> str:
+    """A sentence that does not end in a stop ended at a line break (a heading, a table
+    cell): the break stays, or the heading would read as the start of the next sentence."""
+    if not left:
+        return ""
+    if not _SENTENCE_STOP.search(left):
+        return "\n"
+    return "" if _is_cjk_boundary(left, right) else " "
+
+
+_SENTENCE_STOP = re.compile(r"[。！？；!?;.…]$")
 
 
 def _is_cjk_boundary(left: str, right: str) -> bool:

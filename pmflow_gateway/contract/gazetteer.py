@@ -13,10 +13,11 @@ from collections.abc import Mapping
 
 from pmflow_gateway.schemas import QueryKind
 
-# Every provincial capital, the major Chinese cities, and major world cities, in both scripts.
-# Left out on purpose: English names that are ordinary words or people (Nice, Reading,
-# Washington, Dali).
-CITIES: tuple[tuple[str, str], ...] = (
+# Every provincial capital and the major Chinese cities, then major world cities, in both
+# scripts. Left out on purpose: English names that are ordinary words or people (Nice,
+# Reading, Washington, Dali). Pages about a city are mostly written in its own part of the
+# world's language, so a question in the other language also searches in that one.
+CHINESE_CITIES: tuple[tuple[str, str], ...] = (
     ("北京", "Beijing"), ("天津", "Tianjin"), ("上海", "Shanghai"), ("重庆", "Chongqing"),
     ("石家庄", "Shijiazhuang"), ("太原", "Taiyuan"), ("呼和浩特", "Hohhot"), ("沈阳", "Shenyang"),
     ("长春", "Changchun"), ("哈尔滨", "Harbin"), ("南京", "Nanjing"), ("杭州", "Hangzhou"),
@@ -33,7 +34,10 @@ CITIES: tuple[tuple[str, str], ...] = (
     ("烟台", "Yantai"), ("泉州", "Quanzhou"), ("常州", "Changzhou"), ("南通", "Nantong"),
     ("徐州", "Xuzhou"), ("唐山", "Tangshan"), ("保定", "Baoding"), ("惠州", "Huizhou"),
     ("绍兴", "Shaoxing"), ("嘉兴", "Jiaxing"), ("金华", "Jinhua"), ("扬州", "Yangzhou"),
-    ("丽江", "Lijiang"), ("东京", "Tokyo"), ("大阪", "Osaka"), ("京都", "Kyoto"),
+    ("丽江", "Lijiang"),
+)
+WORLD_CITIES: tuple[tuple[str, str], ...] = (
+    ("东京", "Tokyo"), ("大阪", "Osaka"), ("京都", "Kyoto"),
     ("首尔", "Seoul"), ("新加坡", "Singapore"), ("曼谷", "Bangkok"), ("吉隆坡", "Kuala Lumpur"),
     ("雅加达", "Jakarta"), ("河内", "Hanoi"), ("胡志明市", "Ho Chi Minh City"),
     ("马尼拉", "Manila"), ("新德里", "New Delhi"), ("孟买", "Mumbai"), ("迪拜", "Dubai"),
@@ -54,6 +58,7 @@ CITIES: tuple[tuple[str, str], ...] = (
     ("约翰内斯堡", "Johannesburg"), ("内罗毕", "Nairobi"), ("特拉维夫", "Tel Aviv"),
     ("多哈", "Doha"), ("利雅得", "Riyadh"),
 )
+CITIES: tuple[tuple[str, str], ...] = CHINESE_CITIES + WORLD_CITIES
 
 COMPANIES: tuple[str, ...] = (
     "腾讯", "阿里巴巴", "阿里", "字节跳动", "百度", "京东", "美团", "拼多多", "小米", "华为",

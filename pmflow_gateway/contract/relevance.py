@@ -36,9 +36,25 @@ _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 # A market page quotes a level: "closed at $231.40", "收报3412.56点", "中间价报7.1234".
 _QUOTE = re.compile(
     r"(?:(?:closed|closes|trades|traded|trading|opened|priced|quoted|stands?|stood|settled)"
-    r"\s+(?:at|near|around)|收报|收于|报价?|价格为|现价|price\s*[:：])\s*[$¥€£]?\s*\d",
+    r"\s+(?:at|near|around)|收报|收于|报价?|价格为|现价|price\s*[:：])\s*[$¥€£]?\s*"
+    r"(\d+(?:,\d{3})*(?:\.\d+)?)",
     re.IGNORECASE)
 _PLACE_SUFFIX = re.compile(r"[市区县省]$")
+
+# Words that make a question about now: its answer changes, so an undated page cannot hold it.
+RECENT = re.compile(
+    r"今天|今晚|今日|明天|明晚|后天|昨天|昨晚|最新|最近|近期|现在|目前|当前|实时|未来|本周|这周|下周"
+    r"|周末|今年|本月|刚刚|(?<![a-z0-9])(?:today|tonight|tomorrow|yesterday|latest|now"
+    r"|current(?:ly)?|recent(?:ly)?|lately|this (?:week|weekend|month|year)|next week"
+    r"|next \d+ (?:days|hours|weeks)|breaking)(?![a-z0-9])", re.IGNORECASE)
+# Questions whose answer changes hands even when no time is named: who holds a title now,
+# who won, what it costs, how many there are, which is the most.
+CHANGING = re.compile(
+    r"冠军|得主|总统|首相|总理|主席|首席执行官|现任|价格|价钱|多少钱|人口|纪录|排名|最"
+    r"|(?<![a-z])(?:won|wins?|winners?|champions?(?:ship)?|president|prime minister|ceo"
+    r"|leader|head of|prices?|costs?|population|record|rank(?:ing|ed)?|most|tallest|largest"
+    r"|biggest|highest|richest|fastest|best)(?![a-z])", re.IGNORECASE)
+
 
 @functools.cache
 def _alias_index() -> dict[str, tuple[str, ...]]:
@@ -91,6 +107,21 @@ def asked_day(plan: ExternalQueryPlan) -> str | None:
     ...), or None when it names no day."""
     found = asked_when(plan.time_range_hint or "")
     return found.day if found else None
+
+
+def timeless(plan: ExternalQueryPlan) -> bool:
+    """A general question that names no time, no year and no recency, and whose answer does
+    not change hands ("How tall is the Eiffel Tower?"): an encyclopedic page without a date
+    can answer it."""
+    asked = " ".join([plan.topic, *plan.search_queries])
+    return (plan.query_kind is QueryKind.generic_web and not plan.time_range_hint
+            and not RECENT.search(asked) and not CHANGING.search(asked)
+            and not names_a_year(asked))
+
+
+def names_a_year(text: str) -> bool:
+    """A year in the text ties what it says to a time ("won the 2022 final")."""
+    return bool(_YEAR.search(text))
 
 
 def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
@@ -205,6 +236,11 @@ def quotes_a_level(text: str) -> bool:
     return bool(_QUOTE.search(text))
 
 
+def quoted_levels(text: str) -> list[float]:
+    """Every market level the text quotes ("closed at $231.40" -> 231.4)."""
+    return [float(m.group(1).replace(",", "")) for m in _QUOTE.finditer(text)]
+
+
 def _part_of_place(plan: ExternalQueryPlan, title: str) -> str | None:
     """A page titled with a district of the asked city (北京市朝阳区) is about that district,
     unless the question names it."""
@@ -235,6 +271,24 @@ def names_something_else(plan: ExternalQueryPlan, sentence: str) -> bool:
     asked_forms = {f.casefold() for a in asked for f in name_forms(a, plan.query_kind)}
     return any(_form_pattern(n).search(sentence) for n in _known_names()
                if n.casefold() not in asked_forms and len(n) >= 2)
+
+
+def subject_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> tuple[str, str] | None:
+    """An asked subject that is an everyday word and a company's name (苹果, 小米) in a question
+    that did not say which (not a company or market question), when the evidence reads it
+    both ways: (the word, the company)."""
+    if plan.query_kind in (QueryKind.company, QueryKind.market):
+        return None
+    pages = list(texts)
+    for word in plan.subject_entities:
+        company = EVERYDAY_WORD_COMPANIES.get(word)
+        if company is None:
+            continue
+        as_company = [names(word, t, QueryKind.company) for t in pages]
+        if any(as_company) and any(word in t and not c for t, c in zip(pages, as_company,
+                                                                        strict=True)):
+            return word, company
+    return None
 
 
 def place_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> list[str]:

@@ -34,6 +34,7 @@ def missing_detail(plan: ExternalQueryPlan, english: bool) -> str:
 
 
 AMBIGUOUS = "ambiguous place: "
+AMBIGUOUS_SUBJECT = "ambiguous subject: "
 NOTHING_ABOUT_IT = "no evidence about what was asked"
 
 
@@ -41,8 +42,18 @@ def ambiguity_reason(place: str, readings: list[str]) -> str:
     return f"{AMBIGUOUS}{place} = {' | '.join(readings)}"
 
 
+def subject_ambiguity_reason(word: str, company: str) -> str:
+    return f"{AMBIGUOUS_SUBJECT}{word} = {company} | {word}"
+
+
 def which_one(reason: str | None, english: bool) -> str | None:
-    """The clarify question for an ambiguous place, rebuilt from the answer's reason."""
+    """The clarify question for an ambiguous place or subject, rebuilt from the answer's
+    reason."""
+    if reason and reason.startswith(AMBIGUOUS_SUBJECT):
+        word, _, readings = reason.removeprefix(AMBIGUOUS_SUBJECT).partition(" = ")
+        company = readings.partition(" | ")[0]
+        return (f"which {word} you mean ({company}, or the everyday word {word})" if english
+                else f"指的是哪个{word}（{company}，还是日常所说的{word}）")
     if not reason or not reason.startswith(AMBIGUOUS):
         return None
     place, _, readings = reason.removeprefix(AMBIGUOUS).partition(" = ")
@@ -80,6 +91,10 @@ def status_text(status: AnswerStatus, locale: str, *, missing: str | None = None
             else "外部查询失败，请稍后再试。")
 
 
-def single_source_note(locale: str) -> str:
+def single_source_note(locale: str, *, disagree: bool = False) -> str:
+    """The note under an answer whose plan wanted several sources that it did not get."""
+    if disagree:
+        return ("(The sources give different figures; this could not be cross-checked.)"
+                if is_english(locale) else "（各来源给出的数字不一致，未能多来源交叉验证。）")
     return ("(Only one source was found; this could not be cross-checked.)"
             if is_english(locale) else "（仅找到一个来源，未能多来源交叉验证。）")

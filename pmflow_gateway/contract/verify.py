@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import re
 
-from pmflow_gateway.contract.relevance import off_topic, place_readings
+from pmflow_gateway.contract.agreement import disagreement
+from pmflow_gateway.contract.relevance import (
+    names_a_year,
+    off_topic,
+    place_readings,
+    subject_readings,
+    timeless,
+)
 from pmflow_gateway.contract.scoring import FRESH_ENOUGH
 from pmflow_gateway.contract.sources import (
     EXTERNAL_SOURCE_TYPES,
@@ -85,9 +92,10 @@ def verify_evidence(event: EvidenceCollected) -> tuple[list[ExternalEvidence], V
     """The source contract and the freshness contract, before any answer is written.
 
     With `freshness_required`, stale items are dropped and at least one must be fresh.
-    `requires_multi_source` is a wish, not a gate: with fewer than two distinct sites the
-    answer still goes out, marked "only one source" (`multi_source_ok=False`), because one
-    fresh external source beats a refusal, and the user is told.
+    `requires_multi_source` is a wish, not a gate: with fewer than two distinct sites, or
+    sites whose key figures contradict each other, the answer still goes out, marked "only
+    one source" or "sources disagree" (`multi_source_ok=False`), because one fresh external
+    source beats a refusal, and the user is told.
     """
     upstream_urls = {key for s in event.context.upstream_sources
                      if s.target_url and (key := url_key(s.target_url))}
@@ -107,11 +115,22 @@ def verify_evidence(event: EvidenceCollected) -> tuple[list[ExternalEvidence], V
     kept = about_asked(event.plan, kept, reasons)
     kept, freshness_ok = _fresh_only(event.plan, kept, reasons)
     kept = preferred_first(event.plan, kept)[: event.plan.result_limit]
-    sites = {site_of(i.target_url) for i in kept}
-    multi_ok = not event.plan.requires_multi_source or len(sites) >= 2
+    dropped = len(reasons)
+    multi_ok = not event.plan.requires_multi_source or _sites_agree(event.plan, kept, reasons)
     return kept, Verdict(passed=bool(kept) and freshness_ok, kept=len(kept),
-                         dropped=len(reasons), dropped_reasons=reasons,
+                         dropped=dropped, dropped_reasons=reasons,
                          freshness_ok=freshness_ok, multi_source_ok=multi_ok)
+
+
+def _sites_agree(plan: ExternalQueryPlan, items: list[ExternalEvidence],
+                 reasons: list[str]) -> bool:
+    """Two independent sites, and none contradicting another on the key figures."""
+    if len({site_of(i.target_url) for i in items}) < 2:
+        return False
+    why = disagreement(plan, [(site_of(i.target_url), evidence_text(i)) for i in items])
+    if why:
+        reasons.append(why)
+    return why is None
 
 
 def evidence_text(item: ExternalEvidence) -> str:
@@ -149,6 +168,15 @@ def ambiguous_place(plan: ExternalQueryPlan, question: str,
     if len(chosen) == 1:
         return [i for i in items if chosen[0] in evidence_text(i)], []
     return [], readings
+
+
+def ambiguous_subject(plan: ExternalQueryPlan,
+                      items: list[ExternalEvidence]) -> tuple[list[ExternalEvidence],
+                                                              tuple[str, str] | None]:
+    """The evidence, or none and (word, company) when it reads the asked subject both as the
+    everyday word and as the company and the question does not say which."""
+    readings = subject_readings(plan, [evidence_text(i) for i in items])
+    return ([], readings) if readings else (items, None)
 
 
 # ---------------------------------------------------------------- supported sentences
@@ -198,15 +226,39 @@ def _supports(source: str, sentence: str) -> bool:
 
 def _fresh_only(plan: ExternalQueryPlan, items: list[ExternalEvidence],
                 reasons: list[str]) -> tuple[list[ExternalEvidence], bool]:
-    """A fresh question is answered only from items inside its kind's freshness window."""
-    if not plan.freshness_required:
-        return items, True
-    fresh = [i for i in items if i.freshness_score >= FRESH_ENOUGH]
-    reasons += [("undated: no publication date"
-                 if i.freshness_score == 0 and not i.raw_metadata.get("published_at")
-                 else f"stale: {i.freshness_score:.2f} < {FRESH_ENOUGH}")
-                for i in items if i.freshness_score < FRESH_ENOUGH]
-    return fresh, bool(fresh)
+    """A fresh question is answered only from items its freshness rule accepts; an undated
+    page only when no dated one is left."""
+    kept: list[ExternalEvidence] = []
+    for item in items:
+        if problem := freshness_problem(plan, item):
+            reasons.append(problem)
+        else:
+            kept.append(item)
+    dated = [i for i in kept if not _undated(i)]
+    if dated and len(dated) < len(kept):
+        reasons += ["undated: a dated page answers"] * (len(kept) - len(dated))
+        kept = dated
+    return kept, bool(kept)
+
+
+def _undated(item: ExternalEvidence) -> bool:
+    return item.freshness_score == 0 and not item.raw_metadata.get("published_at")
+
+
+def freshness_problem(plan: ExternalQueryPlan, item: ExternalEvidence) -> str | None:
+    """Why this item is too old (or undated) for the plan, or None.
+
+    A fresh question needs items inside its kind's freshness window. A timeless question (no
+    time, year or recency asked) may also rest on an undated page that ties nothing to a
+    year, an encyclopedia's; a dated page must still be inside the window.
+    """
+    if not plan.freshness_required or item.freshness_score >= FRESH_ENOUGH:
+        return None
+    if _undated(item):
+        if timeless(plan) and not names_a_year(evidence_text(item)):
+            return None
+        return "undated: no publication date"
+    return f"stale: {item.freshness_score:.2f} < {FRESH_ENOUGH}"
 
 
 # ---------------------------------------------------------------- answer verifier

@@ -14,10 +14,12 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
+from pmflow_gateway.contract.agreement import DISAGREE
 from pmflow_gateway.contract.demo import is_demo_url
 from pmflow_gateway.contract.sources import source_title
 from pmflow_gateway.contract.statuses import (
     AMBIGUOUS,
+    AMBIGUOUS_SUBJECT,
     NOTHING_ABOUT_IT,
     ambiguity_reason,
     is_english,
@@ -25,11 +27,13 @@ from pmflow_gateway.contract.statuses import (
     reply_locale,
     single_source_note,
     status_text,
+    subject_ambiguity_reason,
     which_one,
 )
 from pmflow_gateway.contract.urls import bare_host
 from pmflow_gateway.contract.verify import (
     ambiguous_place,
+    ambiguous_subject,
     asked_about,
     quotes_of_upstream,
     renumbered,
@@ -75,9 +79,8 @@ async def decide(event: EvidenceCollected, *, clock: Clock, composer: Composer) 
         missing = missing_detail(event.plan, is_english(locale))
         return _refused(AnswerStatus.clarify, verdict, f"plan needs clarification: {missing}",
                         status_text(AnswerStatus.clarify, locale, missing=missing))
-    kept, readings = ambiguous_place(event.plan, event.context.question, kept)
-    if readings:
-        reason = ambiguity_reason(event.plan.location_hint or "", readings)
+    kept, reason = _ambiguity(event, kept)
+    if reason:
         verdict = verdict.model_copy(update={
             "dropped_reasons": [*verdict.dropped_reasons, reason]})
         if event.plan.clarify_on_ambiguity:
@@ -90,13 +93,7 @@ async def decide(event: EvidenceCollected, *, clock: Clock, composer: Composer) 
     try:
         draft = await (composer if left_s >= MIN_COMPOSE_S else EXTRACTIVE).compose(
             event.context.question, event.plan, kept, timeout_s=max(left_s, MIN_COMPOSE_S))
-        if draft.answer.strip() and (problems := unsupported(draft, kept, event.plan)) \
-                and draft.composer != EXTRACTIVE.name:
-            # A model sentence its evidence does not carry: the quoted answer replaces it.
-            draft = await EXTRACTIVE.compose(event.context.question, event.plan, kept,
-                                             timeout_s=MIN_COMPOSE_S)
-            draft = Draft(answer=draft.answer, cited=draft.cited, composer=draft.composer,
-                          note=f"model draft rejected: {problems[0]}"[:300])
+        draft = await _reextracted_if_unsupported(event, draft, kept)
     # A composer bug must end the question with a clear status, not a redelivery loop.
     except Exception as exc:
         return _refused(AnswerStatus.failed, verdict, f"composer failed: {type(exc).__name__}",
@@ -110,6 +107,41 @@ async def decide(event: EvidenceCollected, *, clock: Clock, composer: Composer) 
     return _checked(event, draft, kept, verdict, locale)
 
 
+def _ambiguity(event: EvidenceCollected,
+               kept: list[ExternalEvidence]) -> tuple[list[ExternalEvidence], str | None]:
+    """The evidence for the reading the question asks, or none and why nobody may guess."""
+    kept, readings = ambiguous_place(event.plan, event.context.question, kept)
+    if readings:
+        return kept, ambiguity_reason(event.plan.location_hint or "", readings)
+    kept, subject = ambiguous_subject(event.plan, kept)
+    if subject:
+        return kept, subject_ambiguity_reason(*subject)
+    return kept, None
+
+
+async def _reextracted_if_unsupported(event: EvidenceCollected, draft: Draft,
+                                      kept: list[ExternalEvidence]) -> Draft:
+    """A model sentence its evidence does not carry is replaced by the quoted answer. A draft
+    that breaks the source contract (an upstream quote, a foreign link, an internal name) is
+    not repaired: it goes to the answer verifier as it is and is rejected there, so the
+    violation is recorded and nothing goes out."""
+    if draft.composer == EXTRACTIVE.name or not draft.answer.strip():
+        return draft
+    problems = unsupported(draft, kept, event.plan)
+    if not problems or _breaks_source_contract(event, draft, kept):
+        return draft
+    quoted = await EXTRACTIVE.compose(event.context.question, event.plan, kept,
+                                      timeout_s=MIN_COMPOSE_S)
+    return Draft(answer=quoted.answer, cited=quoted.cited, composer=quoted.composer,
+                 note=f"model draft rejected: {problems[0]}"[:300])
+
+
+def _breaks_source_contract(event: EvidenceCollected, draft: Draft,
+                            kept: list[ExternalEvidence]) -> bool:
+    return bool(quotes_of_upstream(draft.answer, event)
+                or verify_draft(draft, kept, asked=asked_about(event)))
+
+
 def _refused(status: AnswerStatus, verdict: Verdict, reason: str, answer: str) -> Outcome:
     return Outcome(status=status, verdict=verdict.model_copy(update={"passed": False}),
                    reason=reason, answer=answer)
@@ -118,10 +150,11 @@ def _refused(status: AnswerStatus, verdict: Verdict, reason: str, answer: str) -
 def _nothing_kept(verdict: Verdict, locale: str) -> Outcome:
     """Fresh evidence about something else is no evidence: the user is told which it was."""
     reasons = verdict.dropped_reasons
-    if any(r.startswith(AMBIGUOUS) for r in reasons):
-        return _refused(AnswerStatus.freshness_guard, verdict,
-                        f"{NOTHING_ABOUT_IT}: the place is ambiguous",
-                        status_text(AnswerStatus.freshness_guard, locale, off_topic=True))
+    for prefix, what in ((AMBIGUOUS, "place"), (AMBIGUOUS_SUBJECT, "subject")):
+        if any(r.startswith(prefix) for r in reasons):
+            return _refused(AnswerStatus.freshness_guard, verdict,
+                            f"{NOTHING_ABOUT_IT}: the {what} is ambiguous",
+                            status_text(AnswerStatus.freshness_guard, locale, off_topic=True))
     if any(r.startswith("off-topic") for r in reasons):
         return _refused(AnswerStatus.freshness_guard, verdict,
                         f"{NOTHING_ABOUT_IT}: every item was off-topic or out of date",
@@ -138,7 +171,9 @@ def _nothing_kept(verdict: Verdict, locale: str) -> Outcome:
 def _checked(event: EvidenceCollected, draft: Draft, kept: list[ExternalEvidence],
              verdict: Verdict, locale: str) -> Outcome:
     if not verdict.multi_source_ok and draft.answer.strip():
-        draft = Draft(answer=f"{draft.answer}\n{single_source_note(locale)}", cited=draft.cited,
+        disagree = any(r.startswith(DISAGREE) for r in verdict.dropped_reasons)
+        note = single_source_note(locale, disagree=disagree)
+        draft = Draft(answer=f"{draft.answer}\n{note}", cited=draft.cited,
                       composer=draft.composer, note=draft.note)
     draft, used = renumbered(draft, kept)
     asked = asked_about(event)

@@ -86,22 +86,28 @@ class Candidate:
 
 def candidates(items: list[ExternalEvidence], terms: list[tuple[str, float]], chinese: bool,
                asked: str, plan: ExternalQueryPlan | None = None) -> list[Candidate]:
-    """Quotable sentences; with a plan, none that is only about another place or company."""
+    """Quotable sentences; with a plan, none that is only about another place or company, and
+    none that only repeats the page's title (a heading states no fact)."""
     return [Candidate(score=sentence_score(s, terms, chinese), n=n, position=i, text=s,
                       hits=term_hits(s, terms))
             for n, item in enumerate(items, start=1)
             for i, s in enumerate(clean_sentences(item.snippet, asked=asked))
             if plan is None or (not names_something_else(plan, s) and _says_more(plan, s)
-                                and fits_the_question(plan, s))]
+                                and fits_the_question(plan, s) and not _is_title(s, item.title))]
+
+
+def _is_title(sentence: str, title: str) -> bool:
+    return "".join(sentence.split()).casefold() == "".join(title.split()).casefold()
 
 
 def _says_more(plan: ExternalQueryPlan, sentence: str) -> bool:
-    """A sentence that is only the asked name ("Apple Inc.") says nothing."""
+    """A sentence that is only the asked name ("Apple Inc.", 广州天气) says nothing. A Chinese
+    character carries about a word, so it counts double: 周三有小雨 says something."""
     rest = sentence
     for form in sorted({f for n in asked_names(plan) for f in name_forms(n, plan.query_kind)},
                        key=len, reverse=True):
         rest = rest.replace(form, "")
-    return sum(ch.isalnum() for ch in rest) >= MIN_CONTENT_CHARS
+    return sum(2 if is_cjk(ch) else 1 for ch in rest if ch.isalnum()) >= MIN_CONTENT_CHARS
 
 
 def _best(found: list[Candidate]) -> Candidate:
@@ -109,8 +115,7 @@ def _best(found: list[Candidate]) -> Candidate:
 
 
 def with_marker(sentence: str, n: int) -> str:
-    return f"{sentence}[{n}]" if is_cjk(sentence[-1:]) or sentence[-1:] in "。！？；" \
-        else f"{sentence} [{n}]"
+    return f"{sentence}[{n}]" if is_cjk(sentence) else f"{sentence} [{n}]"
 
 
 def compose_extractive(question: str, plan: ExternalQueryPlan,
@@ -174,21 +179,16 @@ _NUMBER_ASKED = re.compile(
 
 
 def _period_lines(found: list[Candidate]) -> Draft:
-    """Per page, every line with a number or a day, kept together in page order: a five-day
-    forecast is five days, not the first one."""
-    dated = [c for c in found if _DIGIT.search(c.text) or c.hits > 0]
-    lines: list[str] = []
-    cited: list[int] = []
-    for n in sorted({c.n for c in dated}):
-        parts = list(dict.fromkeys(c.text for c in sorted(dated, key=lambda c: c.position)
-                                   if c.n == n))
-        line = ("" if is_cjk(parts[0]) else " ").join(parts)
-        if line not in lines:
-            lines.append(line)
-            cited.append(n)
-    return Draft(answer="\n".join(with_marker(line, n) for line, n in zip(lines, cited,
-                                                                           strict=True)),
-                 cited=cited)
+    """Per page, every line with a number or a day, in page order: a five-day forecast is
+    five days, not the first one. One fact per line, each with its citation; a fact two
+    pages repeat word for word is said once."""
+    dated = sorted((c for c in found if _DIGIT.search(c.text) or c.hits > 0),
+                   key=lambda c: (c.n, c.position))
+    lines: dict[str, int] = {}
+    for c in dated:
+        lines.setdefault(c.text, c.n)
+    return Draft(answer="\n".join(with_marker(text, n) for text, n in lines.items()),
+                 cited=list(dict.fromkeys(lines.values())))
 
 
 def _summary_lines(carrying: list[Candidate]) -> Draft:

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from pmflow_gateway.contract.relevance import off_topic
-from pmflow_gateway.contract.scoring import FRESH_ENOUGH
 from pmflow_gateway.contract.urls import canonical_url
+from pmflow_gateway.contract.verify import freshness_problem
 from pmflow_gateway.ports import Clock, EvidenceAdapter
 from pmflow_gateway.schemas import (
     AdapterAttempt,
@@ -34,8 +34,8 @@ EARLIER_ADAPTER_SHARE = 0.6
 
 def about_the_plan(plan: ExternalQueryPlan, item: ExternalEvidence) -> bool:
     """The verifier's own question contract and freshness window, applied early."""
-    fresh = not plan.freshness_required or item.freshness_score >= FRESH_ENOUGH
-    return fresh and off_topic(plan, f"{item.title}\n{item.snippet}") is None
+    return (freshness_problem(plan, item) is None
+            and off_topic(plan, f"{item.title}\n{item.snippet}") is None)
 
 
 def usable(items: Sequence[ExternalEvidence]) -> list[ExternalEvidence]:

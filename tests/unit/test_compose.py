@@ -8,7 +8,9 @@ import json
 import pytest
 
 from pmflow_gateway.adapters.llm import ModelError
+from pmflow_gateway.contract.statuses import NOTHING_ABOUT_IT
 from pmflow_gateway.contract.text import clean_sentences, mentions_internal
+from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.composers import (
     EXTRACTIVE,
     ModelComposer,
@@ -17,10 +19,10 @@ from pmflow_gateway.handlers.composers import (
     composer_prompt,
     make_composer,
 )
-from pmflow_gateway.schemas import AnswerContract, ExternalQueryPlan, QueryKind
+from pmflow_gateway.schemas import AnswerContract, AnswerStatus, ExternalQueryPlan, QueryKind
 from tests.fakes import ScriptedModel, evidence
 from tests.support.answers import INJECTIONS
-from tests.support.builders import weather_plan
+from tests.support.builders import CLOCK, collected, weather_plan
 
 QUESTION = "帮我看看未来 5 天的广州天气如何"
 
@@ -53,7 +55,8 @@ def test_summary_picks_sentences_carrying_the_plan_fields() -> None:
 def test_sentences_in_the_question_language_are_preferred() -> None:
     items = [evidence("https://a.example.org/1",
                       "Guangzhou forecast: cloudy. 广州天气：多云。")]
-    zh = compose_extractive(QUESTION, weather_plan(), items)
+    zh = compose_extractive("广州今天天气", weather_plan(
+        time_range_hint="今天", answer_contract=AnswerContract.direct_fact), items)
     en = compose_extractive("Guangzhou weather?", weather_plan(
         subject_entities=[], location_hint=None, search_queries=["guangzhou forecast"]), items)
     assert zh.answer.startswith("广州天气")
@@ -172,7 +175,19 @@ def test_an_item_may_give_two_sentences_that_name_a_field() -> None:
     assert draft.cited == [1]
 
 
-def test_with_nothing_on_topic_the_top_item_speaks_alone() -> None:
+def test_a_page_about_the_place_that_does_not_repeat_its_name_still_speaks() -> None:
+    # The evidence verifier has already kept only pages about the asked place (here by their
+    # title), so with no sentence repeating a field the top page's first sentence answers.
+    items = [evidence("https://a.example.org/1", "今日多云转晴。湿度60%。", title="广州天气"),
+             evidence("https://b.example.org/2", "全国大部晴好。", title="广州天气")]
+    plan = weather_plan(time_range_hint=None)
+    assert compose_extractive("广州天气怎么样", plan, items).answer == "今日多云转晴。[1]"
+
+
+async def test_with_nothing_about_the_asked_place_nothing_is_answered() -> None:
     items = [evidence("https://a.example.org/1", "今日多云转晴。湿度60%。"),
              evidence("https://b.example.org/2", "全国大部晴好。")]
-    assert compose_extractive(QUESTION, weather_plan(), items).answer == "今日多云转晴。[1]"
+    answer = await verify_and_compose(collected(items), clock=CLOCK)
+    assert answer.status is AnswerStatus.freshness_guard and answer.sources_used == []
+    assert answer.reason and answer.reason.startswith(NOTHING_ABOUT_IT)
+    assert "多云" not in answer.answer

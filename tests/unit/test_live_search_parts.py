@@ -94,6 +94,11 @@ def test_live_search_chunks_keep_whole_sentences_in_chinese_and_english() -> Non
     assert "".join(chunks).replace(" ", "") == text.replace(" ", "").replace("\n", "")
 
 
+def test_live_search_chunks_keep_a_heading_apart_from_the_next_sentence() -> None:
+    chunks = chunk_text("广州未来5天天气预报\n广州未来5天天气：今天晴，15至24℃。\nForecast\nSunny.")
+    assert chunks == ["广州未来5天天气预报\n广州未来5天天气：今天晴，15至24℃。Forecast\nSunny."]
+
+
 def test_live_search_chunks_cut_an_overlong_sentence() -> None:
     chunks = chunk_text("长" * 1500, target_chars=500, max_chars=600)
     assert [len(c) for c in chunks] == [600, 600, 300]

@@ -108,3 +108,22 @@ async def test_a_follow_up_without_a_usable_thread_asks_to_clarify(
     plan, info = await RulesPlanner().plan(route(question, previous_question=previous))
     assert plan.answer_contract is AnswerContract.clarify
     assert info.reason
+
+
+@pytest.mark.parametrize(("question", "locale", "queries"), [
+    ("东京明天天气怎么样", "zh-CN", ["东京 明天天气", "Tokyo weather tomorrow", "东京 天气预报"]),
+    ("伦敦未来3天天气", "zh-CN", ["伦敦 未来3天天气", "London weather next 3 days",
+                             "伦敦 天气 3日预报"]),
+    ("Shenzhen weather tomorrow", "en-US", ["Shenzhen weather tomorrow", "深圳 明天天气",
+                                            "Shenzhen weather forecast"]),
+])
+def test_a_place_abroad_is_also_searched_in_its_own_language(question: str, locale: str,
+                                                            queries: list[str]) -> None:
+    assert plan_by_rules(question, locale=locale).search_queries == queries
+
+
+@pytest.mark.parametrize(("question", "locale"), [
+    ("帮我看看未来 5 天的广州天气如何", "zh-CN"), ("Paris weather tomorrow", "en-US")])
+def test_a_place_asked_in_its_own_language_gets_no_extra_query(question: str,
+                                                              locale: str) -> None:
+    assert len(plan_by_rules(question, locale=locale).search_queries) == 2

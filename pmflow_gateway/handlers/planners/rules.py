@@ -23,13 +23,14 @@ from pmflow_gateway.contract.gazetteer import (
     MODEL_VENDOR_DOMAINS,
     STOCK_EXCHANGE_DOMAINS,
 )
+from pmflow_gateway.contract.relevance import RECENT
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk
 from pmflow_gateway.contract.when import asked as asked_when
 from pmflow_gateway.contract.when import canonical_hint
+from pmflow_gateway.handlers.planners.place_queries import other_language_query
 from pmflow_gateway.handlers.planners.words import (
     EN_STOP,
     FILLERS,
-    FRESH,
     KIND_WORDS,
     TIME,
     ZH_NOISE,
@@ -171,7 +172,7 @@ def draft_plan(
     plan = ExternalQueryPlan(
         query_kind=kind,
         answer_contract=contract,
-        freshness_required=(needs_freshness or bool(FRESH.search(lower)) or time is not None
+        freshness_required=(needs_freshness or bool(RECENT.search(lower)) or time is not None
                             or kind in (QueryKind.weather, QueryKind.market, QueryKind.news)),
         topic=topic.strip(),
         subject_entities=entities,
@@ -246,11 +247,13 @@ def _weather_queries(places: Sequence[str], time_hint: str | None, *, zh: bool) 
     if zh:
         first = f"{place} {time_hint}天气" if time_hint else f"{place} 天气"
         second = f"{place} 天气 {days.group(1)}日预报" if days else f"{place} 天气预报"
-        return [first, second]
-    first = f"{place} weather {time_hint}" if time_hint else f"{place} weather"
-    second = (f"{place} {days.group(1)} day weather forecast" if days
-              else f"{place} weather forecast")
-    return [first, second]
+    else:
+        first = f"{place} weather {time_hint}" if time_hint else f"{place} weather"
+        second = (f"{place} {days.group(1)} day weather forecast" if days
+                  else f"{place} weather forecast")
+    # Second, so that a search capped at two queries still runs it.
+    other = other_language_query(place, time_hint, zh=zh)
+    return [first, other, second] if other else [first, second]
 
 
 def _queries(core: str, entities: Sequence[str], kind: QueryKind,

@@ -18,6 +18,7 @@ from pmflow_gateway.contract.gazetteer import (
     NAME_VARIANT_WORDS,
     NOT_NAMES,
 )
+from pmflow_gateway.contract.relevance import RECENT
 from pmflow_gateway.contract.text import CJK, CJK_CHARS
 from pmflow_gateway.contract.when import asked as asked_when
 from pmflow_gateway.schemas import QueryKind
@@ -79,11 +80,6 @@ _PLACES = _names([name for pair in CITIES for name in pair])
 _COUNTRIES = _names([name for pair in COUNTRIES for name in pair])
 _STOCK_CODE = re.compile(r"(?<!\d)\d{6}(?!\d)")
 
-FRESH = re.compile(
-    r"今天|今晚|今日|明天|明晚|后天|昨天|昨晚|最新|最近|近期|现在|目前|当前|实时|未来|本周|这周|下周"
-    r"|周末|今年|本月|刚刚|" + latin(
-        r"today|tonight|tomorrow|yesterday|latest|now|current(?:ly)?|recent(?:ly)?|lately"
-        r"|this (?:week|weekend|month|year)|next week|next \d+ (?:days|hours|weeks)|breaking"))
 TIME = re.compile(
     r"未来\s*[0-9一二三四五六七八九十两]+\s*(?:个)?\s*(?:天|日|周|星期|小时|月)|截至今天|截至目前"
     r"|这个周末|这周末|本周末|周末|今天|今晚|今日|明天|明晚|后天|昨天|昨晚|本周|这周|下周|本月|今年|最近"
@@ -200,7 +196,7 @@ def _capitalised_phrases(text: str) -> list[Span]:
 
 def is_noise(chunk: str) -> bool:
     """Whether a chunk is only time words, freshness words, filler and kind words."""
-    if TIME.search(chunk) or FRESH.search(chunk) or asked_when(chunk):
+    if TIME.search(chunk) or RECENT.search(chunk) or asked_when(chunk):
         return True
     stripped = ZH_NOISE.sub("", chunk)
     for _, pattern in KIND_WORDS:
