@@ -13,7 +13,6 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from opentelemetry.sdk.trace import ReadableSpan
-from pmflow_gateway.handlers.planner_rules import RulesPlanner
 
 from pmflow_gateway import tracing
 from pmflow_gateway.adapters.live_search import LiveSearchAdapter
@@ -22,6 +21,7 @@ from pmflow_gateway.adapters.ssrf import FetchRefused, SafeFetcher
 from pmflow_gateway.adapters.store import SqlMemoryStore
 from pmflow_gateway.embedded import ask_in_process
 from pmflow_gateway.handlers.composers import EXTRACTIVE
+from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
