@@ -144,12 +144,16 @@ def unsupported(draft: Draft, items: list[ExternalEvidence],
     about what was asked. Every number of a sentence must be in its cited evidence, and most
     of its words."""
     problems: list[str] = []
+    off: dict[int, str | None] = {}  # per cited item: most sentences cite the same few
     for text, numbers in cited_pieces(draft.answer):
         cited = [n for n in numbers if 1 <= n <= len(items)]
         if not cited or not text:
             continue
         sources = [evidence_text(items[n - 1]) for n in cited]
-        if any(off_topic(plan, s) for s in sources):
+        for n, source in zip(cited, sources, strict=True):
+            if n not in off:
+                off[n] = off_topic(plan, source)
+        if any(off[n] for n in cited):
             problems.append(f"cites evidence not about what was asked: {text[:60]}")
         elif not any(_supports(s, text) for s in sources):
             problems.append(f"sentence not supported by its evidence: {text[:60]}")
