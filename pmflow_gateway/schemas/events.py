@@ -77,7 +77,8 @@ CLOCK_SKEW = timedelta(minutes=5)
 def _an_identifier(value: str) -> str:
     if not value.strip():
         raise ValueError("blank (whitespace only)")
-    if any(unicodedata.category(c) in ("Cc", "Cf") for c in value):
+    # Printable text has no Cc or Cf character: the per-character look-up is for the rest.
+    if not value.isprintable() and any(unicodedata.category(c) in ("Cc", "Cf") for c in value):
         raise ValueError("contains a control or invisible character (NUL, ...)")
     return value
 
