@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import orjson
 from pydantic import BaseModel, ValidationError
@@ -40,6 +41,12 @@ def decode(model: type[E], value: bytes | None, *, max_bytes: int) -> E:
         raise Poison("empty record (tombstone)")
     if len(value) > max_bytes:
         raise Poison(f"oversize: {len(value)} bytes > {max_bytes}")
+    if len(value) <= SHARED_DECODE_BYTES and isinstance(value, bytes):
+        return cast(E, _shared_decode(model, value))
+    return _decode(model, value)
+
+
+def _decode(model: type[E], value: bytes) -> E:
     duplicate = _duplicate_key(value)
     if duplicate is not None:
         raise Poison(f"duplicate JSON key {duplicate!r}: ambiguous, refused")
@@ -47,6 +54,13 @@ def decode(model: type[E], value: bytes | None, *, max_bytes: int) -> E:
         return model.model_validate_json(value)
     except ValidationError as exc:
         raise Poison(_why(exc, value)) from None
+
+
+# Stages of one process that read the same topic (render and memory both read every answer)
+# decode each record once: events are immutable, and a refused record raises, which is never
+# cached. Bounded by entries and by their size.
+SHARED_DECODE_BYTES = 64 * 1024
+_shared_decode = functools.lru_cache(maxsize=256)(_decode)
 
 
 class _Duplicate(Exception):

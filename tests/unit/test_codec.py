@@ -122,3 +122,12 @@ def test_key_partitioner_chooses_what_the_default_partitioner_chooses() -> None:
             twice = [key_partitioner(key, partitions, partitions) for _ in range(2)]
             assert twice == [DefaultPartitioner()(key, partitions, partitions)] * 2
     assert key_partitioner(None, [0, 1, 2], [1]) == 1  # no key: an available partition
+
+
+def test_the_same_record_is_decoded_once_and_poison_is_refused_every_time() -> None:
+    body = orjson.dumps(ROUTE_DECIDED)
+    assert decode(RouteDecided, body, max_bytes=MAX) is decode(RouteDecided, body, max_bytes=MAX)
+    bad = orjson.dumps({**ROUTE_DECIDED, "tenant_id": ""})
+    for _ in range(2):
+        with pytest.raises(Poison):
+            decode(RouteDecided, bad, max_bytes=MAX)
