@@ -71,6 +71,12 @@ def name_forms(name: str, kind: QueryKind | None = None) -> tuple[str, ...]:
     and a Chinese place without its 市/区/县 suffix. An everyday word that is also a company
     (苹果) stands for the company only in company and market questions."""
     name = name.strip()
+    if len(name) > _CACHED_NAME_CHARS:
+        return _name_forms(name, kind)
+    return _cached_name_forms(name, kind)
+
+
+def _name_forms(name: str, kind: QueryKind | None) -> tuple[str, ...]:
     if not name:
         return ()
     if kind in (QueryKind.company, QueryKind.market) and name in EVERYDAY_WORD_COMPANIES:
@@ -80,6 +86,11 @@ def name_forms(name: str, kind: QueryKind | None = None) -> tuple[str, ...]:
     forms.update(_alias_index().get(name.casefold(), ()))
     forms.update(_alias_index().get(_PLACE_SUFFIX.sub("", name).casefold(), ()))
     return tuple(sorted(f for f in forms if f))
+
+
+# Asked about dozens of times per question for the same few names; the cache key is bounded.
+_CACHED_NAME_CHARS = 100
+_cached_name_forms = functools.lru_cache(maxsize=4096)(_name_forms)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -246,7 +257,7 @@ def _part_of_place(plan: ExternalQueryPlan, title: str) -> str | None:
     unless the question names it."""
     for form in name_forms(plan.location_hint or ""):
         if CJK.search(form):
-            part = re.search(rf"{re.escape(form)}市?([{CJK_CHARS}]{{1,4}}[区县])", title)
+            part = _district_pattern(form).search(title)
             if part and part.group(1) not in plan.topic:
                 return part.group(1)
     return None
@@ -255,6 +266,11 @@ def _part_of_place(plan: ExternalQueryPlan, title: str) -> str | None:
 def _coverage(plan: ExternalQueryPlan, text: str) -> float:
     wanted = [terms(q) for q in [plan.topic, *plan.search_queries] if q.strip()]
     return max((overlap(t, text) for t in wanted if t), default=0.0)
+
+
+@functools.lru_cache(maxsize=1024)
+def _district_pattern(form: str) -> re.Pattern[str]:
+    return re.compile(rf"{re.escape(form)}市?([{CJK_CHARS}]{{1,4}}[区县])")
 
 
 @functools.cache

@@ -165,7 +165,9 @@ _INTERNAL_NAME_RE = {name: re.compile(rf"(?<![a-z]){name}(?![a-z])" if name in (
                                       else re.escape(name)) for name in INTERNAL_NAMES}
 # One pass that rules out the common case (no internal name at all) before the per-name checks.
 _ANY_INTERNAL_NAME = re.compile("|".join(f"(?:{r.pattern})" for r in _INTERNAL_NAME_RE.values()))
-INJECTION_RE = re.compile("|".join(f"(?:{p})" for p in _INJECTION_PATTERNS), re.IGNORECASE)
+# Searched one by one, not as one alternation: each pattern alone gets the engine's literal
+# prefix scan, so the whole check costs about a third.
+_INJECTIONS = tuple(re.compile(p, re.IGNORECASE) for p in _INJECTION_PATTERNS)
 
 
 @functools.cache
@@ -241,8 +243,11 @@ def _joined_letters(text: str) -> str:
 def looks_like_instruction(text: str) -> bool:
     form = detection_form(text)
     # Letters are joined before dots are read: "℃。i g n o r e" must not start at the "c".
-    return bool(INJECTION_RE.search(form)
-                or INJECTION_RE.search(_joined_letters(_SPACES.sub(" ", folded(text)))))
+    # One pattern at a time: a single alternation of all of them costs about three times more.
+    if any(p.search(form) for p in _INJECTIONS):
+        return True
+    joined = _joined_letters(_SPACES.sub(" ", folded(text)))
+    return any(p.search(joined) for p in _INJECTIONS)
 
 
 # A contact channel and its handle ("微信 gzwx8888", "QQ: 12345", "telegram @x"), or a bare

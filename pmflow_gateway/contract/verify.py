@@ -8,6 +8,7 @@ when nothing survives the list is empty, never the upstream sources.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from pmflow_gateway.contract.agreement import disagreement
 from pmflow_gateway.contract.relevance import (
@@ -23,7 +24,7 @@ from pmflow_gateway.contract.sources import (
     INTERNAL_BARE_LABELS,
     url_problem,
 )
-from pmflow_gateway.contract.terms import overlap, terms
+from pmflow_gateway.contract.terms import terms
 from pmflow_gateway.contract.text import (
     MAX_FIELD_CHARS,
     URL_RE,
@@ -57,6 +58,7 @@ MIN_QUOTE_CHARS = 6  # shorter upstream snippets match by chance too often
 # Spaces and punctuation do not make a quote another text: compared without them.
 _NOT_QUOTED = re.compile(r"[\W_]+")
 MARKER_RE = re.compile(r"[\[［【]\s*(?:\^\s*)?(\d+)\s*[\]］】]")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def asked_about(event: EvidenceCollected) -> str:
@@ -188,16 +190,33 @@ def unsupported(draft: Draft, items: list[ExternalEvidence],
     about what was asked. Every number of a sentence must be in its cited evidence, and most
     of its words."""
     problems: list[str] = []
+    memo: dict[int, _Cited] = {}  # per cited item: most sentences cite the same few
     for text, numbers in cited_pieces(draft.answer):
         cited = [n for n in numbers if 1 <= n <= len(items)]
         if not cited or not text:
             continue
-        sources = [evidence_text(items[n - 1]) for n in cited]
-        if any(off_topic(plan, s) for s in sources):
+        for n in cited:
+            if n not in memo:
+                memo[n] = _cited(plan, items[n - 1])
+        sources = [memo[n] for n in cited]
+        if any(s.off_topic for s in sources):
             problems.append(f"cites evidence not about what was asked: {text[:60]}")
         elif not any(_supports(s, text) for s in sources):
             problems.append(f"sentence not supported by its evidence: {text[:60]}")
     return problems
+
+
+class _Cited(NamedTuple):
+    """What the support check needs of one cited item, worked out once per draft."""
+
+    off_topic: str | None
+    squashed: str
+    terms: set[str]
+
+
+def _cited(plan: ExternalQueryPlan, item: ExternalEvidence) -> _Cited:
+    source = evidence_text(item)
+    return _Cited(off_topic(plan, source), "".join(source.split()), terms(source))
 
 
 def cited_pieces(answer: str) -> list[tuple[str, list[int]]]:
@@ -216,12 +235,11 @@ def cited_pieces(answer: str) -> list[tuple[str, list[int]]]:
     return pieces
 
 
-def _supports(source: str, sentence: str) -> bool:
-    numbers = re.findall(r"\d+(?:[.,]\d+)*", sentence)
-    squashed = "".join(source.split())
-    if any(n not in squashed for n in numbers):
+def _supports(source: _Cited, sentence: str) -> bool:
+    if any(n not in source.squashed for n in _NUMBER.findall(sentence)):
         return False
-    return overlap(terms(sentence), source) >= SUPPORT_OVERLAP
+    wanted = terms(sentence)
+    return bool(wanted) and len(wanted & source.terms) / len(wanted) >= SUPPORT_OVERLAP
 
 
 def _fresh_only(plan: ExternalQueryPlan, items: list[ExternalEvidence],

@@ -213,7 +213,7 @@ async def verify_and_compose(event: EvidenceCollected, *, clock: Clock,
                              composer: Composer = EXTRACTIVE) -> AnswerReady:
     started = time.perf_counter()
     outcome = await decide(event, clock=clock, composer=composer)
-    items = list(outcome.items)
+    sources = _sources(list(outcome.items))
     timings = {**event.context.stage_timings_ms,
                "answer": round((time.perf_counter() - started) * 1000, 3)}
     return AnswerReady(
@@ -227,13 +227,13 @@ async def verify_and_compose(event: EvidenceCollected, *, clock: Clock,
         status=outcome.status,
         answer=outcome.answer,
         reason=outcome.reason,
-        citations=[Citation(n=s.n, target_url=s.url, title=s.title) for s in _sources(items)],
-        sources_used=_sources(items),
+        citations=[Citation(n=s.n, target_url=s.url, title=s.title) for s in sources],
+        sources_used=sources,
         execution_id=event.bundle.execution_id,
         plan=event.plan,
         planner=event.planner,
         verdict=outcome.verdict,
         attempts=event.attempts,
         composer=outcome.composer,
-        demo=any(is_demo_url(s.url) for s in _sources(items)),
+        demo=any(is_demo_url(s.url) for s in sources),
     )

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Sequence
 
 from aiokafka import AIOKafkaProducer
 from aiokafka import errors as kafka_errors
 from aiokafka.errors import KafkaError
+from aiokafka.partitioner import DefaultPartitioner, murmur2
 from pydantic import BaseModel
 
 from pmflow_gateway.ports import Unpublishable
@@ -38,6 +40,23 @@ def can_succeed_later(exc: KafkaError) -> bool:
     return not isinstance(exc, FINAL_ERRORS)
 
 
+_CACHED_KEY_BYTES = 256  # question ids; a longer key is hashed each time
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_hash(key: bytes) -> int:
+    return int(murmur2(key)) & 0x7FFFFFFF
+
+
+def key_partitioner(key: bytes | None, all_partitions: list[int], available: list[int]) -> int:
+    """aiokafka's default choice (murmur2 of the key over every partition, so a key keeps its
+    partition and its order), with the pure-Python hash computed once per key: every stage of
+    a question sends under the same key."""
+    if key is None or len(key) > _CACHED_KEY_BYTES:
+        return int(DefaultPartitioner()(key, all_partitions, available))
+    return all_partitions[_key_hash(key) % len(all_partitions)]
+
+
 class EventPublisher:
     def __init__(self, bootstrap: str, *, linger_ms: int = 0) -> None:
         self._producer = AIOKafkaProducer(
@@ -47,6 +66,7 @@ class EventPublisher:
             linger_ms=linger_ms,
             max_request_size=2 * 1024 * 1024,
             max_batch_size=512 * 1024,  # 256 sends in flight fit one batch: no drain-wait herd
+            partitioner=key_partitioner,
         )
 
     async def start(self) -> None:

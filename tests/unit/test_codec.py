@@ -108,3 +108,26 @@ def test_duplicate_json_keys_are_poison_at_any_depth() -> None:
     deep = b"[" * 100_000 + b"]" * 100_000  # too deep for the scan: the model still says why
     with pytest.raises(Poison, match=r"schema violation|not JSON"):
         decode(RouteDecided, deep, max_bytes=MAX)
+
+
+def test_key_partitioner_chooses_what_the_default_partitioner_chooses() -> None:
+    from aiokafka.partitioner import DefaultPartitioner
+
+    from pmflow_gateway.streams.publisher import key_partitioner
+
+    keys = [f"q-{i:06d}".encode() for i in range(500)] + [b"x" * 300, "问题-1".encode()]
+    for count in (1, 3, 6, 7):
+        partitions = list(range(count))
+        for key in keys:
+            twice = [key_partitioner(key, partitions, partitions) for _ in range(2)]
+            assert twice == [DefaultPartitioner()(key, partitions, partitions)] * 2
+    assert key_partitioner(None, [0, 1, 2], [1]) == 1  # no key: an available partition
+
+
+def test_the_same_record_is_decoded_once_and_poison_is_refused_every_time() -> None:
+    body = orjson.dumps(ROUTE_DECIDED)
+    assert decode(RouteDecided, body, max_bytes=MAX) is decode(RouteDecided, body, max_bytes=MAX)
+    bad = orjson.dumps({**ROUTE_DECIDED, "tenant_id": ""})
+    for _ in range(2):
+        with pytest.raises(Poison):
+            decode(RouteDecided, bad, max_bytes=MAX)

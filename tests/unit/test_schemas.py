@@ -38,3 +38,15 @@ def test_probe_snapshot_keeps_numbers_and_drops_text() -> None:
     assert route.probe_snapshot == {"hits": 3, "score": 0.82}
     assert route.routing().probe_snapshot == {"hits": 3, "score": 0.82}
     assert "内部" not in route.routing().model_dump_json()
+
+
+def test_stage_event_ids_are_the_name_based_uuid5_of_tenant_question_and_stage() -> None:
+    import uuid
+
+    from pmflow_gateway.schemas.events import _EVENT_NAMESPACE, stage_event_id
+
+    for tenant, question, stage in [("acme", "q-1", "answer"), ("租户", "问题-🙂", "plan"),
+                                    ("t", "x" * 200, "memory")]:
+        expected = uuid.uuid5(_EVENT_NAMESPACE, f"{tenant}\x1f{question}\x1f{stage}")
+        assert stage_event_id(tenant, question, stage) == str(expected)
+    assert stage_event_id("a", "q", "plan") != stage_event_id("b", "q", "plan")
