@@ -96,6 +96,9 @@ class OneHugeThenNormal:
         return AdapterResult(items=[item], attempts=[
             AdapterAttempt(adapter=self.name, outcome="ok", evidence_count=1)])
 
+    async def aclose(self) -> None:
+        return None
+
 
 async def test_an_unpublishable_output_ends_its_record_and_the_next_is_answered(
         kafka_bootstrap: str, topics: Topics) -> None:
