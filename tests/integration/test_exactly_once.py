@@ -61,7 +61,7 @@ async def killed_three_times(bootstrap: str, postgres_url: str, guarantee: str,
             kills += 1
             worker = Worker(env, log=log).start()
         await replies.wait_for(keys(tenant, n), timeout_s=300, worker=worker)
-        rows, distinct = await qa_rows(postgres_url, tenant, expect=n, timeout_s=240)
+        rows, distinct = await qa_rows(postgres_url, tenant, expect=n)
         await asyncio.sleep(2)  # a late duplicate, if any, has time to show
         worker.terminate()
         assert replies.duplicates_share_event_id()
@@ -106,7 +106,7 @@ async def test_paused_worker_outputs_never_become_visible(
         finally:
             first.resume()
         await asyncio.sleep(8)  # the resumed zombie tries to commit what it held
-        rows, distinct = await qa_rows(postgres_url, tenant, expect=n, timeout_s=240)
+        rows, distinct = await qa_rows(postgres_url, tenant, expect=n)
         first.terminate()
         second.terminate()
     lost = n - len(replies.by_question)
@@ -133,7 +133,7 @@ async def test_broker_restart_exactly_once_loses_and_doubles_nothing(
             await asyncio.sleep(5)
             broker.start()
             await replies.wait_for(keys(tenant, n), timeout_s=240, worker=worker)
-            rows, distinct = await qa_rows(postgres_url, tenant, expect=n, timeout_s=240)
+            rows, distinct = await qa_rows(postgres_url, tenant, expect=n)
             await asyncio.sleep(2)
             lost = n - len(replies.by_question)
             report("broker-restart exactly_once", questions=n, restarts=1,

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections import defaultdict
 
 import orjson
 from aiokafka import AIOKafkaConsumer, ConsumerRecord
+from aiokafka.errors import KafkaError
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -67,7 +69,10 @@ class Replies:
         assert self._task is not None
         self._task.cancel()
         await asyncio.gather(self._task, return_exceptions=True)
-        await self._consumer.stop()
+        # The reader's own shutdown is not under test: on a loaded machine, or right after the
+        # broker-restart test, closing its fetcher can time out after every reply was read.
+        with contextlib.suppress(TimeoutError, KafkaError):
+            await self._consumer.stop()
 
     def duplicates_share_event_id(self) -> bool:
         return all(len({ReplyRendered.model_validate_json(r.value).event_id for r in rs}) == 1
