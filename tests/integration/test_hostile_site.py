@@ -49,7 +49,8 @@ def site() -> Iterator[LocalSite]:
 
 async def ask(site: LocalSite) -> ReplyRendered:
     adapter = LiveSearchAdapter(engine=SearxngJson(site.url("", host="localhost")),
-                                allow_hosts=[f"localhost:{site.port}"], clock=FixedClock(), max_queries=1)
+                                allow_hosts=[f"localhost:{site.port}"], clock=FixedClock(),
+                                max_queries=1)
     result = await adapter.collect(PLAN, timeout_s=20)
     answer = await verify_and_compose(collected(result.items, plan=PLAN), clock=CLOCK)
     return render_reply(answer, clock=CLOCK)
