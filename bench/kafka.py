@@ -59,6 +59,25 @@ async def produce_all(bootstrap: str, topic: str, messages: Sequence[tuple[bytes
     return time.perf_counter() - started
 
 
+async def produce_at_rate(bootstrap: str, topic: str, messages: Sequence[tuple[bytes, bytes]],
+                          rate: float, sent: dict[str, float]) -> None:
+    """Write the messages `rate` a second on a fixed schedule (a late one does not push the
+    rest back), noting in `sent` the wall-clock time each key went out."""
+    prod = producer(bootstrap)
+    await prod.start()
+    try:
+        start = time.monotonic()
+        for i, (key, value) in enumerate(messages):
+            delay = start + i / rate - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            sent[key.decode()] = time.time()
+            await prod.send(topic, value, key=key)
+        await prod.flush()
+    finally:
+        await prod.stop()
+
+
 async def tail(bootstrap: str, topics: Sequence[str]) -> AIOKafkaConsumer:
     """A group-less consumer on every partition of `topics`, from the beginning.
 

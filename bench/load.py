@@ -96,7 +96,9 @@ class Rig:
                 cores[qid] = orjson.loads(record.value)["context"]["stage_timings_ms"]
 
         assert self._tail is not None
-        sender = asyncio.create_task(self._send(rate, first, n, sent))
+        sender = asyncio.create_task(kafka.produce_at_rate(
+            self.bootstrap, self.topics.route_decided,
+            [route_decided(self.run_id, first + i) for i in range(n)], rate, sent))
         kept_up = True
         try:
             await kafka.read_until(self._tail, lambda _: len(received) >= n,
@@ -141,22 +143,6 @@ class Rig:
                                                 if q in cores and s in cores[q]])
                                     for s in ("plan", "evidence", "answer")}
         return out
-
-    async def _send(self, rate: float, first: int, n: int, sent: dict[str, float]) -> None:
-        producer = kafka.producer(self.bootstrap)
-        await producer.start()
-        try:
-            start = time.monotonic()
-            for i in range(n):
-                delay = start + i / rate - time.monotonic()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                key, value = route_decided(self.run_id, first + i)
-                sent[key.decode()] = time.time()
-                await producer.send(self.topics.route_decided, value, key=key)
-            await producer.flush()
-        finally:
-            await producer.stop()
 
 
 def ratio(ours: float, base: float) -> float | None:

@@ -8,8 +8,10 @@ into README.md between its markers, and refuses when a result, or the checkout, 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from bench.report import RESULTS, ROOT, local_changes
@@ -18,7 +20,6 @@ Row = tuple[str, str, str, str, str, str]
 BEGIN, END = "<!-- bench.table begin -->", "<!-- bench.table end -->"
 
 
-SCENARIOS = ("cpu", "latency", "saturation", "contention", "scale_out", "slow_stage", "memory")
 
 
 def _read(name: str) -> dict[str, Any] | None:
@@ -33,16 +34,9 @@ def _load(name: str) -> dict[str, Any] | None:
     return None if result is None or "error" in result else result
 
 
-def _safe(build: Any) -> list[tuple[Row, dict[str, Any]]]:
-    try:
-        return list(build())
-    except (KeyError, TypeError):  # a result saved by an older harness: not comparable
-        return []
-
-
 def failures() -> list[tuple[Row, dict[str, Any]]]:
     return [((name, "failed", result["error"][:80], "", "", "no"), result)
-            for name in SCENARIOS if (result := _read(name)) and "error" in result]
+            for name in ROWS if (result := _read(name)) and "error" in result]
 
 
 def _met(result: dict[str, Any]) -> str:
@@ -58,90 +52,80 @@ def _x(value: float | None) -> str:
     return "" if value is None else f"{value:.2f}×"
 
 
+def _cpu(result: dict[str, Any]) -> list[Row]:
+    r = result["results"]
+    return [("CPU per question, all stages (vs raw relay chain)",
+             f"{r['otel_off']['cpu_ms_per_question']:.2f} ms",
+             f"relay {r['relay']['cpu_ms_per_question']:.2f} ms",
+             _x(r["ratio_vs_relay"]), "≤ 3×", _met(result)),
+            ("CPU per question, tracing on (SDK, spans dropped)",
+             f"{r['otel_on']['cpu_ms_per_question']:.2f} ms",
+             f"tracing off {r['otel_off']['cpu_ms_per_question']:.2f} ms",
+             _x(r["otel_cost_ratio"]), "", "")]
+
+
+def _e2e_row(result: dict[str, Any], label: str, *, ours: str, base: str, target: str) -> Row:
+    """End-to-end latencies of the run `ours` against the run `base`, compared at p50."""
+    r = result["results"]
+    return (label, _e2e(r[ours]), f"{base} {_e2e(r[base])}", f"{_x(r['ratio']['p50'])} (p50)",
+            target, _met(result))
+
+
+def _latency(result: dict[str, Any]) -> list[Row]:
+    return [_e2e_row(result, "end-to-end p50 / p95 / p99 at 50 q/s", ours="ours", base="relay",
+                     target="p50 ≤ 1.5×")]
+
+
+def _saturation(result: dict[str, Any]) -> list[Row]:
+    r = result["results"]
+    return [("saturation: q/s with p99 ≤ 250 ms, one process",
+             f"{r['ours']['sustained_q_per_s']:.0f} q/s",
+             f"relay {r['relay']['sustained_q_per_s']:.0f} q/s", _x(r["ratio"]),
+             "≥ 0.3×", _met(result))]
+
+
+def _contention(result: dict[str, Any]) -> list[Row]:
+    return [_e2e_row(result, "contention: 50 q/s with a CPU hog on one core", ours="hog",
+                     base="quiet", target="p50 ≤ 3×")]
+
+
+def _scale_out(result: dict[str, Any]) -> list[Row]:
+    r = result["results"]
+    return [("scale-out: 2 vs 1 processes, 6 partitions, q/s at saturation",
+             f"{r['two_processes']['sustained_q_per_s']:.0f} q/s",
+             f"1 process {r['one_process']['sustained_q_per_s']:.0f} q/s",
+             _x(r["ratio"]), "report", "")]
+
+
+def _slow_stage(result: dict[str, Any]) -> list[Row]:
+    r = result["results"]
+    return [("evidence stage, 500 ms fake adapter, 3 partitions",
+             f"{r['ours']['questions_per_s']:.0f} q/s",
+             f"FastStream default {r['faststream_default']['questions_per_s']:.1f} q/s",
+             f"{r['ratio_vs_default']:.0f}×", "≥ 100 q/s, at-least-once",
+             "yes" if result["target"]["met"] and r["ours"]["committed_equals_end"] else "no")]
+
+
+def _memory(result: dict[str, Any]) -> list[Row]:
+    r = result["results"]
+    return [("RSS growth over 20,000 questions after warm-up",
+             f"+{r['growth_pct']:.1f} %", f"{r['rss_after_warmup_kb'] // 1024} MB",
+             "", "≤ +10 %", _met(result))]
+
+
+# The scenarios the table shows, in its order, each with how its saved result reads as rows.
+ROWS: dict[str, Callable[[dict[str, Any]], list[Row]]] = {
+    "cpu": _cpu, "latency": _latency, "saturation": _saturation, "contention": _contention,
+    "scale_out": _scale_out, "slow_stage": _slow_stage, "memory": _memory}
+
+
 def rows() -> list[tuple[Row, dict[str, Any]]]:
     out: list[tuple[Row, dict[str, Any]]] = []
-    for build in (_cpu, _latency, _saturation, _contention, _scale_out, _slow_stage, _memory):
-        out += _safe(build)
-    return out
-
-
-def _cpu() -> list[tuple[Row, dict[str, Any]]]:
-    out: list[tuple[Row, dict[str, Any]]] = []
-    if cpu := _load("cpu"):
-        r = cpu["results"]
-        out.append((("CPU per question, all stages (vs raw relay chain)",
-                     f"{r['otel_off']['cpu_ms_per_question']:.2f} ms",
-                     f"relay {r['relay']['cpu_ms_per_question']:.2f} ms",
-                     _x(r["ratio_vs_relay"]), "≤ 3×", _met(cpu)), cpu))
-        out.append((("CPU per question, tracing on (SDK, spans dropped)",
-                     f"{r['otel_on']['cpu_ms_per_question']:.2f} ms",
-                     f"tracing off {r['otel_off']['cpu_ms_per_question']:.2f} ms",
-                     _x(r["otel_cost_ratio"]), "", ""), cpu))
-    return out
-
-
-def _latency() -> list[tuple[Row, dict[str, Any]]]:
-    out: list[tuple[Row, dict[str, Any]]] = []
-    if lat := _load("latency"):
-        r = lat["results"]
-        out.append((("end-to-end p50 / p95 / p99 at 50 q/s", _e2e(r["ours"]),
-                     f"relay {_e2e(r['relay'])}", f"{_x(r['ratio']['p50'])} (p50)",
-                     "p50 ≤ 1.5×", _met(lat)), lat))
-    return out
-
-
-def _saturation() -> list[tuple[Row, dict[str, Any]]]:
-    out: list[tuple[Row, dict[str, Any]]] = []
-    if sat := _load("saturation"):
-        r = sat["results"]
-        out.append((("saturation: q/s with p99 ≤ 250 ms, one process",
-                     f"{r['ours']['sustained_q_per_s']:.0f} q/s",
-                     f"relay {r['relay']['sustained_q_per_s']:.0f} q/s", _x(r["ratio"]),
-                     "≥ 0.3×", _met(sat)), sat))
-    return out
-
-
-def _contention() -> list[tuple[Row, dict[str, Any]]]:
-    out: list[tuple[Row, dict[str, Any]]] = []
-    if con := _load("contention"):
-        r = con["results"]
-        out.append((("contention: 50 q/s with a CPU hog on one core", _e2e(r["hog"]),
-                     f"quiet {_e2e(r['quiet'])}", f"{_x(r['ratio']['p50'])} (p50)",
-                     "p50 ≤ 3×", _met(con)), con))
-    return out
-
-
-def _scale_out() -> list[tuple[Row, dict[str, Any]]]:
-    out: list[tuple[Row, dict[str, Any]]] = []
-    if so := _load("scale_out"):
-        r = so["results"]
-        out.append((("scale-out: 2 vs 1 processes, 6 partitions, q/s at saturation",
-                     f"{r['two_processes']['sustained_q_per_s']:.0f} q/s",
-                     f"1 process {r['one_process']['sustained_q_per_s']:.0f} q/s",
-                     _x(r["ratio"]), "report", ""), so))
-    return out
-
-
-def _slow_stage() -> list[tuple[Row, dict[str, Any]]]:
-    out: list[tuple[Row, dict[str, Any]]] = []
-    if slow := _load("slow_stage"):
-        r = slow["results"]
-        out.append((("evidence stage, 500 ms fake adapter, 3 partitions",
-                     f"{r['ours']['questions_per_s']:.0f} q/s",
-                     f"FastStream default {r['faststream_default']['questions_per_s']:.1f} q/s",
-                     f"{r['ratio_vs_default']:.0f}×", "≥ 100 q/s, at-least-once",
-                     "yes" if slow["target"]["met"] and r["ours"]["committed_equals_end"]
-                     else "no"), slow))
-    return out
-
-
-def _memory() -> list[tuple[Row, dict[str, Any]]]:
-    out: list[tuple[Row, dict[str, Any]]] = []
-    if memory := _load("memory"):
-        r = memory["results"]
-        out.append((("RSS growth over 20,000 questions after warm-up",
-                     f"+{r['growth_pct']:.1f} %", f"{r['rss_after_warmup_kb'] // 1024} MB",
-                     "", "≤ +10 %", _met(memory)), memory))
+    for name, build in ROWS.items():
+        if result := _load(name):
+            # A result saved by an older harness is not comparable: it gives no row.
+            with contextlib.suppress(KeyError, TypeError):
+                out += [(row, result) for row in build(result)]
     return out
 
 

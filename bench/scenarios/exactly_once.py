@@ -73,26 +73,12 @@ async def _at_rate(bootstrap: str, topics: Topics, run_id: str, replies: AIOKafk
     sent: dict[str, float] = {}
     received: dict[str, float] = {}
 
-    async def send() -> None:
-        producer = kafka.producer(bootstrap)
-        await producer.start()
-        try:
-            start = time.monotonic()
-            for i in range(n):
-                delay = start + i / rate - time.monotonic()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                key, value = route_decided(run_id, first + i)
-                sent[key.decode()] = time.time()
-                await producer.send(topics.route_decided, value, key=key)
-            await producer.flush()
-        finally:
-            await producer.stop()
-
     def on_record(record: Any, now: float) -> None:
         received.setdefault(record.key.decode(), now)
 
-    sender = asyncio.create_task(send())
+    sender = asyncio.create_task(kafka.produce_at_rate(
+        bootstrap, topics.route_decided, [route_decided(run_id, first + i) for i in range(n)],
+        rate, sent))
     await kafka.read_until(replies, lambda _: len(received) >= n, timeout_s=n / rate + 120,
                            on_record=on_record)
     await sender

@@ -23,7 +23,8 @@ from typing import Any
 from lxml import etree
 from lxml import html as lxml_html
 
-from pmflow_gateway.contract.text import CJK, VISIBLE_DATE, date_from_match
+from pmflow_gateway.contract.dates import VISIBLE_DATE, date_from_match
+from pmflow_gateway.contract.text import CJK
 
 PUBLISHED_META_KEYS = (
     "article:published_time", "og:published_time", "og:article:published_time",

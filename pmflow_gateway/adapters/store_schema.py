@@ -48,11 +48,17 @@ def _required(name: str, type_: Any) -> Column[Any]:
     return Column(name, type_, nullable=False)
 
 
-qa_records = Table(
-    "qa_records",
-    metadata,
-    Column("tenant_id", Text, primary_key=True),
-    Column("question_id", Text, primary_key=True),
+def _tenant_rows(name: str, key: str, *columns: Column[Any]) -> Table:
+    """A table of rows each tenant keeps apart, one per `key`, stamped when first written and
+    when last changed."""
+    return Table(name, metadata,
+                 Column("tenant_id", Text, primary_key=True), Column(key, Text, primary_key=True),
+                 *columns,
+                 _required("created_at", UtcDateTime), _required("updated_at", UtcDateTime))
+
+
+qa_records = _tenant_rows(
+    "qa_records", "question_id",
     _required("question_key", Text),
     Column("thread_id", Text),
     _required("question", Text),
@@ -76,15 +82,10 @@ qa_records = Table(
     Column("feedback_comment", Text),
     Column("feedback_at", UtcDateTime),
     Column("feedback_event_id", Text),
-    _required("created_at", UtcDateTime),
-    _required("updated_at", UtcDateTime),
 )
 
-query_route_memories = Table(
-    "query_route_memories",
-    metadata,
-    Column("tenant_id", Text, primary_key=True),
-    Column("question_key", Text, primary_key=True),
+query_route_memories = _tenant_rows(
+    "query_route_memories", "question_key",
     _required("sample_question", Text),
     _required("route_mode", Text),
     _required("query_kind", Text),
@@ -95,8 +96,6 @@ query_route_memories = Table(
     Column("feedback_at", UtcDateTime),
     _required("good_domains", Json),
     _required("last_question_id", Text),
-    _required("created_at", UtcDateTime),
-    _required("updated_at", UtcDateTime),
 )
 
 applied_events = Table(

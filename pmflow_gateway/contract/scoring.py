@@ -7,9 +7,9 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
+from pmflow_gateway.contract.dates import names_a_day
 from pmflow_gateway.contract.relevance import names
 from pmflow_gateway.contract.terms import overlap, terms
-from pmflow_gateway.contract.text import names_a_day
 from pmflow_gateway.contract.urls import host_of, host_within
 from pmflow_gateway.schemas import ExternalQueryPlan, QueryKind
 

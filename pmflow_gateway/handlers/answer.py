@@ -16,6 +16,7 @@ from datetime import datetime
 
 from pmflow_gateway.contract.agreement import DISAGREE
 from pmflow_gateway.contract.demo import is_demo_url
+from pmflow_gateway.contract.envelopes import elapsed_ms, header_after
 from pmflow_gateway.contract.sources import source_title
 from pmflow_gateway.contract.statuses import (
     AMBIGUOUS,
@@ -53,7 +54,6 @@ from pmflow_gateway.schemas import (
     ExternalEvidence,
     SourceUsed,
     Verdict,
-    stage_event_id,
 )
 
 # ---------------------------------------------------------------- the stage
@@ -214,13 +214,9 @@ async def verify_and_compose(event: EvidenceCollected, *, clock: Clock,
     started = time.perf_counter()
     outcome = await decide(event, clock=clock, composer=composer)
     sources = _sources(list(outcome.items))
-    timings = {**event.context.stage_timings_ms,
-               "answer": round((time.perf_counter() - started) * 1000, 3)}
+    timings = {**event.context.stage_timings_ms, "answer": elapsed_ms(started)}
     return AnswerReady(
-        event_id=stage_event_id(event.tenant_id, event.question_id, "answer"),
-        question_id=event.question_id,
-        tenant_id=event.tenant_id,
-        occurred_at=clock.now(),
+        **header_after(event, "answer", clock.now()),
         # Upstream sources are dropped here for good, so no later stage can bring them back.
         context=event.context.model_copy(update={"stage_timings_ms": timings,
                                                  "upstream_sources": []}),

@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
+from pmflow_gateway.contract.envelopes import elapsed_ms, header_after
 from pmflow_gateway.contract.relevance import off_topic
 from pmflow_gateway.contract.urls import canonical_url
 from pmflow_gateway.contract.verify import freshness_problem
@@ -80,13 +81,9 @@ async def collect_evidence(
                 attempts.append(AdapterAttempt(
                     adapter=adapter.name, outcome="insufficient",
                     error=f"{len(found)} item(s), none fresh and about what was asked"))
-    timings = {**event.context.stage_timings_ms,
-               "evidence": round((time.perf_counter() - started) * 1000, 3)}
+    timings = {**event.context.stage_timings_ms, "evidence": elapsed_ms(started)}
     return EvidenceCollected(
-        event_id=stage_event_id(event.tenant_id, event.question_id, "evidence"),
-        question_id=event.question_id,
-        tenant_id=event.tenant_id,
-        occurred_at=clock.now(),
+        **header_after(event, "evidence", clock.now()),
         context=event.context.model_copy(update={"stage_timings_ms": timings}),
         plan=event.plan,
         planner=event.planner,

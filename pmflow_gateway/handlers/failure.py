@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from pmflow_gateway.contract.envelopes import header_after
 from pmflow_gateway.contract.statuses import status_text
 from pmflow_gateway.ports import Clock
 from pmflow_gateway.schemas import (
@@ -16,7 +17,6 @@ from pmflow_gateway.schemas import (
     QuestionContext,
     RouteDecided,
     Verdict,
-    stage_event_id,
 )
 
 
@@ -31,10 +31,7 @@ def failed_answer(event: RouteDecided | PlanCreated | EvidenceCollected, reason:
     else:
         context, plan, planner = event.context, event.plan, event.planner
     return AnswerReady(
-        event_id=stage_event_id(event.tenant_id, event.question_id, "answer"),
-        question_id=event.question_id,
-        tenant_id=event.tenant_id,
-        occurred_at=now,
+        **header_after(event, "answer", now),
         context=context.model_copy(update={"upstream_sources": []}),
         status=AnswerStatus.failed,
         answer=status_text(AnswerStatus.failed, context.locale),

@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from datetime import timedelta
 
+from pmflow_gateway.contract.envelopes import elapsed_ms, header_after
 from pmflow_gateway.contract.urls import bare_host
 from pmflow_gateway.ports import Clock, PlanDefaults, Planner
 from pmflow_gateway.schemas import (
@@ -20,7 +21,6 @@ from pmflow_gateway.schemas import (
     PlanCreated,
     QuestionContext,
     RouteDecided,
-    stage_event_id,
 )
 
 MAX_ENTITY_CHARS = 100
@@ -116,13 +116,10 @@ async def plan_question(
         # event must still get a real attempt, not an instant guard.
         deadline_at=received + timedelta(milliseconds=budget_ms),
         upstream_sources=route.sources,
-        stage_timings_ms={"plan": round((time.perf_counter() - started) * 1000, 3)},
+        stage_timings_ms={"plan": elapsed_ms(started)},
     )
     return PlanCreated(
-        event_id=stage_event_id(route.tenant_id, route.question_id, "plan"),
-        question_id=route.question_id,
-        tenant_id=route.tenant_id,
-        occurred_at=now,
+        **header_after(route, "plan", now),
         context=context,
         plan=plan,
         planner=info,

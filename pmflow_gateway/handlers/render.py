@@ -11,6 +11,7 @@ the source contract (a replayed or hand-made event, a bug upstream) is rendered 
 from __future__ import annotations
 
 from pmflow_gateway.contract.demo import demo_notice
+from pmflow_gateway.contract.envelopes import header_after
 from pmflow_gateway.contract.sources import source_title
 from pmflow_gateway.contract.statuses import (
     NOTHING_ABOUT_IT,
@@ -30,7 +31,6 @@ from pmflow_gateway.schemas import (
     ExternalEvidence,
     ReplyRendered,
     SourceUsed,
-    stage_event_id,
 )
 
 
@@ -101,10 +101,7 @@ def render_reply(answer: AnswerReady, *, clock: Clock) -> ReplyRendered:
                              for s in answer.sources_used]})
     sources = answer.sources_used if answer.status is AnswerStatus.answered else []
     return ReplyRendered(
-        event_id=stage_event_id(answer.tenant_id, answer.question_id, "render"),
-        question_id=answer.question_id,
-        tenant_id=answer.tenant_id,
-        occurred_at=clock.now(),
+        **header_after(answer, "render", clock.now()),
         answer_event_id=answer.event_id,
         status=answer.status,
         locale=answer.context.locale,

@@ -11,12 +11,17 @@ import uuid
 from pathlib import Path
 
 import pytest
-from aiokafka import AIOKafkaConsumer
-from aiokafka.admin import AIOKafkaAdminClient
 
 from pmflow_gateway.schemas import Topics
 from tests.support.broker import PrivateBroker
-from tests.support.chaos import Replies, qa_rows, report, routes, worker_env
+from tests.support.chaos import (
+    Replies,
+    check_run,
+    committed_and_ends,
+    qa_rows,
+    routes,
+    worker_env,
+)
 from tests.support.kafka import collect, produce
 from tests.support.workers import Worker
 
@@ -41,12 +46,8 @@ async def test_workers_killed_three_times_lose_and_double_nothing(
                                worker=worker)
         rows, distinct = await qa_rows(postgres_url, tenant, expect=n)
         worker.terminate()
-        lost = n - len(replies.by_question)
-        report("kill", questions=n, kills=kills, replies=len(replies.by_question),
-               duplicates=replies.duplicates, rows=rows, lost=lost)
-        assert lost == 0, (tmp_path / "worker.log").read_text()[-3000:]
-        assert replies.duplicates_share_event_id()
-        assert rows == distinct == n
+        check_run("kill", replies, n=n, rows=rows, distinct=distinct,
+                  log=tmp_path / "worker.log", kills=kills)
 
 
 async def test_two_workers_one_killed_the_other_takes_over(
@@ -64,12 +65,8 @@ async def test_two_workers_one_killed_the_other_takes_over(
                                worker=second)
         rows, distinct = await qa_rows(postgres_url, tenant, expect=n)
         second.terminate()
-        lost = n - len(replies.by_question)
-        report("rebalance", questions=n, kills=1, replies=len(replies.by_question),
-               duplicates=replies.duplicates, rows=rows, lost=lost)
-        assert lost == 0, (tmp_path / "second.log").read_text()[-3000:]
-        assert replies.duplicates_share_event_id()
-        assert rows == distinct == n
+        check_run("rebalance", replies, n=n, rows=rows, distinct=distinct,
+                  log=tmp_path / "second.log", kills=1)
 
 
 async def test_sigterm_drains_commits_and_exits(
@@ -82,19 +79,8 @@ async def test_sigterm_drains_commits_and_exits(
         await replies.wait_for({f"{tenant}-{i}".encode() for i in range(n)}, timeout_s=120,
                                worker=worker)
         assert worker.terminate(timeout_s=30) == 0, (tmp_path / "worker.log").read_text()[-3000:]
-    admin = AIOKafkaAdminClient(bootstrap_servers=kafka_bootstrap)
-    await admin.start()
-    try:
-        committed = await admin.list_consumer_group_offsets(f"{topics.prefix}gateway-plan")
-    finally:
-        await admin.close()
-    consumer = AIOKafkaConsumer(bootstrap_servers=kafka_bootstrap)
-    await consumer.start()
-    try:
-        ends = await consumer.end_offsets(list(committed))
-    finally:
-        await consumer.stop()
-    assert {tp: meta.offset for tp, meta in committed.items()} == ends
+    committed, ends = await committed_and_ends(kafka_bootstrap, f"{topics.prefix}gateway-plan")
+    assert committed == ends
     assert len(replies.by_question) == n
 
 
@@ -119,12 +105,8 @@ async def test_broker_restart_mid_run_loses_nothing(
             await replies.wait_for({f"{tenant}-{i}".encode() for i in range(n)}, timeout_s=180,
                                    worker=worker)
             rows, distinct = await qa_rows(postgres_url, tenant, expect=n)
-            lost = n - len(replies.by_question)
-            report("broker-restart", questions=n, restarts=1, replies=len(replies.by_question),
-                   duplicates=replies.duplicates, rows=rows, lost=lost)
-            assert lost == 0, (tmp_path / "worker.log").read_text()[-3000:]
-            assert replies.duplicates_share_event_id()
-            assert rows == distinct == n
+            check_run("broker-restart", replies, n=n, rows=rows, distinct=distinct,
+                      log=tmp_path / "worker.log", restarts=1)
     finally:
         if worker.alive:
             worker.kill()

@@ -156,30 +156,21 @@ async def test_database_down_fails_with_a_fix() -> None:
     assert "PMFLOW_DATABASE_URL" in (database.fix or "")
 
 
+def _fetch_server(name: str, **tools: str | list[str]) -> str:
+    """A `[[servers]]` entry running the reference fetch MCP server as a child process."""
+    fields = {"name": name, "transport": "stdio", "command": sys.executable,
+              "args": ["-m", "mcp_server_fetch"], **tools}
+    return "[[servers]]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in fields.items())
+
+
 async def test_mcp_servers_are_listed_and_their_tools_checked(tmp_path: Path) -> None:
     config = tmp_path / "mcp.toml"
-    config.write_text(f'''
-[[servers]]
-name = "fetch"
-transport = "stdio"
-command = "{sys.executable}"
-args = ["-m", "mcp_server_fetch"]
-search_tool = ""
-fetch_tool = "fetch"
-fetch_urls = ["https://example.org/{{location_hint}}"]
-
-[[servers]]
-name = "fetch-wrong-tool"
-transport = "stdio"
-command = "{sys.executable}"
-args = ["-m", "mcp_server_fetch"]
-search_tool = "search"
-
-[[servers]]
-name = "nobody-home"
-transport = "http"
-url = "http://{DOWN}/mcp"
-''', encoding="utf-8")
+    config.write_text(
+        _fetch_server("fetch", search_tool="", fetch_tool="fetch",
+                      fetch_urls=["https://example.org/{location_hint}"])
+        + _fetch_server("fetch-wrong-tool", search_tool="search")
+        + f'[[servers]]\nname = "nobody-home"\ntransport = "http"\nurl = "http://{DOWN}/mcp"\n',
+        encoding="utf-8")
     checks = _by_name(await check_mcp_servers(config, timeout_s=20))
     assert checks["mcp.fetch"].ok, checks["mcp.fetch"]
     assert not checks["mcp.fetch-wrong-tool"].ok

@@ -15,12 +15,18 @@ from pathlib import Path
 
 import orjson
 import pytest
-from aiokafka import AIOKafkaConsumer
-from aiokafka.admin import AIOKafkaAdminClient
 
 from pmflow_gateway.schemas import Topics
 from tests.support.broker import PrivateBroker
-from tests.support.chaos import Replies, qa_rows, report, routes, worker_env
+from tests.support.chaos import (
+    Replies,
+    check_run,
+    committed_and_ends,
+    qa_rows,
+    report,
+    routes,
+    worker_env,
+)
 from tests.support.kafka import collect, produce
 from tests.support.workers import Worker
 
@@ -109,12 +115,8 @@ async def test_paused_worker_outputs_never_become_visible(
         rows, distinct = await qa_rows(postgres_url, tenant, expect=n)
         first.terminate()
         second.terminate()
-    lost = n - len(replies.by_question)
-    report("paused zombie", questions=n, replies=len(replies.by_question),
-           duplicates=replies.duplicates, rows=rows, lost=lost)
-    assert lost == 0, (tmp_path / "second.log").read_text()[-3000:]
-    assert replies.duplicates == 0
-    assert rows == distinct == n
+    check_run("paused zombie", replies, n=n, rows=rows, distinct=distinct,
+              log=tmp_path / "second.log", exactly_once=True)
 
 
 async def test_broker_restart_exactly_once_loses_and_doubles_nothing(
@@ -135,13 +137,9 @@ async def test_broker_restart_exactly_once_loses_and_doubles_nothing(
             await replies.wait_for(keys(tenant, n), timeout_s=240, worker=worker)
             rows, distinct = await qa_rows(postgres_url, tenant, expect=n)
             await asyncio.sleep(2)
-            lost = n - len(replies.by_question)
-            report("broker-restart exactly_once", questions=n, restarts=1,
-                   replies=len(replies.by_question), duplicates=replies.duplicates, rows=rows,
-                   lost=lost)
-            assert lost == 0, (tmp_path / "worker.log").read_text()[-3000:]
-            assert replies.duplicates == 0
-            assert rows == distinct == n
+            check_run("broker-restart exactly_once", replies, n=n, rows=rows,
+                      distinct=distinct, log=tmp_path / "worker.log", exactly_once=True,
+                      restarts=1)
     finally:
         if worker.alive:
             worker.kill()
@@ -194,17 +192,6 @@ async def test_sigterm_commits_the_last_transaction(
         worker = Worker(env, log=log, grace_s=15).start()
         await replies.wait_for(keys(tenant, n), timeout_s=180, worker=worker)
         assert worker.terminate(timeout_s=60) == 0, log.read_text()[-3000:]
-    admin = AIOKafkaAdminClient(bootstrap_servers=kafka_bootstrap)
-    await admin.start()
-    try:
-        committed = await admin.list_consumer_group_offsets(f"{topics.prefix}gateway-plan")
-    finally:
-        await admin.close()
-    consumer = AIOKafkaConsumer(bootstrap_servers=kafka_bootstrap)
-    await consumer.start()
-    try:
-        ends = await consumer.end_offsets(list(committed))
-    finally:
-        await consumer.stop()
-    assert {tp: meta.offset for tp, meta in committed.items()} == ends
+    committed, ends = await committed_and_ends(kafka_bootstrap, f"{topics.prefix}gateway-plan")
+    assert committed == ends
     assert len(replies.by_question) == n and replies.duplicates == 0

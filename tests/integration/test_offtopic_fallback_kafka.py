@@ -19,7 +19,7 @@ from pmflow_gateway.schemas import AnswerReady, AnswerStatus, ReplyRendered, Top
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from tests.support.kafka import collect, produce
 from tests.support.mcp_servers import stdio_config
-from tests.support.pages import HTML, searx_results
+from tests.support.pages import site_with_pages
 from tests.support.processors import running
 from tests.support.web_site import LocalSite
 
@@ -42,12 +42,7 @@ def guangzhou_page() -> str:
 
 @pytest.fixture
 def site() -> Iterator[LocalSite]:
-    with LocalSite() as local:
-        local.routes.update({
-            "/search": (200, {"Content-Type": "application/json"},
-                        searx_results(local, ["/weather/guangzhou"])),
-            "/weather/guangzhou": (200, HTML, guangzhou_page()),
-        })
+    with site_with_pages({"/weather/guangzhou": guangzhou_page()}) as local:
         yield local
 
 

@@ -6,9 +6,11 @@ import asyncio
 import contextlib
 import uuid
 from collections import defaultdict
+from pathlib import Path
 
 import orjson
-from aiokafka import AIOKafkaConsumer, ConsumerRecord
+from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import KafkaError
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
@@ -113,3 +115,38 @@ def worker_env(bootstrap: str, topics: Topics, postgres_url: str) -> dict[str, s
 
 def report(name: str, **numbers: object) -> None:
     print(f"\nchaos {name}: " + ", ".join(f"{k}={v}" for k, v in numbers.items()))
+
+
+def check_run(name: str, replies: Replies, *, n: int, rows: int, distinct: int, log: Path,
+              exactly_once: bool = False, **numbers: int) -> None:
+    """Prints the run's numbers, then holds it to the promise: every question answered and
+    written once; a reply seen twice is the same event (at least once) or never seen twice
+    (exactly once)."""
+    lost = n - len(replies.by_question)
+    report(name, questions=n, **numbers, replies=len(replies.by_question),
+           duplicates=replies.duplicates, rows=rows, lost=lost)
+    assert lost == 0, log.read_text()[-3000:]
+    if exactly_once:
+        assert replies.duplicates == 0
+    else:
+        assert replies.duplicates_share_event_id()
+    assert rows == distinct == n
+
+
+async def committed_and_ends(bootstrap: str,
+                             group: str) -> tuple[dict[TopicPartition, int],
+                                                  dict[TopicPartition, int]]:
+    """The group's committed offsets and the end offsets of the same partitions."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        committed = await admin.list_consumer_group_offsets(group)
+    finally:
+        await admin.close()
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap)
+    await consumer.start()
+    try:
+        ends = await consumer.end_offsets(list(committed))
+    finally:
+        await consumer.stop()
+    return {tp: meta.offset for tp, meta in committed.items()}, ends

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from tests.support.web_site import LocalSite
 
@@ -24,6 +26,18 @@ ANSWER_PAGE = f"""<html><head><title>广州未来5天天气预报</title>
 def searx_results(site: LocalSite, paths: list[str]) -> str:
     return json.dumps({"results": [
         {"url": site.url(p, host="localhost"), "title": p, "content": ""} for p in paths]})
+
+
+@contextmanager
+def site_with_pages(pages: dict[str, str]) -> Iterator[LocalSite]:
+    """A local web site serving `pages` (path -> HTML) whose search lists them, in order."""
+    with LocalSite() as local:
+        local.routes.update({
+            "/search": (200, {"Content-Type": "application/json"},
+                        searx_results(local, list(pages))),
+            **{path: (200, HTML, page) for path, page in pages.items()},
+        })
+        yield local
 
 
 # Hostile pages: each is fine to read but built to hold whatever reads it.

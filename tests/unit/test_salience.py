@@ -3,6 +3,8 @@ and a weather line answers only a weather question."""
 
 from __future__ import annotations
 
+import pytest
+
 from pmflow_gateway.contract.relevance import fits_the_question, off_topic
 from pmflow_gateway.contract.salience import in_passing, is_weather_line
 from pmflow_gateway.handlers.planners.rules import plan_by_rules
@@ -22,19 +24,20 @@ def test_a_name_compared_with_or_given_as_an_example_is_in_passing() -> None:
     assert not _passing("腾讯和网易宣布成立合资公司。", "网易")
 
 
-def test_a_page_titled_with_another_city_is_not_about_the_asked_one() -> None:
-    plan = plan_by_rules("Geneva weather tomorrow")
-    other = "Lyon weather forecast\nLyon: tomorrow sunny, high 18C, warmer than Geneva."
-    own = "Geneva weather forecast\nGeneva: tomorrow sunny, high 14C."
-    assert off_topic(plan, other) is not None
-    assert off_topic(plan, own) is None
-
-
-def test_a_company_named_only_in_passing_is_not_the_news() -> None:
-    plan = plan_by_rules("网易最近有什么消息")
-    passing = "某厂商发布新游戏\n新游戏上线首日登顶，业内认为将与网易的同类产品竞争。"
-    own = "网易发布财报\n网易第三季度营收增长8%。"
-    assert off_topic(plan, passing) is not None
+@pytest.mark.parametrize(("question", "elsewhere", "own"), [
+    pytest.param("Geneva weather tomorrow",
+                 "Lyon weather forecast\nLyon: tomorrow sunny, high 18C, warmer than Geneva.",
+                 "Geneva weather forecast\nGeneva: tomorrow sunny, high 14C.",
+                 id="a page titled with another city"),
+    pytest.param("网易最近有什么消息",
+                 "某厂商发布新游戏\n新游戏上线首日登顶，业内认为将与网易的同类产品竞争。",
+                 "网易发布财报\n网易第三季度营收增长8%。",
+                 id="a company named only in passing"),
+])
+def test_a_page_about_something_else_is_off_topic(question: str, elsewhere: str,
+                                                   own: str) -> None:
+    plan = plan_by_rules(question)
+    assert off_topic(plan, elsewhere) is not None
     assert off_topic(plan, own) is None
 
 
