@@ -32,7 +32,8 @@ async def serve(args: argparse.Namespace, settings: Settings) -> None:
         asker = EmbeddedAsker(deps)
     server = build_agent_server(asker, deps.store)
     where = f"http://{args.host}:{args.http}/mcp" if args.http else "stdio"
-    mode = f"through Kafka at {args.kafka}" if args.kafka else "in process"
+    mode = (f"through Kafka at {args.kafka}" if args.kafka
+            else "in process from the demo corpus" if settings.demo else "in process")
     print(f"pmflow-gateway mcp: serving on {where}, answering {mode}", file=sys.stderr)
     try:
         if args.http:
@@ -52,12 +53,20 @@ def add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     mcp.add_argument("--host", default="127.0.0.1", help="HTTP address to bind")
     mcp.add_argument("--kafka", metavar="BOOTSTRAP",
                      help="answer through the running workers instead of in process")
+    mcp.add_argument("--demo", action="store_true",
+                     help="answer in process from the packaged demo corpus only (invented "
+                          "pages; every result says demo: true; same as PMFLOW_DEMO=1)")
     mcp.set_defaults(func=cmd_mcp)
 
 
 def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     import asyncio
 
+    if args.kafka and args.demo:
+        # The workers choose their providers: a demo flag here would change nothing they do.
+        print("error: --demo answers in process; in Kafka mode start the workers with "
+              "`pmflow-gateway run --demo` instead", file=sys.stderr)
+        return 2
     try:
         asyncio.run(serve(args, settings))
     except KeyboardInterrupt:

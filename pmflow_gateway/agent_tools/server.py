@@ -7,7 +7,7 @@ error (`isError`) with one readable sentence, never a traceback.
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from pmflow_gateway.agent_tools.askers import AnswerTimeout, Asker, NotAnswered
 from pmflow_gateway.contract.memory_rules import RoutePrior
+from pmflow_gateway.handlers.evidence import MIN_ATTEMPT_S
 from pmflow_gateway.handlers.memory import prior_for
 from pmflow_gateway.ports import MemoryStore
 from pmflow_gateway.schemas import AnswerReady, AnswerStatus, RouteDecided
@@ -54,6 +55,8 @@ class ExternalSearchResult(BaseModel):
     sources: list[Source] = Field(description="External sources of this execution only")
     plan: PlanSummary
     missing: list[str] = Field(description="Why it could not answer, when it did not")
+    demo: bool = Field(description="True when the sources are invented demo pages: the answer "
+                       "is not real information and must not be presented as such")
 
 
 class RoutePriorResult(BaseModel):
@@ -102,6 +105,9 @@ def build_agent_server(asker: Asker, store: MemoryStore) -> MCPServer:
             raise ToolError(f"deadline of {deadline_ms} ms expired: {exc}") from None
         except NotAnswered as exc:
             raise ToolError(str(exc)) from None
+        if ran_out_of_time(answer):
+            raise ToolError(f"deadline of {deadline_ms} ms expired before the sources "
+                            "answered") from None
         return search_result(answer)
 
     @server.tool(description=ROUTE_PRIOR, annotations=ToolAnnotations(
@@ -127,6 +133,13 @@ def _route(question: str, tenant_id: str, locale: str, thread_id: str | None,
         raise ToolError(f"invalid arguments: {reasons}") from None
 
 
+def ran_out_of_time(answer: AnswerReady) -> bool:
+    """Unanswered, and made when too little of the budget was left for another source
+    attempt: the caller's deadline is what failed, not the sources."""
+    too_late = answer.context.deadline_at - timedelta(seconds=MIN_ATTEMPT_S)
+    return answer.status is not AnswerStatus.answered and answer.occurred_at >= too_late
+
+
 def search_result(answer: AnswerReady) -> ExternalSearchResult:
     plan = answer.plan
     missing = [] if answer.status is AnswerStatus.answered else [
@@ -144,7 +157,7 @@ def search_result(answer: AnswerReady) -> ExternalSearchResult:
                          freshness_required=plan.freshness_required,
                          search_queries=list(plan.search_queries),
                          location_hint=plan.location_hint, time_range_hint=plan.time_range_hint),
-        missing=list(dict.fromkeys(missing))[:10])
+        missing=list(dict.fromkeys(missing))[:10], demo=answer.demo)
 
 
 def prior_result(prior: RoutePrior) -> RoutePriorResult:

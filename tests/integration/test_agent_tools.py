@@ -1,5 +1,8 @@
 """`pmflow-gateway mcp` as an agent sees it: the SDK's client over stdio and streamable HTTP
-against the real command, in process and through the Kafka workers on the real broker."""
+against the real command, in process and through the Kafka workers on the real broker.
+
+In process it answers from the packaged demo corpus (`--demo` or PMFLOW_DEMO=1), so the tests
+need no network and check that every such answer says it is demo data."""
 
 from __future__ import annotations
 
@@ -23,9 +26,11 @@ REPHRASED = "未来5天广州的天气如何"
 COMMAND = [sys.executable, "-m", "pmflow_gateway.cli", "mcp"]
 
 
-def server_env(data_dir: Path, topics: Topics | None = None) -> dict[str, str]:
-    env = {**os.environ, "PMFLOW_DATA_DIR": str(data_dir)}
-    env.pop("PMFLOW_DATABASE_URL", None)  # a store of this test's own
+def server_env(data_dir: Path, topics: Topics | None = None, **extra: str) -> dict[str, str]:
+    env = {**os.environ, "PMFLOW_DATA_DIR": str(data_dir), **extra}
+    for name in ("PMFLOW_DATABASE_URL", "PMFLOW_DEMO", "PMFLOW_MCP_CONFIG"):
+        if name not in extra:  # a store and providers of this test's own
+            env.pop(name, None)
     if topics is not None:
         env["PMFLOW_TOPIC_PREFIX"] = topics.prefix
     return env
@@ -41,7 +46,7 @@ def start_http(port: int, env: dict[str, str], *extra: str) -> subprocess.Popen[
 @pytest.fixture
 def http_url(tmp_path: Path) -> Iterator[str]:
     port = free_port()
-    process = start_http(port, server_env(tmp_path))
+    process = start_http(port, server_env(tmp_path, PMFLOW_DEMO="1"))
     yield f"http://127.0.0.1:{port}/mcp"
     stop(process)
 
@@ -69,6 +74,7 @@ async def check_both_tools(client: Client) -> None:
     found = await call(client, "external_search", question=QUESTION, tenant_id="acme",
                        locale="zh-CN", thread_id="t-1", deadline_ms=60_000)
     assert found["status"] == "answered", found
+    assert found["demo"] is True  # invented pages: an agent must never take them as real
     assert found["citations"] and found["missing"] == []
     assert {s["n"] for s in found["sources"]} >= set(found["citations"])
     for source in found["sources"]:
@@ -86,17 +92,33 @@ async def check_both_tools(client: Client) -> None:
 
 @pytest.mark.slow
 async def test_both_tools_over_stdio(tmp_path: Path) -> None:
-    params = StdioServerParameters(command=COMMAND[0], args=COMMAND[1:],
+    params = StdioServerParameters(command=COMMAND[0], args=[*COMMAND[1:], "--demo"],
                                    env=server_env(tmp_path))
     async with Client(params) as client:
         await check_both_tools(client)
-        expired = await client.call_tool("external_search", {
-            "question": QUESTION, "tenant_id": "acme", "deadline_ms": 100})
-        assert expired.is_error
-        assert "deadline of 100 ms expired" in expired.content[0].text  # type: ignore[union-attr]
-        assert "Traceback" not in expired.content[0].text  # type: ignore[union-attr]
         bad = await client.call_tool("external_search", {"question": "", "tenant_id": "acme"})
         assert bad.is_error and "question" in bad.content[0].text  # type: ignore[union-attr]
+
+
+@pytest.mark.slow
+async def test_a_deadline_the_sources_cannot_meet_is_a_tool_error(tmp_path: Path) -> None:
+    # The only MCP server takes far longer than the deadline, whatever the machine's speed.
+    config = tmp_path / "slow.toml"
+    config.write_text(
+        '[[servers]]\nname = "slow-corpus"\n'
+        f'command = "{Path(sys.executable).as_posix()}"\n'
+        'args = ["-m", "pmflow_gateway.mcp_server", "--delay-ms", "30000"]\n'
+        'timeout_s = 60.0\n', encoding="utf-8")
+    params = StdioServerParameters(
+        command=COMMAND[0], args=COMMAND[1:],
+        env=server_env(tmp_path, PMFLOW_MCP_CONFIG=str(config),
+                       PMFLOW_LIVE_SEARCH_ENDPOINT="http://127.0.0.1:9/"))
+    async with Client(params) as client:
+        expired = await client.call_tool("external_search", {
+            "question": QUESTION, "tenant_id": "acme", "deadline_ms": 100})
+    assert expired.is_error and expired.structured_content is None
+    text = expired.content[0].text  # type: ignore[union-attr]
+    assert "deadline of 100 ms expired" in text and "Traceback" not in text
 
 
 @pytest.mark.slow

@@ -1,0 +1,2 @@
+-- Nothing to change on SQLite: its trigram index is a full-text table that cannot hold the
+-- tenant, so the tenant is filtered in the join, as before.
