@@ -27,6 +27,7 @@ from pmflow_gateway.contract.salience import (
 )
 from pmflow_gateway.contract.terms import overlap, terms
 from pmflow_gateway.contract.text import CJK, CJK_CHARS
+from pmflow_gateway.contract.variants import asked_models, asked_titles, family_mentions
 from pmflow_gateway.contract.when import asked as asked_when
 from pmflow_gateway.contract.when import speaks_of
 from pmflow_gateway.schemas import ExternalQueryPlan, QueryKind
@@ -141,6 +142,8 @@ def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
     if subjects and (not named if compare else len(named) < len(subjects)):
         missing = [s for s in subjects if s not in named]
         return f"off-topic: does not mention the asked subject {', '.join(missing)[:60]}"
+    if variant := next((s for s in named if only_a_variant(s, text, kind)), None):
+        return f"off-topic: names {variant[:40]} only as part of a longer name"
     if why := _not_salient(plan, text):
         return why
     if why := _kind_clash(plan, text):
@@ -225,10 +228,27 @@ def fits_the_question(plan: ExternalQueryPlan, sentence: str) -> bool:
     """Whether a sentence may answer: of the question's kind (a weather line for weather, no
     temperature otherwise) and not naming the asked names only in passing."""
     weather = plan.query_kind is QueryKind.weather
+    if any(only_a_variant(n, sentence, plan.query_kind) for n in _variant_checked(plan)):
+        return False
     if is_weather_line(sentence) if weather else not reads_temperature(sentence):
         spans = [sp for n in asked_names(plan) for sp in _mentions(n, sentence, plan.query_kind)]
         return not spans or not all(in_passing(sentence, s, e) for s, e in spans)
     return False
+
+
+def only_a_variant(name: str, text: str, kind: QueryKind | None = None) -> bool:
+    """Whether the text names `name`, in any of its forms, only inside longer names ("Arsenal
+    Women" for Arsenal) or without a qualifier the question gave it."""
+    found = [m for form in name_forms(name, kind) for m in family_mentions(form, text)]
+    return bool(found) and not any(found)
+
+
+def _variant_checked(plan: ExternalQueryPlan) -> list[str]:
+    """The names whose variants are something else: the asked subjects (not the place),
+    model names and offices the question gives."""
+    subjects = [n for n in plan.subject_entities if n != plan.location_hint]
+    return list(dict.fromkeys([*subjects, *asked_models(plan.topic, subjects),
+                               *asked_titles(plan.topic)]))
 
 
 def quotes_a_level(text: str) -> bool:
