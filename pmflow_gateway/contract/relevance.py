@@ -26,7 +26,7 @@ from pmflow_gateway.contract.salience import (
     reads_temperature,
 )
 from pmflow_gateway.contract.terms import overlap, terms
-from pmflow_gateway.contract.text import CJK, CJK_CHARS
+from pmflow_gateway.contract.text import CJK, CJK_CHARS, split_sentences
 from pmflow_gateway.contract.variants import asked_models, asked_titles, family_mentions
 from pmflow_gateway.contract.when import asked as asked_when
 from pmflow_gateway.contract.when import speaks_of
@@ -191,6 +191,11 @@ def _not_about(name: str, text: str, kind: QueryKind | None, *, place: bool) -> 
     title, _, body = text.partition("\n")
     if _mentions(name, title, kind):
         return None
+    if (not place and kind in _PEOPLE_KINDS and _unknown_name(name)
+            and not _mentions(name, _lead(body), kind)):
+        # A name nobody has told us about (a person, mostly) is a page's subject only when
+        # its title or first sentence names it: "X and others congratulated" is in passing.
+        return f"off-topic: names {name[:30]} only in passing, not in its title or lead"
     rivals = _rivals(name, place=place)
     if other := next((r for r in rivals if _form_pattern(r).search(title)), None):
         return f"off-topic: about {other[:30]}, names {name[:30]} only in passing"
@@ -201,6 +206,21 @@ def _not_about(name: str, text: str, kind: QueryKind | None, *, place: bool) -> 
     if counts and (top := max(counts, key=lambda r: counts[r])) and counts[top] > len(spans):
         return f"off-topic: mostly about {top[:30]}, not {name[:30]}"
     return None
+
+
+# Kinds of question that can be about a person (a weather or market question is about a
+# place or an instrument).
+_PEOPLE_KINDS = (QueryKind.news, QueryKind.generic_web, QueryKind.company)
+
+
+def _unknown_name(name: str) -> bool:
+    """A name the gazetteer does not know and that is no model number."""
+    return name.casefold() not in _alias_index() and not re.search(r"\d", name)
+
+
+def _lead(body: str) -> str:
+    sentences = split_sentences(body)
+    return sentences[0] if sentences else ""
 
 
 def _not_salient(plan: ExternalQueryPlan, text: str) -> str | None:

@@ -90,3 +90,4 @@ def test_a_bare_edition_follows_up_on_the_previous_subject() -> None:
                           "referenced_objects": []}})
     plan, _ = asyncio.run(RulesPlanner().plan(route))
     assert any("S26" in s and "Ultra" in s for s in plan.subject_entities), plan
+
