@@ -19,8 +19,8 @@ METRICS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "revenue": (
         re.compile(r"营收|营业收入|收入|营业额|销售额|" + _EN.format(
             r"revenues?|sales|turnover|top line"), re.IGNORECASE),
-        re.compile(r"营收|营业收入|收入|营业额|销售额|" + _EN.format(
-            r"revenues?|sales|turnover|top line"), re.IGNORECASE)),
+        re.compile(r"营收|营业收入|收入|营业额|销售额|销量|" + _EN.format(
+            r"revenues?|sales|sold|turnover|top line|shipments"), re.IGNORECASE)),
     "profit": (
         # "Earnings" alone names the whole report (revenue included), not the profit.
         re.compile(r"利润|净利|盈利|赚了?多少|亏损|" + _EN.format(
@@ -35,9 +35,10 @@ METRICS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
                                               r"|market value|valuation|valued at|worth"),
                    re.IGNORECASE)),
     "population": (
+        # "How many people attended" asks a count of something else, not a population.
         re.compile(r"人口|多少人(?:住|生活|居住)|" + _EN.format(
-            r"population|how many (?:people|residents|inhabitants)|inhabitants"),
-            re.IGNORECASE),
+            r"population|inhabitants|how many (?:people|residents|inhabitants) (?:live|reside)"
+            r"|how (?:big|large) is the population"), re.IGNORECASE),
         re.compile(r"人口|居民|常住|万人|" + _EN.format(
             r"population|people|residents|inhabitants|populous"), re.IGNORECASE)),
 }
@@ -69,6 +70,11 @@ def asked_periods(question: str) -> set[str]:
 
 def names_metric(sentence: str, metric: str) -> bool:
     return bool(METRICS[metric][1].search(sentence))
+
+
+def names_an_asked_metric(question: str, text: str) -> bool:
+    """Whether the text names one of the metrics the question asks for."""
+    return any(names_metric(text, m) for m in asked_metrics(question))
 
 
 def periods_of(sentence: str) -> set[str]:

@@ -19,6 +19,7 @@ from pmflow_gateway.contract.gazetteer import (
     EVERYDAY_WORD_COMPANIES,
     TERM_ALIASES,
 )
+from pmflow_gateway.contract.metrics import names_an_asked_metric
 from pmflow_gateway.contract.salience import (
     in_passing,
     is_weather_line,
@@ -153,7 +154,9 @@ def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
         return f"off-topic: not about the asked year {', '.join(missing_years)}"
     if plan.location_hint and (part := _part_of_place(plan, text.split("\n", 1)[0])):
         return f"off-topic: about {part[:20]}, a part of the asked place"
-    if kind is QueryKind.market and not _QUOTE.search(text):
+    # A market question asks a level, unless it asks a figure the page states (market cap).
+    if (kind is QueryKind.market and not _QUOTE.search(text)
+            and not names_an_asked_metric(plan.topic, text)):
         return "off-topic: quotes no price or level of the asked instrument"
     day = asked_day(plan)
     if day not in (None, "today", "period") and not speaks_of(text, day):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pmflow_gateway.contract.metrics import asked_metrics, asked_periods, other_figure
+from pmflow_gateway.contract.relevance import off_topic
 from pmflow_gateway.contract.when import speaks_of
 from pmflow_gateway.handlers.composers import compose_extractive
 from pmflow_gateway.schemas import AnswerContract, ExternalQueryPlan, QueryKind
@@ -85,3 +86,19 @@ def test_tonight_is_the_night_not_the_daytime() -> None:
                         search_queries=["哈尔滨 今晚天气"])
     items = [evidence("https://a.example.org/1", "哈尔滨今天白天晴，最高-8℃。")]
     assert compose_extractive("哈尔滨今晚多少度", plan, items).answer == ""
+
+
+def test_a_market_cap_page_needs_no_quoted_price() -> None:
+    plan = ExternalQueryPlan(query_kind=QueryKind.market,
+                             answer_contract=AnswerContract.direct_fact,
+                             topic="Nvidia market cap", subject_entities=["Nvidia"],
+                             search_queries=["Nvidia market cap"])
+    page = "Nvidia market value\nNvidia's market capitalisation reached $4 trillion."
+    assert off_topic(plan, page) is None
+    price = plan.model_copy(update={"topic": "Nvidia share price"})
+    assert off_topic(price, page) is not None
+
+
+def test_attendance_is_not_a_population() -> None:
+    assert asked_metrics("How many people attended Nvidia GTC?") == set()
+    assert asked_metrics("How many people live in Valencia?") == {"population"}
