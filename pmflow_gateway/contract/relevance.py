@@ -19,6 +19,7 @@ from pmflow_gateway.contract.gazetteer import (
     EVERYDAY_WORD_COMPANIES,
     TERM_ALIASES,
 )
+from pmflow_gateway.contract.metrics import names_an_asked_metric
 from pmflow_gateway.contract.salience import (
     in_passing,
     is_weather_line,
@@ -26,7 +27,8 @@ from pmflow_gateway.contract.salience import (
     reads_temperature,
 )
 from pmflow_gateway.contract.terms import overlap, terms
-from pmflow_gateway.contract.text import CJK, CJK_CHARS
+from pmflow_gateway.contract.text import CJK, CJK_CHARS, split_sentences
+from pmflow_gateway.contract.variants import asked_models, asked_titles, family_mentions
 from pmflow_gateway.contract.when import asked as asked_when
 from pmflow_gateway.contract.when import speaks_of
 from pmflow_gateway.schemas import ExternalQueryPlan, QueryKind
@@ -152,6 +154,8 @@ def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
     if subjects and (not named if compare else len(named) < len(subjects)):
         missing = [s for s in subjects if s not in named]
         return f"off-topic: does not mention the asked subject {', '.join(missing)[:60]}"
+    if variant := next((s for s in named if only_a_variant(s, text, kind)), None):
+        return f"off-topic: names {variant[:40]} only as part of a longer name"
     if why := _not_salient(plan, text):
         return why
     if why := _kind_clash(plan, text):
@@ -161,7 +165,9 @@ def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
         return f"off-topic: not about the asked year {', '.join(missing_years)}"
     if plan.location_hint and (part := _part_of_place(plan, text.split("\n", 1)[0])):
         return f"off-topic: about {part[:20]}, a part of the asked place"
-    if kind is QueryKind.market and not _QUOTE.search(text):
+    # A market question asks a level, unless it asks a figure the page states (market cap).
+    if (kind is QueryKind.market and not _QUOTE.search(text)
+            and not names_an_asked_metric(plan.topic, text)):
         return "off-topic: quotes no price or level of the asked instrument"
     day = asked_day(plan)
     if day not in (None, "today", "period") and not speaks_of(text, day):
@@ -199,6 +205,11 @@ def _not_about(name: str, text: str, kind: QueryKind | None, *, place: bool) -> 
     title, _, body = text.partition("\n")
     if _mentions(name, title, kind):
         return None
+    if (not place and kind in _PEOPLE_KINDS and _unknown_name(name)
+            and not _mentions(name, _lead(body), kind)):
+        # A name nobody has told us about (a person, mostly) is a page's subject only when
+        # its title or first sentence names it: "X and others congratulated" is in passing.
+        return f"off-topic: names {name[:30]} only in passing, not in its title or lead"
     rivals = _rivals(name, place=place)
     if other := next((r for r in rivals if _form_pattern(r).search(title)), None):
         return f"off-topic: about {other[:30]}, names {name[:30]} only in passing"
@@ -209,6 +220,21 @@ def _not_about(name: str, text: str, kind: QueryKind | None, *, place: bool) -> 
     if counts and (top := max(counts, key=lambda r: counts[r])) and counts[top] > len(spans):
         return f"off-topic: mostly about {top[:30]}, not {name[:30]}"
     return None
+
+
+# Kinds of question that can be about a person (a weather or market question is about a
+# place or an instrument).
+_PEOPLE_KINDS = (QueryKind.news, QueryKind.generic_web, QueryKind.company)
+
+
+def _unknown_name(name: str) -> bool:
+    """A name the gazetteer does not know and that is no model number."""
+    return name.casefold() not in _alias_index() and not re.search(r"\d", name)
+
+
+def _lead(body: str) -> str:
+    sentences = split_sentences(body)
+    return sentences[0] if sentences else ""
 
 
 def _not_salient(plan: ExternalQueryPlan, text: str) -> str | None:
@@ -236,10 +262,27 @@ def fits_the_question(plan: ExternalQueryPlan, sentence: str) -> bool:
     """Whether a sentence may answer: of the question's kind (a weather line for weather, no
     temperature otherwise) and not naming the asked names only in passing."""
     weather = plan.query_kind is QueryKind.weather
+    if any(only_a_variant(n, sentence, plan.query_kind) for n in _variant_checked(plan)):
+        return False
     if is_weather_line(sentence) if weather else not reads_temperature(sentence):
         spans = [sp for n in asked_names(plan) for sp in _mentions(n, sentence, plan.query_kind)]
         return not spans or not all(in_passing(sentence, s, e) for s, e in spans)
     return False
+
+
+def only_a_variant(name: str, text: str, kind: QueryKind | None = None) -> bool:
+    """Whether the text names `name`, in any of its forms, only inside longer names ("Arsenal
+    Women" for Arsenal) or without a qualifier the question gave it."""
+    found = [m for form in name_forms(name, kind) for m in family_mentions(form, text)]
+    return bool(found) and not any(found)
+
+
+def _variant_checked(plan: ExternalQueryPlan) -> list[str]:
+    """The names whose variants are something else: the asked subjects (not the place),
+    model names and offices the question gives."""
+    subjects = [n for n in plan.subject_entities if n != plan.location_hint]
+    return list(dict.fromkeys([*subjects, *asked_models(plan.topic, subjects),
+                               *asked_titles(plan.topic)]))
 
 
 def quotes_a_level(text: str) -> bool:

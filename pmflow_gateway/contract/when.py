@@ -153,10 +153,21 @@ def days_spoken_of(text: str) -> set[str]:
     return days
 
 
+# The night of a day: a line about today speaks of tonight only when it speaks of the night.
+_NIGHT = re.compile(r"夜|晚|最低|(?<![a-z])(?:night|overnight|evening|lows?|min)(?![a-z])",
+                    re.IGNORECASE)
+
+
 def speaks_of(text: str, day: str) -> bool:
-    """Whether a sentence speaks of the asked day; tonight is also spoken of as today."""
+    """Whether a sentence speaks of the asked day; tonight is also spoken of as today's
+    night, never as today's daytime."""
     spoken = days_spoken_of(text)
-    return day in spoken or (day == "tonight" and "today" in spoken)
+    return day in spoken or (day == "tonight" and "today" in spoken and speaks_of_night(text))
+
+
+def speaks_of_night(text: str) -> bool:
+    """Whether a sentence speaks of the night (夜间, overnight, the low)."""
+    return bool(_NIGHT.search(text))
 
 
 def names_another_day(text: str, day: str | None) -> bool:

@@ -16,6 +16,7 @@ from importlib import resources
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from pmflow_gateway.contract.metrics import other_figure
 from pmflow_gateway.contract.relevance import (
     asked_day,
     asked_names,
@@ -32,7 +33,7 @@ from pmflow_gateway.contract.text import (
     is_cjk,
     strip_invisible,
 )
-from pmflow_gateway.contract.when import names_another_day, speaks_of
+from pmflow_gateway.contract.when import names_another_day, speaks_of, speaks_of_night
 from pmflow_gateway.ports import ChatModel, Composer, Draft
 from pmflow_gateway.schemas import AnswerContract, ExternalEvidence, ExternalQueryPlan, QueryKind
 
@@ -132,7 +133,10 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     asked = asked_text(question, plan)
     if plan.answer_contract is AnswerContract.compare_with_sources and plan.subject_entities:
         return _compare_lines(plan, items, chinese, asked)
-    found = candidates(items, terms, chinese, asked, plan)
+    # A figure of another metric or period (revenue for profit, a quarter for the year) is
+    # not the answer, however well it matches the rest of the question.
+    found = [c for c in candidates(items, terms, chinese, asked, plan)
+             if other_figure(f"{question} {plan.topic}", c.text) is None]
     if plan.query_kind is not QueryKind.market:
         # A share price is not what a company or news question asked.
         found = [c for c in found if not quotes_a_level(c.text)]
@@ -159,7 +163,8 @@ def _on_the_day(found: list[Candidate], day: str | None) -> list[Candidate]:
     on_day = [c for c in found if day is not None and speaks_of(c.text, day)]
     if on_day or day not in (None, "today", "tonight"):
         return on_day
-    return [c for c in found if not names_another_day(c.text, day)]
+    return [c for c in found if not names_another_day(c.text, day)
+            and (day != "tonight" or speaks_of_night(c.text))]
 
 
 def _answering(carrying: list[Candidate], plan: ExternalQueryPlan) -> Candidate:

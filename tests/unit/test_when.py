@@ -51,7 +51,9 @@ def test_evidence_lines_are_read_for_the_asked_day_only() -> None:
     assert not speaks_of("后天小雨，2~8℃", "tomorrow")
     assert not speaks_of("the day after tomorrow: rain", "tomorrow")
     assert speaks_of("Saturday showers, high 12C", "weekend")
-    assert speaks_of("today cloudy, high 9C", "tonight")
+    # Tonight is today's night: the daytime high does not speak of it, the overnight low does.
+    assert not speaks_of("today cloudy, high 9C", "tonight")
+    assert speaks_of("today cloudy, low 2C overnight", "tonight")
     assert names_another_day("昨天小雨，2~9℃", "today")
     assert not names_another_day("多云，12~19℃", "today")
 

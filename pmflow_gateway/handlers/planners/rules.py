@@ -25,6 +25,7 @@ from pmflow_gateway.contract.gazetteer import (
 )
 from pmflow_gateway.contract.relevance import RECENT
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk
+from pmflow_gateway.contract.variants import is_qualifier
 from pmflow_gateway.contract.when import asked as asked_when
 from pmflow_gateway.contract.when import canonical_hint
 from pmflow_gateway.handlers.planners.place_queries import other_language_query
@@ -88,7 +89,10 @@ class RulesPlanner:
                               domains=self._domains)
 
         plan, missing = draft(route.question)
-        if missing and route.previous_question:
+        # "Pro呢" names an edition, not a subject: it is the previous subject's edition.
+        only_editions = bool(plan.subject_entities) and all(
+            is_qualifier(s) for s in plan.subject_entities)
+        if (missing or only_editions) and route.previous_question:
             merged = follow_up_question(route.question, route.previous_question)
             followed, still_missing = draft(merged)
             if not still_missing:

@@ -1,0 +1,94 @@
+"""Metrics and reporting periods: is this sentence the figure that was asked?
+
+A company's revenue is not its profit, a share price is not a market value, a quarter's
+figure is not the year's, and a line about an event in a city says nothing of how many live
+there. A question that names a metric is answered only by a sentence that names the same
+metric (in either language), and one that names a period only by a sentence that is not
+about another period. The vocabulary of both lives here, once, in Chinese and English.
+"""
+
+from __future__ import annotations
+
+import re
+
+_EN = r"(?<![a-z])(?:{})(?![a-z])"
+
+# Each metric: how a question asks it, and how a sentence names it (a superset: a sentence
+# says "net income" where the question said "profit").
+METRICS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    "revenue": (
+        re.compile(r"营收|营业收入|收入|营业额|销售额|" + _EN.format(
+            r"revenues?|sales|turnover|top line"), re.IGNORECASE),
+        re.compile(r"营收|营业收入|收入|营业额|销售额|销量|" + _EN.format(
+            r"revenues?|sales|sold|turnover|top line|shipments"), re.IGNORECASE)),
+    "profit": (
+        # "Earnings" alone names the whole report (revenue included), not the profit.
+        re.compile(r"利润|净利|盈利|赚了?多少|亏损|" + _EN.format(
+            r"profits?|net income|net earnings|net loss|eps|bottom line"), re.IGNORECASE),
+        re.compile(r"利润|净利|盈利|亏损|纯利|" + _EN.format(
+            r"profits?|net income|earnings|net loss|eps|bottom line|earned|lost"),
+            re.IGNORECASE)),
+    "market_cap": (
+        re.compile(r"市值|" + _EN.format(r"market cap(?:italis|italiz)?(?:ation)?|market value"
+                                         r"|valuation"), re.IGNORECASE),
+        re.compile(r"市值|估值|" + _EN.format(r"market cap(?:italis|italiz)?(?:ation)?"
+                                              r"|market value|valuation|valued at|worth"),
+                   re.IGNORECASE)),
+    "population": (
+        # "How many people attended" asks a count of something else, not a population.
+        re.compile(r"人口|多少人(?:住|生活|居住)|" + _EN.format(
+            r"population|inhabitants|how many (?:people|residents|inhabitants) (?:live|reside)"
+            r"|how (?:big|large) is the population"), re.IGNORECASE),
+        re.compile(r"人口|居民|常住|万人|" + _EN.format(
+            r"population|people|residents|inhabitants|populous"), re.IGNORECASE)),
+}
+
+# Each period: how a question or a sentence names it.
+PERIODS: dict[str, re.Pattern[str]] = {
+    "quarter": re.compile(
+        r"季度|季报|[一二三四1-4]季|" + _EN.format(
+            r"quarters?|quarterly|q[1-4]|(?:first|second|third|fourth)[- ]quarter"),
+        re.IGNORECASE),
+    "half": re.compile(r"半年|中期|" + _EN.format(r"half[- ]year|h[12]|interim|six months"),
+                       re.IGNORECASE),
+    "year": re.compile(
+        r"全年|年度|年报|整年|财年|去年|" + _EN.format(
+            r"full[- ]year|an+ual(?:ly)?|fiscal[- ]year|fy\s?\d{2,4}|whole year|last year"
+            r"|for the year|yearly"), re.IGNORECASE),
+}
+
+
+def asked_metrics(question: str) -> set[str]:
+    """The metrics a question asks for (empty when it names none)."""
+    return {name for name, (asked, _) in METRICS.items() if asked.search(question)}
+
+
+def asked_periods(question: str) -> set[str]:
+    """The reporting periods a question asks about (empty when it names none)."""
+    return {name for name, pattern in PERIODS.items() if pattern.search(question)}
+
+
+def names_metric(sentence: str, metric: str) -> bool:
+    return bool(METRICS[metric][1].search(sentence))
+
+
+def names_an_asked_metric(question: str, text: str) -> bool:
+    """Whether the text names one of the metrics the question asks for."""
+    return any(names_metric(text, m) for m in asked_metrics(question))
+
+
+def periods_of(sentence: str) -> set[str]:
+    return {name for name, pattern in PERIODS.items() if pattern.search(sentence)}
+
+
+def other_figure(question: str, sentence: str) -> str | None:
+    """Why a sentence is not the figure the question asks for: it names none of the asked
+    metrics, or it speaks only of another reporting period. None when it may answer."""
+    metrics = asked_metrics(question)
+    if metrics and not any(names_metric(sentence, m) for m in metrics):
+        return f"names none of the asked metrics ({', '.join(sorted(metrics))})"
+    wanted = asked_periods(question)
+    spoken = periods_of(sentence)
+    if wanted and spoken and not spoken & wanted:
+        return f"about another period ({', '.join(sorted(spoken))})"
+    return None

@@ -1,0 +1,104 @@
+"""Metrics and periods: a question that names a figure is answered only by that figure, and a
+night question only by the night's line."""
+
+from __future__ import annotations
+
+import pytest
+
+from pmflow_gateway.contract.metrics import asked_metrics, asked_periods, other_figure
+from pmflow_gateway.contract.relevance import off_topic
+from pmflow_gateway.contract.when import speaks_of
+from pmflow_gateway.handlers.composers import compose_extractive
+from pmflow_gateway.schemas import AnswerContract, ExternalQueryPlan, QueryKind
+from tests.fakes import evidence
+from tests.support.builders import weather_plan
+
+
+@pytest.mark.parametrize(("question", "metrics"), [
+    ("Nintendo net income last quarter", {"profit"}), ("宁德时代净利润多少", {"profit"}),
+    ("Siemens revenue 2025", {"revenue"}), ("比亚迪营收", {"revenue"}),
+    ("What is Adobe's market cap", {"market_cap"}), ("茅台市值", {"market_cap"}),
+    ("How many people live in Porto?", {"population"}), ("成都人口多少", {"population"}),
+    ("Intel latest earnings", set()), ("Oslo weather tomorrow", set()),
+])
+def test_the_asked_metric_is_read_in_both_languages(question: str, metrics: set[str]) -> None:
+    assert asked_metrics(question) == metrics
+
+
+@pytest.mark.parametrize(("question", "periods"), [
+    ("Nike revenue last quarter", {"quarter"}), ("海尔第二季度营收", {"quarter"}),
+    ("Nike annual revenue", {"year"}), ("Nike anual revenue", {"year"}),
+    ("海尔去年全年营收", {"year"}), ("Nike revenue", set()),
+])
+def test_the_asked_period_is_read(question: str, periods: set[str]) -> None:
+    assert asked_periods(question) == periods
+
+
+@pytest.mark.parametrize(("question", "sentence"), [
+    ("Nintendo net profit last quarter", "Nintendo posted quarterly revenue of $9.1 billion."),
+    ("Adobe market cap", "ADBE last traded at $512.30, up 0.4%."),
+    ("How many people live in Porto?", "The Porto marathon takes place on 2 November."),
+    ("海尔去年全年营收多少", "海尔第二季度营收700亿元。"),
+    ("Nike revenue last quarter", "Nike's full fiscal-year revenue reached $51 billion."),
+    ("Nike annual revenue", "Nike reported fiscal second-quarter revenue of $12.4 billion."),
+])
+def test_another_metric_or_period_is_not_the_answer(question: str, sentence: str) -> None:
+    assert other_figure(question, sentence) is not None
+
+
+@pytest.mark.parametrize(("question", "sentence"), [
+    ("Nintendo net profit last quarter", "Nintendo's quarterly net income was $2.1 billion."),
+    ("Adobe market cap", "Adobe is valued at about $230 billion."),
+    ("How many people live in Porto?", "Porto has about 230,000 residents."),
+    ("海尔去年全年营收多少", "海尔全年营收2800亿元。"),
+    ("Intel latest earnings", "Intel reported quarterly revenue of $13 billion."),
+])
+def test_the_asked_figure_may_answer(question: str, sentence: str) -> None:
+    assert other_figure(question, sentence) is None
+
+
+def test_the_composer_keeps_only_the_asked_period() -> None:
+    plan = ExternalQueryPlan(query_kind=QueryKind.company,
+                             answer_contract=AnswerContract.summary_with_sources,
+                             topic="Nike revenue last quarter", subject_entities=["Nike"],
+                             search_queries=["Nike revenue last quarter"])
+    items = [evidence("https://a.example.org/1",
+                      "Nike reported quarterly revenue of $12.4 billion."),
+             evidence("https://b.example.org/2", "Nike's full-year revenue reached $51 billion.")]
+    draft = compose_extractive("Nike revenue last quarter", plan, items)
+    assert "12.4" in draft.answer and "51 billion" not in draft.answer
+
+
+def test_a_profit_question_gets_no_revenue_line() -> None:
+    plan = ExternalQueryPlan(query_kind=QueryKind.company,
+                             answer_contract=AnswerContract.direct_fact,
+                             topic="Nintendo net profit", subject_entities=["Nintendo"],
+                             search_queries=["Nintendo net profit"])
+    items = [evidence("https://a.example.org/1", "Nintendo posted revenue of $9.1 billion.")]
+    assert compose_extractive("Nintendo net profit", plan, items).answer == ""
+
+
+def test_tonight_is_the_night_not_the_daytime() -> None:
+    assert not speaks_of("哈尔滨今天白天晴，最高-8℃。", "tonight")
+    assert speaks_of("哈尔滨今天夜间多云，最低-21℃。", "tonight")
+    plan = weather_plan(location_hint="哈尔滨", subject_entities=["哈尔滨"], topic="哈尔滨今晚天气",
+                        time_range_hint="今晚", answer_contract=AnswerContract.direct_fact,
+                        search_queries=["哈尔滨 今晚天气"])
+    items = [evidence("https://a.example.org/1", "哈尔滨今天白天晴，最高-8℃。")]
+    assert compose_extractive("哈尔滨今晚多少度", plan, items).answer == ""
+
+
+def test_a_market_cap_page_needs_no_quoted_price() -> None:
+    plan = ExternalQueryPlan(query_kind=QueryKind.market,
+                             answer_contract=AnswerContract.direct_fact,
+                             topic="Nvidia market cap", subject_entities=["Nvidia"],
+                             search_queries=["Nvidia market cap"])
+    page = "Nvidia market value\nNvidia's market capitalisation reached $4 trillion."
+    assert off_topic(plan, page) is None
+    price = plan.model_copy(update={"topic": "Nvidia share price"})
+    assert off_topic(price, page) is not None
+
+
+def test_attendance_is_not_a_population() -> None:
+    assert asked_metrics("How many people attended Nvidia GTC?") == set()
+    assert asked_metrics("How many people live in Valencia?") == {"population"}
