@@ -76,7 +76,7 @@ def test_producer_errors_no_retry_can_fix_are_told_apart() -> None:
         TopicAuthorizationFailedError,
     )
 
-    from pmflow_gateway.streams.publisher import can_succeed_later
+    from pmflow_gateway.streams.delivery import can_succeed_later
 
     assert all(can_succeed_later(e()) for e in (KafkaTimeoutError, KafkaConnectionError,
                                                 NotLeaderForPartitionError, KafkaUnavailableError,

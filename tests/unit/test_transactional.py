@@ -40,8 +40,8 @@ async def test_sends_inside_a_record_are_held_not_sent() -> None:
     await run(record(5, b"q-5"))
     assert held_outputs() is None  # outside a record, sends go out at once
     taken = txn._take(TP, 6)
-    assert [(o.topic, o.key) for o in taken[5]] == [("out", b"q-5")]
-    assert dict(taken[5][0].headers)["event_type"] == b"DeadLettered"
+    assert [(o.topic, o.key) for o in taken[5].outputs] == [("out", b"q-5")]
+    assert dict(taken[5].outputs[0].headers)["event_type"] == b"DeadLettered"
 
 
 async def test_fetching_waits_while_max_held_records_wait_for_the_prefix() -> None:

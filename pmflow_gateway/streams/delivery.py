@@ -1,0 +1,45 @@
+"""What a send can expect: the largest record the producers write, and which errors are final."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from aiokafka import errors as kafka_errors
+from aiokafka.errors import KafkaError
+from aiokafka.record.default_records import DefaultRecordBatchBuilder
+
+from pmflow_gateway.ports import Unpublishable
+
+# Every producer of the gateway uses this request limit; the broker's `message.max.bytes`
+# should be at least as large, or it refuses what the producer lets through (a final error).
+MAX_REQUEST_BYTES = 2 * 1024 * 1024
+
+# Errors about the record itself or its topic: the same send fails the same way every time.
+# aiokafka leaves many transient ones unmarked as retriable too (a broker restarting, a producer
+# id the broker forgot), so only these end a record; everything else is retried.
+FINAL_ERRORS: tuple[type[KafkaError], ...] = (
+    kafka_errors.MessageSizeTooLargeError, kafka_errors.RecordTooLargeError,
+    kafka_errors.RecordListTooLargeError, kafka_errors.InvalidTopicError,
+    kafka_errors.TopicAuthorizationFailedError, kafka_errors.ClusterAuthorizationFailedError,
+    kafka_errors.CorruptRecordException, kafka_errors.InvalidTimestampError,
+    kafka_errors.UnsupportedForMessageFormatError, kafka_errors.PolicyViolationError,
+)
+
+
+def can_succeed_later(exc: BaseException) -> bool:
+    """Whether a retry may get this error's event through."""
+    return not isinstance(exc, FINAL_ERRORS)
+
+
+def refusal(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def check_size(key: bytes | None, value: bytes, headers: Sequence[tuple[str, bytes]]) -> None:
+    """Refuse, as the producer would when sending, a record larger than any request may be.
+    An output held for a transaction is checked when it is held: sent later, inside the
+    commit, it would fail that transaction on every cycle and stall its partition."""
+    size = DefaultRecordBatchBuilder.estimate_size_in_bytes(key, value, list(headers))
+    if size > MAX_REQUEST_BYTES:
+        raise Unpublishable(f"MessageSizeTooLargeError: the record is {size} bytes, more than "
+                            f"the {MAX_REQUEST_BYTES} a request may carry")
