@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from aiokafka import ConsumerRecord, TopicPartition
 
+from pmflow_gateway.ports import Unpublishable
 from pmflow_gateway.schemas import DeadLettered
+from pmflow_gateway.streams.delivery import MAX_REQUEST_BYTES
 from pmflow_gateway.streams.parallel import OrderedExecutor
 from pmflow_gateway.streams.publisher import EventPublisher
 from pmflow_gateway.streams.transactional import TransactionalCommits, held_outputs
@@ -83,3 +86,16 @@ async def test_a_run_that_outlives_its_partitions_rewind_holds_nothing() -> None
     release.set()
     await executor.drain(1)
     assert txn._take(TP, 100) == {}
+
+
+async def test_an_output_too_large_for_any_request_is_refused_when_held() -> None:
+    txn = commits()
+    publisher = EventPublisher("127.0.0.1:1")
+    huge = letter("q").model_copy(update={"original_value": "x" * (MAX_REQUEST_BYTES + 1)})
+
+    async def process(r: ConsumerRecord) -> None:
+        await publisher.send("out", "q", huge)
+
+    with pytest.raises(Unpublishable, match="MessageSizeTooLarge"):
+        await txn.collecting(process)(record(1, b"q"))
+    assert txn._take(TP, 2) == {}
