@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from aiokafka import errors as kafka_errors
@@ -43,3 +44,24 @@ def check_size(key: bytes | None, value: bytes, headers: Sequence[tuple[str, byt
     if size > MAX_REQUEST_BYTES:
         raise Unpublishable(f"MessageSizeTooLargeError: the record is {size} bytes, more than "
                             f"the {MAX_REQUEST_BYTES} a request may carry")
+
+
+class Refused(Exception):
+    """The broker refused outputs for good; `reasons` by input offset."""
+
+    def __init__(self, reasons: dict[int, str]) -> None:
+        super().__init__(reasons)
+        self.reasons = reasons
+
+
+async def delivered(sent: list[tuple[int, asyncio.Future[object]]]) -> None:
+    """Wait for the sends; raise what no retry fixes as `Refused`, by input offset."""
+    results = await asyncio.gather(*(future for _, future in sent), return_exceptions=True)
+    refused: dict[int, str] = {}
+    for (offset, _), result in zip(sent, results, strict=True):
+        if isinstance(result, BaseException):
+            if can_succeed_later(result):
+                raise result
+            refused.setdefault(offset, refusal(result))
+    if refused:
+        raise Refused(refused)

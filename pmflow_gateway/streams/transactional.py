@@ -35,7 +35,13 @@ from dataclasses import dataclass
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaError
 
-from pmflow_gateway.streams.delivery import MAX_REQUEST_BYTES, can_succeed_later, refusal
+from pmflow_gateway.streams.delivery import (
+    MAX_REQUEST_BYTES,
+    Refused,
+    can_succeed_later,
+    delivered,
+    refusal,
+)
 from pmflow_gateway.streams.health import TRANSACTIONS
 from pmflow_gateway.streams.parallel import OrderedExecutor, Process
 
@@ -60,14 +66,6 @@ class Finished:
 
 
 Refuse = Callable[[ConsumerRecord, str], Awaitable[None]]
-
-
-class Refused(Exception):
-    """The broker refused outputs for good; `reasons` by input offset."""
-
-    def __init__(self, reasons: dict[int, str]) -> None:
-        super().__init__(reasons)
-        self.reasons = reasons
 
 
 _outbox: contextvars.ContextVar[list[Output] | None] = contextvars.ContextVar(
@@ -208,26 +206,29 @@ class TransactionalCommits:
             await asyncio.wait_for(self._transact(producer, tp, point, taken,
                                                   careful=tp in self._careful), self._timeout_s)
         except Exception as exc:  # every failure is retried; refused records end first
-            final = isinstance(exc, Refused) or (isinstance(exc, KafkaError)
-                                                 and not exc.retriable)
-            if final:
-                log.error("transaction of %s %s-%d failed for good: %s", self._group_id,
-                          tp.topic, tp.partition,
-                          exc.reasons if isinstance(exc, Refused) else refusal(exc))
-            else:
-                log.warning("transaction of %s %s-%d failed (%r); retrying its records",
-                            self._group_id, tp.topic, tp.partition, exc)
-            self._counted["aborted"].inc()
-            self._put_back(tp, taken)
-            await self._recover(tp, point, rebuild=final)
-            if isinstance(exc, Refused) and (len(exc.reasons) == 1 or tp in self._careful):
-                await self._end_refused(tp, exc.reasons)
-            elif isinstance(exc, Refused):  # a refused batch fails every record in it
-                self._careful.add(tp)
+            await self._failed(tp, point, taken, exc)
             return None
         self._careful.discard(tp)
         self._counted["committed"].inc()
         return point
+
+    async def _failed(self, tp: TopicPartition, point: int, taken: dict[int, Finished],
+                      exc: Exception) -> None:
+        """Abort and keep the records for the next cycle; end those the broker refused."""
+        final = isinstance(exc, Refused) or (isinstance(exc, KafkaError) and not exc.retriable)
+        if final:
+            log.error("transaction of %s %s-%d failed for good: %s", self._group_id, tp.topic,
+                      tp.partition, exc.reasons if isinstance(exc, Refused) else refusal(exc))
+        else:
+            log.warning("transaction of %s %s-%d failed (%r); retrying its records",
+                        self._group_id, tp.topic, tp.partition, exc)
+        self._counted["aborted"].inc()
+        self._put_back(tp, taken)
+        await self._recover(tp, point, rebuild=final)
+        if isinstance(exc, Refused) and (len(exc.reasons) == 1 or tp in self._careful):
+            await self._end_refused(tp, exc.reasons)
+        elif isinstance(exc, Refused):  # a refused batch fails every record in it
+            self._careful.add(tp)
 
     async def _transact(self, producer: AIOKafkaProducer, tp: TopicPartition, point: int,
                         taken: dict[int, Finished], *, careful: bool) -> None:
@@ -244,12 +245,12 @@ class TransactionalCommits:
                 except KafkaError as exc:  # refused before sending (too large)
                     if can_succeed_later(exc):
                         raise
-                    await _delivered(sent)
+                    await delivered(sent)
                     raise Refused({offset: refusal(exc)}) from exc
             if careful:
-                await _delivered(sent)
+                await delivered(sent)
                 sent = []
-        await _delivered(sent)
+        await delivered(sent)
         await producer.send_offsets_to_transaction({tp: point}, self._group_id)
         await producer.commit_transaction()
 
@@ -387,15 +388,3 @@ class TransactionalCommits:
         for tp in list(self._producers):
             await self._drop_producer(tp)
 
-
-async def _delivered(sent: list[tuple[int, asyncio.Future[object]]]) -> None:
-    """Wait for the sends; raise what no retry fixes as `Refused`, by input offset."""
-    results = await asyncio.gather(*(future for _, future in sent), return_exceptions=True)
-    refused: dict[int, str] = {}
-    for (offset, _), result in zip(sent, results, strict=True):
-        if isinstance(result, BaseException):
-            if can_succeed_later(result):
-                raise result
-            refused.setdefault(offset, refusal(result))
-    if refused:
-        raise Refused(refused)
