@@ -62,7 +62,8 @@ class StageRunner:
         self._sink = stage.sink(topics) if stage.sink else None
         # Exactly-once: outputs are held per record and sent by the commit's transaction.
         self.transactions = transactions
-        process = transactions.collecting(self.process) if transactions else self.process
+        process = (transactions.collecting(self.process, self.refuse) if transactions
+                   else self.process)
         self.executor = OrderedExecutor(process, max_in_flight=config.max_in_flight)
         self.consumer: AIOKafkaConsumer | None = None  # set once FastStream has started it
         self.find_consumer: Callable[[], AIOKafkaConsumer | None] = lambda: self.consumer
@@ -106,6 +107,16 @@ class StageRunner:
                 record_outcome(output)
                 if self._sink is not None:
                     await self._publish(record, event, self._sink, output, span)
+
+    async def refuse(self, record: ConsumerRecord, reason: str) -> None:
+        """End a record whose output the broker refused after the record had finished."""
+        try:
+            event = decode(self.stage.model, record.value,
+                           max_bytes=self._config.max_message_bytes)
+        except Poison:  # its output was already its dead letter
+            await self._dead_letter(record, f"dead letter not publishable: {reason}", None)
+            return
+        await self._give_up(record, event, f"output not publishable: {reason}")
 
     async def _publish(self, record: ConsumerRecord, event: Envelope, sink: str, output: Frozen,
                        span: Span) -> None:

@@ -15,6 +15,10 @@ partition (paused, partitioned) can no longer commit for it, and the transaction
 is aborted. The new owner reads the committed offset only after that, so it resumes exactly
 where the last committed transaction ended.
 
+An output the broker refuses for good (too large for the topic, not authorised, ...) would
+fail its transaction on every cycle: the send that failed names its record, whose outputs are
+then replaced by what ends it (a dead letter, a give-up answer), and its neighbours go on.
+
 Records finished beyond the prefix keep their outputs here; `room` holds back new records
 while `max_held` of them wait, so memory stays bounded when the head of a partition is slow.
 """
@@ -25,11 +29,19 @@ import asyncio
 import contextlib
 import contextvars
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
+from aiokafka.errors import KafkaError
 
+from pmflow_gateway.streams.delivery import (
+    MAX_REQUEST_BYTES,
+    Refused,
+    can_succeed_later,
+    delivered,
+    refusal,
+)
 from pmflow_gateway.streams.health import TRANSACTIONS
 from pmflow_gateway.streams.parallel import OrderedExecutor, Process
 
@@ -42,6 +54,18 @@ class Output:
     key: bytes | None
     value: bytes
     headers: list[tuple[str, bytes]]
+
+
+@dataclass(slots=True)
+class Finished:
+    """A finished record and the outputs its transaction sends."""
+
+    record: ConsumerRecord
+    outputs: list[Output]
+    replaced: bool = False  # the outputs end the record after the broker refused its own
+
+
+Refuse = Callable[[ConsumerRecord, str], Awaitable[None]]
 
 
 _outbox: contextvars.ContextVar[list[Output] | None] = contextvars.ContextVar(
@@ -62,7 +86,8 @@ class TransactionalCommits:
         self._group_id = group_id
         self._max_held = max_held
         self._timeout_s = timeout_s
-        self._held: dict[TopicPartition, dict[int, list[Output]]] = {}
+        self._held: dict[TopicPartition, dict[int, Finished]] = {}
+        self._refuse: Refuse | None = None
         self._held_count = 0
         self._room = asyncio.Event()
         self._room.set()
@@ -70,14 +95,17 @@ class TransactionalCommits:
         self._rewinds: dict[TopicPartition, int] = {}
         self._next: dict[TopicPartition, int] = {}  # the lowest offset a batch still takes
         self._unsure: dict[TopicPartition, int] = {}  # offset a lost transaction tried
+        self._careful: set[TopicPartition] = set()  # one record per send until a commit
         self._lock = asyncio.Lock()
         self._counted = {o: TRANSACTIONS.labels(stage, o) for o in ("committed", "aborted",
                                                                       "rebuilt")}
 
     # -- holding outputs --------------------------------------------------------------
 
-    def collecting(self, process: Process) -> Process:
-        """`process`, with the sends it makes held for the record's transaction."""
+    def collecting(self, process: Process, refuse: Refuse | None = None) -> Process:
+        """`process`, with the sends it makes held for the record's transaction. `refuse`
+        ends a record whose outputs the broker refused, by sending what replaces them."""
+        self._refuse = refuse
 
         async def run(record: ConsumerRecord) -> None:
             tp = TopicPartition(record.topic, record.partition)
@@ -90,7 +118,7 @@ class TransactionalCommits:
                 _outbox.reset(token)
             if self._rewinds.get(tp, 0) != generation:
                 return  # the partition was rewound or lost meanwhile: this run does not count
-            self._held.setdefault(tp, {})[record.offset] = outbox
+            self._held.setdefault(tp, {})[record.offset] = Finished(record, outbox)
             self._held_count += 1
             if self._held_count >= self._max_held:
                 self._room.clear()
@@ -118,13 +146,13 @@ class TransactionalCommits:
 
         return wanted
 
-    def _take(self, tp: TopicPartition, point: int) -> dict[int, list[Output]]:
+    def _take(self, tp: TopicPartition, point: int) -> dict[int, Finished]:
         held = self._held.get(tp, {})
         taken = {o: held.pop(o) for o in sorted(o for o in held if o < point)}
         self._release(len(taken))
         return taken
 
-    def _put_back(self, tp: TopicPartition, taken: dict[int, list[Output]]) -> None:
+    def _put_back(self, tp: TopicPartition, taken: dict[int, Finished]) -> None:
         self._held.setdefault(tp, {}).update(taken)
         self._held_count += len(taken)
         if self._held_count >= self._max_held:
@@ -175,35 +203,95 @@ class TransactionalCommits:
             return None
         taken = self._take(tp, point)
         try:
-            await asyncio.wait_for(self._transact(producer, tp, point, taken), self._timeout_s)
-        except Exception as exc:  # every failure is retried the same way
-            log.warning("transaction of %s %s-%d failed (%r); retrying its records",
-                        self._group_id, tp.topic, tp.partition, exc)
-            self._counted["aborted"].inc()
-            self._put_back(tp, taken)
-            await self._recover(tp, point)
+            await asyncio.wait_for(self._transact(producer, tp, point, taken,
+                                                  careful=tp in self._careful), self._timeout_s)
+        except Exception as exc:  # every failure is retried; refused records end first
+            await self._failed(tp, point, taken, exc)
             return None
+        self._careful.discard(tp)
         self._counted["committed"].inc()
         return point
 
+    async def _failed(self, tp: TopicPartition, point: int, taken: dict[int, Finished],
+                      exc: Exception) -> None:
+        """Abort and keep the records for the next cycle; end those the broker refused."""
+        final = isinstance(exc, Refused) or (isinstance(exc, KafkaError) and not exc.retriable)
+        if final:
+            log.error("transaction of %s %s-%d failed for good: %s", self._group_id, tp.topic,
+                      tp.partition, exc.reasons if isinstance(exc, Refused) else refusal(exc))
+        else:
+            log.warning("transaction of %s %s-%d failed (%r); retrying its records",
+                        self._group_id, tp.topic, tp.partition, exc)
+        self._counted["aborted"].inc()
+        self._put_back(tp, taken)
+        await self._recover(tp, point, rebuild=final)
+        if isinstance(exc, Refused) and (len(exc.reasons) == 1 or tp in self._careful):
+            await self._end_refused(tp, exc.reasons)
+        elif isinstance(exc, Refused):  # a refused batch fails every record in it
+            self._careful.add(tp)
+
     async def _transact(self, producer: AIOKafkaProducer, tp: TopicPartition, point: int,
-                        taken: dict[int, list[Output]]) -> None:
+                        taken: dict[int, Finished], *, careful: bool) -> None:
+        """Send the outputs, then commit them with the offsets. aiokafka commits a
+        transaction even when one of its sends failed, so every delivery is awaited first.
+        `careful`: one record's outputs at a time, so a refusal names that record alone."""
         await producer.begin_transaction()
-        for outputs in taken.values():
-            for out in outputs:
-                await producer.send(out.topic, out.value, key=out.key, headers=out.headers)
+        sent: list[tuple[int, asyncio.Future[object]]] = []
+        for offset, finished in taken.items():
+            for out in finished.outputs:
+                try:
+                    sent.append((offset, await producer.send(
+                        out.topic, out.value, key=out.key, headers=out.headers)))
+                except KafkaError as exc:  # refused before sending (too large)
+                    if can_succeed_later(exc):
+                        raise
+                    await delivered(sent)
+                    raise Refused({offset: refusal(exc)}) from exc
+            if careful:
+                await delivered(sent)
+                sent = []
+        await delivered(sent)
         await producer.send_offsets_to_transaction({tp: point}, self._group_id)
         await producer.commit_transaction()
 
-    async def _recover(self, tp: TopicPartition, attempted: int) -> None:
+    async def _end_refused(self, tp: TopicPartition, reasons: dict[int, str]) -> None:
+        """Replace each refused record's outputs with what ends it, for the next cycle. When
+        even those are refused, the record ends without outputs, reported: its neighbours
+        must not wait for something no retry fixes."""
+        held = self._held.get(tp, {})
+        for offset, reason in reasons.items():
+            finished = held.get(offset)
+            if finished is None:  # revoked meanwhile: the next owner runs it again
+                continue
+            outbox: list[Output] = []
+            if not finished.replaced and self._refuse is not None:
+                token = _outbox.set(outbox)
+                try:
+                    await self._refuse(finished.record, reason)
+                except Exception as exc:  # whatever it held is kept; the rest is reported
+                    log.error("ending %s-%d offset %d failed: %r", tp.topic, tp.partition,
+                              offset, exc)
+                finally:
+                    _outbox.reset(token)
+            else:
+                log.error("%s %s-%d offset %d ends without outputs: they were refused (%s)",
+                          self._group_id, tp.topic, tp.partition, offset, reason)
+            held[offset] = Finished(finished.record, outbox, replaced=True)
+
+    async def _recover(self, tp: TopicPartition, attempted: int, *, rebuild: bool) -> None:
         """Abort what can be aborted; a fenced producer, or one whose transaction is in an
         unknown state, is dropped and rebuilt by the next cycle (starting it again ends
-        whatever it left open)."""
+        whatever it left open). So is one after a final error (`rebuild`): a batch the broker
+        refused still took its sequence number, and every later send of that producer would
+        be refused as out of order."""
         producer = self._producers.get(tp)
         if producer is None:
             return
         try:
             await asyncio.wait_for(producer.abort_transaction(), self._timeout_s)
+            if rebuild:
+                self._counted["rebuilt"].inc()
+                await self._drop_producer(tp)
         except Exception as exc:  # fenced, fatal or not answering: rebuild
             log.warning("producer of %s %s-%d rebuilt: %r", self._group_id, tp.topic,
                         tp.partition, exc)
@@ -219,7 +307,7 @@ class TransactionalCommits:
                 transactional_id=f"{self._group_id}.{tp.topic}.{tp.partition}",
                 enable_idempotence=True,
                 acks="all",
-                max_request_size=2 * 1024 * 1024,
+                max_request_size=MAX_REQUEST_BYTES,
                 max_batch_size=512 * 1024,
             )
             try:
@@ -294,7 +382,9 @@ class TransactionalCommits:
             self._release(len(self._held.pop(tp, {})))
             self._next.pop(tp, None)
             self._unsure.pop(tp, None)
+            self._careful.discard(tp)
 
     async def close(self) -> None:
         for tp in list(self._producers):
             await self._drop_producer(tp)
+

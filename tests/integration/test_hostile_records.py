@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import orjson
 import pytest
 from aiokafka import AIOKafkaProducer
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from pmflow_gateway.ports import AdapterResult
 from pmflow_gateway.schemas import AnswerReady, AnswerStatus, DeadLettered, Topics
@@ -18,7 +19,7 @@ from pmflow_gateway.schemas.examples import ROUTE_DECIDED as PMFLOW_EXAMPLE
 from pmflow_gateway.streams.app import Processor
 from tests.fakes import WEATHER
 from tests.support.kafka import collect
-from tests.support.processors import running
+from tests.support.processors import Guarantee, running
 
 pytestmark = pytest.mark.kafka
 
@@ -83,8 +84,9 @@ async def test_bad_headers_end_their_own_record_never_the_batch(
 
 @dataclass
 class OneHugeThenNormal:
-    """The first plan gets evidence too large for any Kafka record, later ones normal evidence."""
+    """The first plan gets evidence of `blob` bytes, later ones normal evidence."""
 
+    blob: int
     name: str = "mcp"
     calls: int = 0
 
@@ -92,7 +94,7 @@ class OneHugeThenNormal:
         self.calls += 1
         item = WEATHER
         if self.calls == 1:
-            item = WEATHER.model_copy(update={"raw_metadata": {"blob": "x" * 3_000_000}})
+            item = WEATHER.model_copy(update={"raw_metadata": {"blob": "x" * self.blob}})
         return AdapterResult(items=[item], attempts=[
             AdapterAttempt(adapter=self.name, outcome="ok", evidence_count=1)])
 
@@ -100,20 +102,44 @@ class OneHugeThenNormal:
         return None
 
 
+async def _limit_topic(bootstrap: str, topic: str, max_bytes: int) -> None:
+    """Create `topic` with a record limit below the producers' own, so only the broker
+    refuses (after the send, inside a transaction in exactly-once mode)."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.create_topics([NewTopic(topic, 3, 1, topic_configs={
+            "max.message.bytes": str(max_bytes)})])
+    finally:
+        await admin.close()
+
+
+@pytest.mark.parametrize("guarantee", ["at_least_once", "exactly_once"])
+@pytest.mark.parametrize("refused_by", ["producer", "broker"])
 async def test_an_unpublishable_output_ends_its_record_and_the_next_is_answered(
-        kafka_bootstrap: str, topics: Topics) -> None:
-    async with running(kafka_bootstrap, topics, adapters=[OneHugeThenNormal()]) as processor:
+        kafka_bootstrap: str, topics: Topics, guarantee: Guarantee, refused_by: str) -> None:
+    """Too large for any request (3 MB), or only for its topic (400 KB against 200 KB): a
+    held output in exactly-once mode would fail its transaction on every cycle."""
+    blob = 3_000_000
+    if refused_by == "broker":
+        blob = 400_000
+        await _limit_topic(kafka_bootstrap, topics.evidence_collected, 200_000)
+    async with running(kafka_bootstrap, topics, adapters=[OneHugeThenNormal(blob)],
+                       guarantee=guarantee) as processor:
         records = [(b"one-key", orjson.dumps({**PMFLOW_EXAMPLE, "question_id": f"big-{i}",
-                                              "event_id": f"b-{i}"}), []) for i in range(2)]
+                                              "event_id": f"b-{i}"}), []) for i in range(3)]
         await _send(kafka_bootstrap, topics.route_decided, records)  # type: ignore[arg-type]
         found = await collect(kafka_bootstrap, [topics.answer_ready, topics.dead_letter],
-                              until=lambda rs: len(rs) >= 3, timeout_s=30, settle_s=0.5)
-        answers = {a.question_id: a for a in (AnswerReady.model_validate_json(r.value)
-                                              for r in found if r.topic == topics.answer_ready)}
+                              until=lambda rs: len(rs) >= 4, timeout_s=40, settle_s=1.0,
+                              isolation_level="read_committed")
+        answers = [AnswerReady.model_validate_json(r.value) for r in found
+                   if r.topic == topics.answer_ready]
         letters = [DeadLettered.model_validate_json(r.value) for r in found
                    if r.topic == topics.dead_letter]
-        assert answers["big-0"].status is AnswerStatus.failed
-        assert answers["big-1"].status is AnswerStatus.answered
-        assert [(d.question_id, d.stage) for d in letters] == [("big-0", "evidence")]
-        assert "MessageSizeTooLarge" in letters[0].reason
-        assert await _wait_committed(processor, "evidence", topics.plan_created, 2) == 2
+        assert sorted((a.question_id, a.status) for a in answers) == [
+            ("big-0", AnswerStatus.failed), ("big-1", AnswerStatus.answered),
+            ("big-2", AnswerStatus.answered)]
+        assert [(d.question_id, d.stage, d.origin_topic) for d in letters] == [
+            ("big-0", "evidence", topics.plan_created)]
+        assert "TooLarge" in letters[0].reason
+        assert await _wait_committed(processor, "evidence", topics.plan_created, 3) == 3

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from typing import Literal
 
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.handlers.composers import EXTRACTIVE
@@ -16,18 +17,23 @@ from pmflow_gateway.streams.app import Processor
 from pmflow_gateway.streams.runner import RunnerConfig
 from tests.fakes import WEATHER, FakeAdapter, InMemoryStore
 
+Guarantee = Literal["exactly_once", "at_least_once"]
+
 
 @asynccontextmanager
 async def running(bootstrap: str, topics: Topics, *,
                   adapters: Sequence[EvidenceAdapter] | None = None,
                   store: MemoryStore | None = None,
-                  runner_config: RunnerConfig | None = None) -> AsyncIterator[Processor]:
+                  runner_config: RunnerConfig | None = None,
+                  guarantee: Guarantee = "at_least_once",
+                  ) -> AsyncIterator[Processor]:
     """Every stage in this process; by default the MCP adapter answers with WEATHER."""
     gateway = Deps(
         composer=EXTRACTIVE, clock=SystemClock(), planner=RulesPlanner(),
                       adapters=list(adapters or [FakeAdapter("mcp", items=[WEATHER])]),
                       store=store or InMemoryStore())
-    settings = Settings(kafka_bootstrap=bootstrap, topic_prefix=topics.prefix, http_port=0)
+    settings = Settings(kafka_bootstrap=bootstrap, topic_prefix=topics.prefix, http_port=0,
+                        processing_guarantee=guarantee)
     proc = Processor(settings, deps=gateway, grace_s=5, runner_config=runner_config)
     await proc.start()
     try:

@@ -76,7 +76,7 @@ def test_producer_errors_no_retry_can_fix_are_told_apart() -> None:
         TopicAuthorizationFailedError,
     )
 
-    from pmflow_gateway.streams.publisher import can_succeed_later
+    from pmflow_gateway.streams.delivery import can_succeed_later
 
     assert all(can_succeed_later(e()) for e in (KafkaTimeoutError, KafkaConnectionError,
                                                 NotLeaderForPartitionError, KafkaUnavailableError,
@@ -113,7 +113,7 @@ def test_duplicate_json_keys_are_poison_at_any_depth() -> None:
 def test_key_partitioner_chooses_what_the_default_partitioner_chooses() -> None:
     from aiokafka.partitioner import DefaultPartitioner
 
-    from pmflow_gateway.streams.publisher import key_partitioner
+    from pmflow_gateway.streams.delivery import key_partitioner
 
     keys = [f"q-{i:06d}".encode() for i in range(500)] + [b"x" * 300, "问题-1".encode()]
     for count in (1, 3, 6, 7):

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from aiokafka import ConsumerRecord, TopicPartition
 
+from pmflow_gateway.ports import Unpublishable
 from pmflow_gateway.schemas import DeadLettered
+from pmflow_gateway.streams.delivery import MAX_REQUEST_BYTES
 from pmflow_gateway.streams.parallel import OrderedExecutor
 from pmflow_gateway.streams.publisher import EventPublisher
 from pmflow_gateway.streams.transactional import TransactionalCommits, held_outputs
@@ -40,8 +43,8 @@ async def test_sends_inside_a_record_are_held_not_sent() -> None:
     await run(record(5, b"q-5"))
     assert held_outputs() is None  # outside a record, sends go out at once
     taken = txn._take(TP, 6)
-    assert [(o.topic, o.key) for o in taken[5]] == [("out", b"q-5")]
-    assert dict(taken[5][0].headers)["event_type"] == b"DeadLettered"
+    assert [(o.topic, o.key) for o in taken[5].outputs] == [("out", b"q-5")]
+    assert dict(taken[5].outputs[0].headers)["event_type"] == b"DeadLettered"
 
 
 async def test_fetching_waits_while_max_held_records_wait_for_the_prefix() -> None:
@@ -83,3 +86,16 @@ async def test_a_run_that_outlives_its_partitions_rewind_holds_nothing() -> None
     release.set()
     await executor.drain(1)
     assert txn._take(TP, 100) == {}
+
+
+async def test_an_output_too_large_for_any_request_is_refused_when_held() -> None:
+    txn = commits()
+    publisher = EventPublisher("127.0.0.1:1")
+    huge = letter("q").model_copy(update={"original_value": "x" * (MAX_REQUEST_BYTES + 1)})
+
+    async def process(r: ConsumerRecord) -> None:
+        await publisher.send("out", "q", huge)
+
+    with pytest.raises(Unpublishable, match="MessageSizeTooLarge"):
+        await txn.collecting(process)(record(1, b"q"))
+    assert txn._take(TP, 2) == {}
