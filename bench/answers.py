@@ -34,7 +34,7 @@ from pmflow_gateway.adapters.mcp import McpAdapter
 from pmflow_gateway.adapters.mcp_config import McpServerConfig
 from pmflow_gateway.adapters.store import open_store
 from pmflow_gateway.embedded import ask_in_process
-from pmflow_gateway.handlers.composers import make_composer
+from pmflow_gateway.handlers.model_composer import make_composer
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import RouteDecided

@@ -15,7 +15,7 @@ from pmflow_gateway.adapters.mcp_config import demo_servers
 from pmflow_gateway.adapters.rate_limit import HostLimits
 from pmflow_gateway.adapters.search_engines import DuckDuckGoHtml, SearxngJson
 from pmflow_gateway.adapters.store import open_store
-from pmflow_gateway.handlers.composers import make_composer
+from pmflow_gateway.handlers.model_composer import make_composer
 from pmflow_gateway.handlers.planners.model import ModelPlanner
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import Deps, EvidenceAdapter, PlanDefaults, Planner

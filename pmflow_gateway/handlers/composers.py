@@ -1,20 +1,14 @@
-"""Composers: write an answer only from verified evidence, each claim with its `[n]` marker.
-
-Two composers share one shape (`Composer`): the extractive one (default, no model) picks the
-evidence sentences that carry the plan's grounded fields; the model one asks a `ChatModel`
-for `{answer, citations[]}` and falls back to extractive on timeout, error or bad output.
-Evidence reaches either one only through the untrusted-text sanitiser of `contract.text`.
+"""The extractive composer (the default, no model): writes the answer only from verified
+evidence, picking the sentences that answer what was asked (the asked day's line, every day of
+a period, the number for a price), each with its `[n]` marker. The model composer, which falls
+back to this one, is `handlers/model_composer.py`. Evidence reaches either only through the
+untrusted-text sanitiser of `contract.text`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
 import re
 from dataclasses import dataclass, field
-from importlib import resources
-
-from pydantic import BaseModel, ConfigDict, ValidationError
 
 from pmflow_gateway.contract.metrics import other_figure
 from pmflow_gateway.contract.relevance import (
@@ -29,12 +23,10 @@ from pmflow_gateway.contract.relevance import (
 from pmflow_gateway.contract.text import (
     asked_text,
     clean_sentences,
-    clean_text,
     is_cjk,
-    strip_invisible,
 )
 from pmflow_gateway.contract.when import names_another_day, speaks_of, speaks_of_night
-from pmflow_gateway.ports import ChatModel, Composer, Draft
+from pmflow_gateway.ports import Draft
 from pmflow_gateway.schemas import AnswerContract, ExternalEvidence, ExternalQueryPlan, QueryKind
 
 MAX_SENTENCES_PER_ITEM = 2
@@ -245,92 +237,3 @@ class ExtractiveComposer:
 
 
 EXTRACTIVE = ExtractiveComposer()
-
-
-# ---------------------------------------------------------------- model
-
-
-class ComposedAnswer(BaseModel):
-    """The structured output the model must return."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    answer: str
-    citations: list[int]
-
-
-COMPOSED_ANSWER_SCHEMA = ComposedAnswer.model_json_schema()
-
-
-def composer_prompt() -> str:
-    return resources.files("pmflow_gateway").joinpath("prompts/composer.md").read_text("utf-8")
-
-
-def evidence_block(items: list[ExternalEvidence], *, asked: str = "") -> str:
-    """Numbered, cleaned evidence inside one delimited data block; no URLs are shown."""
-    lines = ["<evidence>"]
-    for n, item in enumerate(items, start=1):
-        title = " ".join(clean_sentences(item.title, asked=asked))
-        lines.append(f"[{n}] title: {title}")
-        lines.append(f"    text: {clean_text(item.snippet, asked=asked)}")
-    lines.append("</evidence>")
-    return "\n".join(lines)
-
-
-def composer_messages(question: str, plan: ExternalQueryPlan,
-                      items: list[ExternalEvidence]) -> list[dict[str, str]]:
-    fields = {"answer_contract": plan.answer_contract.value, "topic": plan.topic,
-              "subject_entities": plan.subject_entities, "location_hint": plan.location_hint,
-              "time_range_hint": plan.time_range_hint}
-    user = (f"Question: {strip_invisible(question)}\n"
-            f"Plan: {json.dumps(fields, ensure_ascii=False)}\n"
-            f"Evidence items: 1..{len(items)}\n\n"
-            f"{evidence_block(items, asked=asked_text(question, plan))}")
-    return [{"role": "system", "content": composer_prompt()},
-            {"role": "user", "content": user}]
-
-
-def make_composer(model: ChatModel | None, *, timeout_s: float = 10.0) -> Composer:
-    """What bootstrap wires: the model composer when a model is configured, else extractive."""
-    return EXTRACTIVE if model is None else ModelComposer(model, timeout_s=timeout_s)
-
-
-class ModelComposer:
-    """A `ChatModel` writes the answer; any failure falls back to the extractive composer."""
-
-    name = "model"
-
-    def __init__(self, model: ChatModel, *, timeout_s: float = 10.0) -> None:
-        self.model = model
-        self.timeout_s = timeout_s
-
-    async def compose(self, question: str, plan: ExternalQueryPlan,
-                      items: list[ExternalEvidence], *, timeout_s: float) -> Draft:
-        limit = min(self.timeout_s, timeout_s)
-        try:
-            # The outer timeout guards models whose client ignores its own timeout.
-            async with asyncio.timeout(limit + 0.5):
-                raw = await self.model.complete_json(
-                    composer_messages(question, plan, items), schema=COMPOSED_ANSWER_SCHEMA,
-                    schema_name="composed_answer", timeout_s=limit)
-            parsed = ComposedAnswer.model_validate_json(raw)
-        except TimeoutError:
-            return self._fallback(question, plan, items, "model timeout")
-        except ValidationError as exc:
-            return self._fallback(question, plan, items,
-                                  f"model output invalid: {exc.error_count()} error(s)")
-        # ModelError and whatever another ChatModel raises: a model failure degrades the
-        # answer to extractive, it never fails the question.
-        except Exception as exc:
-            return self._fallback(question, plan, items, f"model error: {type(exc).__name__}")
-        answer = strip_invisible(parsed.answer).strip()
-        if not answer:
-            return self._fallback(question, plan, items, "model answer empty")
-        return Draft(answer=answer, cited=parsed.citations, composer="model")
-
-    @staticmethod
-    def _fallback(question: str, plan: ExternalQueryPlan, items: list[ExternalEvidence],
-                  why: str) -> Draft:
-        draft = compose_extractive(question, plan, items)
-        return Draft(answer=draft.answer, cited=draft.cited, composer="extractive",
-                     note=f"model composer fell back: {why}")

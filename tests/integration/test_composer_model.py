@@ -14,7 +14,7 @@ import pytest
 
 from pmflow_gateway.adapters.llm import OpenAIChatModel
 from pmflow_gateway.handlers.answer import verify_and_compose
-from pmflow_gateway.handlers.composers import ModelComposer
+from pmflow_gateway.handlers.model_composer import ModelComposer
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.schemas import AnswerReady, AnswerStatus
 from tests.fakes import evidence

@@ -11,7 +11,7 @@ from pmflow_gateway.contract.text import mentions_internal
 from pmflow_gateway.contract.urls import registrable_domain
 from pmflow_gateway.contract.verify import quotes_of_upstream, verify_draft, verify_evidence
 from pmflow_gateway.handlers.answer import verify_and_compose
-from pmflow_gateway.handlers.composers import ModelComposer
+from pmflow_gateway.handlers.model_composer import ModelComposer
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.ports import Draft
 from pmflow_gateway.schemas import (

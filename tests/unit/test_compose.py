@@ -11,10 +11,9 @@ from pmflow_gateway.adapters.llm import ModelError
 from pmflow_gateway.contract.statuses import NOTHING_ABOUT_IT
 from pmflow_gateway.contract.text import clean_sentences, mentions_internal
 from pmflow_gateway.handlers.answer import verify_and_compose
-from pmflow_gateway.handlers.composers import (
-    EXTRACTIVE,
+from pmflow_gateway.handlers.composers import EXTRACTIVE, compose_extractive
+from pmflow_gateway.handlers.model_composer import (
     ModelComposer,
-    compose_extractive,
     composer_messages,
     composer_prompt,
     make_composer,
