@@ -23,7 +23,7 @@ from pmflow_gateway.schemas import AnswerStatus, RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from tests.fakes import InMemoryStore
 from tests.support.mcp_servers import server_children, stdio_config
-from tests.support.pages import ANSWER_PAGE, site_with_pages
+from tests.support.pages import ANSWER_PAGE, fresh, site_with_pages
 from tests.support.web_site import LocalSite
 
 DEADLINE_MS = 3000
@@ -31,7 +31,7 @@ DEADLINE_MS = 3000
 
 @pytest.fixture
 def site() -> Iterator[LocalSite]:
-    with site_with_pages({"/weather/guangzhou": ANSWER_PAGE}) as local:
+    with site_with_pages({"/weather/guangzhou": fresh(ANSWER_PAGE)}) as local:
         yield local
 
 

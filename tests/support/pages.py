@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 
 from tests.support.web_site import LocalSite
 
@@ -21,6 +22,13 @@ ANSWER_PAGE = f"""<html><head><title>广州未来5天天气预报</title>
 <p aria-hidden="true">{INJECTION}（aria-hidden）</p>
 <p>广\u200b州\u200d天气数据由本地气象台发布。详细说明见<a href="/secret">内部链接</a>。</p>
 </article></body></html>"""
+
+
+def fresh(page: str, *, hours_ago: float = 2) -> str:
+    """The page published `hours_ago` before now, for tests that read it with the real clock:
+    its fixed date suits a fixed clock only, and goes stale a day and a half after it."""
+    published = (datetime.now(UTC) - timedelta(hours=hours_ago)).isoformat(timespec="seconds")
+    return page.replace("2026-12-02T06:00:00+08:00", published)
 
 
 def searx_results(site: LocalSite, paths: list[str]) -> str:
