@@ -77,7 +77,7 @@ class StageRunner:
 
     async def on_batch(self, records: Iterable[ConsumerRecord]) -> None:
         if self.transactions is not None:
-            wanted = self.transactions.admission()
+            wanted = self.transactions.admission(self.find_consumer())
             for record in records:
                 await self.transactions.room()
                 await self.executor.submit(record, wanted)

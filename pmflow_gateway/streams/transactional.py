@@ -77,6 +77,16 @@ def held_outputs() -> list[Output] | None:
     return _outbox.get()
 
 
+def _fetch_position(consumer: AIOKafkaConsumer, tp: TopicPartition) -> int:
+    """The offset the consumer fetches `tp` from next; -1 when it has none (not assigned,
+    awaiting a reset). aiokafka offers only the waiting form (`await consumer.position`), and
+    the check must not wait: a rewind could slip in. This reads the same state."""
+    subscription = consumer._subscription.subscription
+    assignment = subscription.assignment if subscription is not None else None
+    state = assignment.state_value(tp) if assignment is not None else None
+    return state.position if state is not None and state.has_valid_position else -1
+
+
 class TransactionalCommits:
     """Holds the outputs of one stage's records and commits them with their input offsets."""
 
@@ -129,10 +139,12 @@ class TransactionalCommits:
         """Wait while `max_held` finished records wait for the prefix to reach them."""
         await self._room.wait()
 
-    def admission(self) -> Callable[[ConsumerRecord], bool]:
-        """For one fetched batch: whether each record may still start. After a partition is
-        rewound, records fetched before (the rest of this batch, anything below the resume
-        offset) are not taken: they come again from the new position."""
+    def admission(self, consumer: AIOKafkaConsumer | None) -> Callable[[ConsumerRecord], bool]:
+        """For one fetched batch: whether each record may still start. A record is taken only
+        when it comes from the consumer's current fetch position (the position is past it)
+        and not from before the resume offset. After a rewind, a batch fetched from the old
+        position is therefore refused whole, even when FastStream hands it over after the
+        seek: its records come again from the new position, and none is skipped."""
         rewinds = dict(self._rewinds)
 
         def wanted(record: ConsumerRecord) -> bool:
@@ -140,6 +152,8 @@ class TransactionalCommits:
             if self._rewinds.get(tp, 0) != rewinds.get(tp, 0):
                 return False
             if record.offset < self._next.get(tp, 0):
+                return False
+            if consumer is not None and not record.offset < _fetch_position(consumer, tp):
                 return False
             self._next[tp] = record.offset + 1
             return True
