@@ -35,13 +35,14 @@ def encode(event: BaseModel) -> bytes:
     return event.__pydantic_serializer__.to_json(event)
 
 
-def decode(model: type[E], value: bytes | None, *, max_bytes: int) -> E:
-    """The event in `value`, or `Poison` with a one-line reason."""
+def decode(model: type[E], value: bytes | None, *, max_bytes: int, shared: bool = False) -> E:
+    """The event in `value`, or `Poison` with a one-line reason. `shared`: other stages of this
+    process read the same topic, so the decoded event is kept for them."""
     if value is None:
         raise Poison("empty record (tombstone)")
     if len(value) > max_bytes:
         raise Poison(f"oversize: {len(value)} bytes > {max_bytes}")
-    if len(value) <= SHARED_DECODE_BYTES and isinstance(value, bytes):
+    if shared and len(value) <= SHARED_DECODE_BYTES and isinstance(value, bytes):
         return cast(E, _shared_decode(model, value))
     return _decode(model, value)
 
@@ -58,9 +59,11 @@ def _decode(model: type[E], value: bytes) -> E:
 
 # Stages of one process that read the same topic (render and memory both read every answer)
 # decode each record once: events are immutable, and a refused record raises, which is never
-# cached. Bounded by entries and by their size.
+# cached. Only such topics' records are kept (the other stages' would push them out before
+# the second reader comes), bounded by entries and by their size: the two readers may be a
+# few hundred records apart after a burst.
 SHARED_DECODE_BYTES = 64 * 1024
-_shared_decode = functools.lru_cache(maxsize=256)(_decode)
+_shared_decode = functools.lru_cache(maxsize=512)(_decode)
 
 
 class _Duplicate(Exception):

@@ -29,7 +29,7 @@ from pmflow_gateway.streams.health import (
     record_outcome,
 )
 from pmflow_gateway.streams.parallel import OrderedExecutor
-from pmflow_gateway.streams.stages import Retries, Stage, annotate, failure_reason
+from pmflow_gateway.streams.stages import STAGES, Retries, Stage, annotate, failure_reason
 from pmflow_gateway.streams.transactional import TransactionalCommits
 from pmflow_gateway.tracing import consuming, mark_error
 
@@ -60,6 +60,8 @@ class StageRunner:
         self._topics = topics
         self._config = config
         self._sink = stage.sink(topics) if stage.sink else None
+        # Render and memory both read every answer: its decoded event is shared between them.
+        self._shared = sum(s.source(topics) == self.topic for s in STAGES.values()) > 1
         # Exactly-once: outputs are held per record and sent by the commit's transaction.
         self.transactions = transactions
         process = (transactions.collecting(self.process, self.refuse) if transactions
@@ -93,7 +95,7 @@ class StageRunner:
                               headers=headers, stage=self.stage.name) as span:
             try:
                 event = decode(self.stage.model, record.value,
-                               max_bytes=self._config.max_message_bytes)
+                               max_bytes=self._config.max_message_bytes, shared=self._shared)
             except Poison as poison:
                 mark_error(span, poison.reason)
                 await self._dead_letter(record, poison.reason, None)
