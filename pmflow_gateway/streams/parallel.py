@@ -69,6 +69,7 @@ class OrderedExecutor:
         self._progress: dict[TopicPartition, PartitionProgress] = {}
         self._tails: dict[tuple[TopicPartition, bytes | None], asyncio.Task[None]] = {}
         self._tasks: dict[TopicPartition, set[asyncio.Task[None]]] = {}
+        self.finished = asyncio.Event()  # set when a record finishes; the committer clears it
         self.closing = False
 
     @property
@@ -104,6 +105,7 @@ class OrderedExecutor:
                     await asyncio.shield(before)
             await self._process(record)
             progress.finished(record.offset)
+            self.finished.set()
         finally:
             self._slots.release()
 

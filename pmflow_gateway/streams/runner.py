@@ -194,8 +194,18 @@ class StageRunner:
         self._commit_task = asyncio.create_task(self._commit_loop())
 
     async def _commit_loop(self) -> None:
+        """At least once, a commit only bounds what a crash re-delivers: one per interval.
+        Exactly once, outputs wait for their transaction: a cycle starts as soon as a record
+        finished, so records finishing during one transaction go together in the next (group
+        commit), and a quiet stage adds one transaction's time to latency, not an interval."""
+        interval = self._config.commit_interval_s
         while True:
-            await asyncio.sleep(self._config.commit_interval_s)
+            if self.transactions is None:
+                await asyncio.sleep(interval)
+            else:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.executor.finished.wait(), interval)
+                self.executor.finished.clear()
             await self.commit()
 
     async def commit(self) -> None:
