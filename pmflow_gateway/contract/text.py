@@ -247,7 +247,8 @@ def looks_like_instruction(text: str) -> bool:
     if any(p.search(form) for p in _INJECTIONS):
         return True
     joined = _joined_letters(_SPACES.sub(" ", folded(text)))
-    return any(p.search(joined) for p in _INJECTIONS)
+    # Most text has no spaced-out letters and no disguised dots: the same form, searched once.
+    return joined != form and any(p.search(joined) for p in _INJECTIONS)
 
 
 # A contact channel and its handle ("微信 gzwx8888", "QQ: 12345", "telegram @x"), or a bare
