@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import gc
 import json
 import resource
@@ -82,8 +83,10 @@ def sample_rusage() -> dict[str, Any]:
             "gc_runs": list(GC.runs)}
 
 
-def sample(processor: Any, exporter: CountingExporter | None) -> dict[str, Any]:
+def sample(processor: Any, exporter: CountingExporter | None,
+           cores: CoreClock | None = None) -> dict[str, Any]:
     return {**sample_rusage(),
+            "core_s": {k: round(v, 4) for k, v in cores.seconds.items()} if cores else {},
             "counts": {r.stage.name: dict(r.counts) for r in processor.runners},
             "in_flight": {r.stage.name: r.executor.in_flight for r in processor.runners},
             "spans_exported": exporter.spans if exporter else None}
@@ -138,6 +141,32 @@ class HopProbe:
         return {k: summary(v, 1) for k, v in sorted(self.samples.items()) if v}
 
 
+class CoreClock:
+    """Seconds spent inside each stage's core (`Stage.handle`: the plan, evidence, answer,
+    render and memory logic), so a run's CPU splits into stage logic and the runtime around
+    it (decode, executor, publish, commit, spans). With instant fakes a core does not wait,
+    so its wall time is its CPU time. Bench only: it wraps the runners from outside."""
+
+    def __init__(self, processor: Any) -> None:
+        self.seconds: dict[str, float] = {}
+        for runner in processor.runners:
+            runner.stage = dataclasses.replace(runner.stage,
+                                               handle=self._timed(runner.stage.name,
+                                                                  runner.stage.handle))
+
+    def _timed(self, name: str, handle: Any) -> Any:
+        self.seconds[name] = 0.0
+
+        async def timed(deps: Any, event: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return await handle(deps, event)
+            finally:
+                self.seconds[name] += time.perf_counter() - started
+
+        return timed
+
+
 def emit(kind: str, data: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps({"kind": kind, **data}) + "\n")
     sys.stdout.flush()
@@ -161,20 +190,21 @@ async def main(args: argparse.Namespace) -> None:
             raise SystemExit("stages got no partitions within 60 s")
         await asyncio.sleep(0.05)
     probe = HopProbe(processor) if args.probe_hops else None
+    cores = CoreClock(processor)
     profiler = start_profiler(args.profile) if args.profile else None
-    emit("ready", sample(processor, exporter))
+    emit("ready", sample(processor, exporter, cores))
     loop = asyncio.get_running_loop()
     while True:
         command = (await loop.run_in_executor(None, sys.stdin.readline)).strip()
         if command == "sample":
-            emit("sample", sample(processor, exporter))
+            emit("sample", sample(processor, exporter, cores))
         elif command == "probe":
             emit("probe", {"stages": probe.report() if probe else {}})
         elif command in ("stop", ""):
             break
     if profiler is not None:
         stop_profiler(profiler, args.profile)
-    final = sample(processor, exporter)
+    final = sample(processor, exporter, cores)
     await processor.stop()
     if exporter is not None:
         from opentelemetry import trace

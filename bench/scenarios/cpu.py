@@ -32,12 +32,18 @@ async def measure(bootstrap: str, n: int, *, otel: bool, profile: str | None = N
         final = await worker.stop()
         await pipeline.close()
     cpu_s = after["cpu_s"] - before["cpu_s"]
+    # Stage logic (the cores) against the runtime around it: the relay has no cores at all.
+    cores_ms = {k: round((v - before["core_s"].get(k, 0.0)) / n * 1000, 3)
+                for k, v in after.get("core_s", {}).items()}
     wall_s = after["monotonic"] - before["monotonic"]
     return {
         "questions": n,
         "cpu_ms_per_question": round(cpu_s / n * 1000, 3),
         "cpu_ms_per_question_idle_subtracted": round(
             (cpu_s - idle_cpu_per_s * wall_s) / n * 1000, 3),
+        "core_ms_per_question": cores_ms,
+        "runtime_ms_per_question": round(cpu_s / n * 1000 - sum(cores_ms.values()), 3)
+        if cores_ms else None,
         "user_ms_per_question": round((after["utime_s"] - before["utime_s"]) / n * 1000, 3),
         "system_ms_per_question": round((after["stime_s"] - before["stime_s"]) / n * 1000, 3),
         "idle_cpu_ms_per_s": round(idle_cpu_per_s * 1000, 2),
@@ -59,11 +65,13 @@ async def run(bootstrap: str, *, quick: bool) -> dict[str, Any]:
     off = await measure(bootstrap, n, otel=False)
     on = await measure(bootstrap, n, otel=True)
     vs_relay = round(off["cpu_ms_per_question"] / relay["cpu_ms_per_question"], 2)
+    runtime_vs_relay = round(off["runtime_ms_per_question"] / relay["cpu_ms_per_question"], 2)
     return {
         "parameters": {"questions": n, "partitions": 3, "stages": list(ALL_STAGES),
                        "adapter": "instant fake (3 pages)", "store": "counting fake",
                        "idle_window_s": IDLE_S},
         "results": {"relay": relay, "otel_off": off, "otel_on": on, "ratio_vs_relay": vs_relay,
+                    "runtime_ratio_vs_relay": runtime_vs_relay,
                     "otel_cost_ratio": round(
                         on["cpu_ms_per_question"] / off["cpu_ms_per_question"], 2)},
         "target": {"ratio_vs_relay_max": 3.0, "met": vs_relay <= 3.0},
