@@ -70,6 +70,7 @@ class StageRunner:
         self.consumer: AIOKafkaConsumer | None = None  # set once FastStream has started it
         self.find_consumer: Callable[[], AIOKafkaConsumer | None] = lambda: self.consumer
         self._commit_task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
         self._seconds = STAGE_SECONDS.labels(stage.name)  # the labelled child, looked up once
         self.counts = {"processed": 0, "skipped": 0, "dead_lettered": 0, "failed": 0}
 
@@ -199,13 +200,12 @@ class StageRunner:
         finished, so records finishing during one transaction go together in the next (group
         commit), and a quiet stage adds one transaction's time to latency, not an interval."""
         interval = self._config.commit_interval_s
-        while True:
-            if self.transactions is None:
-                await asyncio.sleep(interval)
-            else:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.executor.finished.wait(), interval)
-                self.executor.finished.clear()
+        while not self._stopping.is_set():
+            wake = self.executor.finished if self.transactions is not None else self._stopping
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(interval):
+                    await wake.wait()
+            self.executor.finished.clear()
             await self.commit()
 
     async def commit(self) -> None:
@@ -222,12 +222,18 @@ class StageRunner:
             log.warning("commit of %s failed: %r", self.stage.name, exc)
 
     async def drain(self, grace_s: float) -> None:
-        """Finish what is in flight (within the grace), commit it, stop committing."""
+        """Finish what is in flight (within the grace), commit it, stop committing. The
+        commit loop is asked to stop, not cancelled: a transaction cut off half way would
+        leave its outputs' fate unknown."""
         await self.executor.drain(grace_s)
         if self._commit_task is not None:
-            self._commit_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._commit_task
+            self._stopping.set()
+            self.executor.finished.set()
+            _, late = await asyncio.wait({self._commit_task}, timeout=grace_s)
+            for task in late:  # a commit that hangs past the grace (broker gone)
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         await self.commit()
         if self.transactions is not None:
             await self.transactions.close()

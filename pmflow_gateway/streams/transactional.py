@@ -222,6 +222,11 @@ class TransactionalCommits:
         except Exception as exc:  # every failure is retried; refused records end first
             await self._failed(tp, point, taken, exc)
             return None
+        except BaseException:  # cancelled half way: the transaction's fate is unknown
+            self._put_back(tp, taken)
+            self._unsure[tp] = point  # the next cycle reads the committed offset first
+            self._producers.pop(tp, None)  # rebuilt: starting the id again ends what is open
+            raise
         self._careful.discard(tp)
         self._counted["committed"].inc()
         return point
