@@ -49,9 +49,9 @@ class Settings(BaseSettings):
         description="Longest a stage's fetch waits at the broker for new records; it also bounds "
         "how long a partition whose records were just handed over waits to be fetched again.")
     kafka_batch_timeout_ms: int = Field(
-        default=5, ge=1, le=10_000,
-        description="How long a stage's poll waits for records; after an empty poll the "
-        "subscriber also sleeps this long, and a record arriving then waits for it.")
+        default=100, ge=1, le=10_000,
+        description="Longest a stage's poll waits when no record comes; a record ends the wait "
+        "at once, and the stage polls again without sleeping.")
     fetch_allow_hosts: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="`host:port` entries the SSRF guard lets through despite a private address "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from itertools import chain
 from typing import Any
 
 from aiokafka import ConsumerRecord
@@ -23,6 +24,7 @@ from pmflow_gateway.streams.stages import STAGES
 from pmflow_gateway.streams.transactional import TransactionalCommits
 
 log = logging.getLogger(__name__)
+MAX_RECORDS = 500  # per poll of one stage
 
 
 async def ensure_topics(bootstrap: str, topics: Topics, *, partitions: int = 3,
@@ -56,6 +58,19 @@ async def _raw_batch(records: tuple[ConsumerRecord, ...]) -> KafkaMessage:
     # Acks are the runner's (it commits the finished prefix), so FastStream gets no consumer.
     return KafkaMessage(raw_message=records, body=[], consumer=FAKE_CONSUMER,
                         message_id=f"{first.topic}-{first.partition}-{first.offset}-{last.offset}")
+
+
+def _poll_without_idle_sleep(subscriber: Any, *, max_records: int, wait_ms: int) -> None:
+    """FastStream's batch poll sleeps `batch_timeout_ms` after every empty poll, and a record
+    arriving during the sleep waits for it at each of the five stages. aiokafka's `getmany`
+    already returns as soon as records come, so the poll here waits up to `wait_ms` and goes
+    straight back to polling: an idle stage wakes `1000 / wait_ms` times a second, and a record
+    never waits for a sleeping stage."""
+    async def get_msg(consumer: Any) -> tuple[ConsumerRecord, ...]:
+        batches = await consumer.getmany(timeout_ms=wait_ms, max_records=max_records)
+        return tuple(chain.from_iterable(batches.values()))
+
+    subscriber.get_msg = get_msg
 
 
 class Processor:
@@ -110,7 +125,7 @@ class Processor:
             runner.topic,
             group_id=runner.group_id,
             batch=True,
-            max_records=500,
+            max_records=MAX_RECORDS,
             batch_timeout_ms=self.settings.kafka_batch_timeout_ms,
             auto_offset_reset="earliest",
             fetch_max_wait_ms=self.settings.kafka_fetch_max_wait_ms,
@@ -128,6 +143,8 @@ class Processor:
 
         on_batch.__name__ = f"on_{name}_batch"
         subscriber(on_batch)
+        _poll_without_idle_sleep(subscriber, max_records=MAX_RECORDS,
+                                 wait_ms=self.settings.kafka_batch_timeout_ms)
         runner.find_consumer = lambda: subscriber.consumer  # a rebalance may precede start-up
         self.runners.append(runner)
         self._subscribers.append(subscriber)
