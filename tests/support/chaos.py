@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import uuid
 from collections import defaultdict
 from pathlib import Path
@@ -11,7 +10,6 @@ from pathlib import Path
 import orjson
 from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
-from aiokafka.errors import KafkaError
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -72,9 +70,13 @@ class Replies:
         self._task.cancel()
         await asyncio.gather(self._task, return_exceptions=True)
         # The reader's own shutdown is not under test: on a loaded machine, or right after the
-        # broker-restart test, closing its fetcher can time out after every reply was read.
-        with contextlib.suppress(TimeoutError, KafkaError):
-            await self._consumer.stop()
+        # broker-restart test, closing its fetcher can time out after every reply was read, and
+        # aiokafka then lets the cancel of its own retry sleep out of `stop()`. It runs as its
+        # own task, so whatever it raises stays there.
+        stopping = asyncio.ensure_future(self._consumer.stop())
+        await asyncio.wait({stopping}, timeout=30)
+        if stopping.done() and not stopping.cancelled():
+            stopping.exception()  # retrieved, not raised
 
     def duplicates_share_event_id(self) -> bool:
         return all(len({ReplyRendered.model_validate_json(r.value).event_id for r in rs}) == 1
