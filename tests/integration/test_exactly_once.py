@@ -16,7 +16,6 @@ from pathlib import Path
 import orjson
 import pytest
 from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from pmflow_gateway.schemas import Topics
 from pmflow_gateway.streams.parallel import OrderedExecutor
@@ -31,7 +30,7 @@ from tests.support.chaos import (
     routes,
     worker_env,
 )
-from tests.support.kafka import collect, produce
+from tests.support.kafka import collect, create_topic, produce
 from tests.support.workers import Worker
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
@@ -43,12 +42,7 @@ async def test_a_batch_fetched_before_a_rewind_is_refused_whole(kafka_bootstrap:
     position after the partition was rewound. Taking its records from the resume offset on
     would leave a gap below them, and the commit would pass over it."""
     topic, group = f"rewind{uuid.uuid4().hex[:8]}", f"g{uuid.uuid4().hex[:8]}"
-    admin = AIOKafkaAdminClient(bootstrap_servers=kafka_bootstrap)
-    await admin.start()
-    try:
-        await admin.create_topics([NewTopic(topic, 1, 1)])
-    finally:
-        await admin.close()
+    await create_topic(kafka_bootstrap, topic, partitions=1)
     await produce(kafka_bootstrap, topic, [(f"k{i}".encode(), b"{}") for i in range(40)])
     tp = TopicPartition(topic, 0)
     consumer = AIOKafkaConsumer(bootstrap_servers=kafka_bootstrap, group_id=group,

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 import orjson
 import pytest
 from aiokafka import AIOKafkaProducer
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from pmflow_gateway.ports import AdapterResult
 from pmflow_gateway.schemas import AnswerReady, AnswerStatus, DeadLettered, Topics
@@ -18,7 +17,7 @@ from pmflow_gateway.schemas.contracts import AdapterAttempt, ExternalQueryPlan
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED as PMFLOW_EXAMPLE
 from pmflow_gateway.streams.app import Processor
 from tests.fakes import WEATHER
-from tests.support.kafka import collect
+from tests.support.kafka import collect, create_topic
 from tests.support.processors import Guarantee, running
 
 pytestmark = pytest.mark.kafka
@@ -105,13 +104,7 @@ class OneHugeThenNormal:
 async def _limit_topic(bootstrap: str, topic: str, max_bytes: int) -> None:
     """Create `topic` with a record limit below the producers' own, so only the broker
     refuses (after the send, inside a transaction in exactly-once mode)."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        await admin.create_topics([NewTopic(topic, 3, 1, topic_configs={
-            "max.message.bytes": str(max_bytes)})])
-    finally:
-        await admin.close()
+    await create_topic(bootstrap, topic, configs={"max.message.bytes": str(max_bytes)})
 
 
 @pytest.mark.parametrize("guarantee", ["at_least_once", "exactly_once"])

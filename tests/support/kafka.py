@@ -6,6 +6,17 @@ import asyncio
 from collections.abc import Callable, Sequence
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+
+async def create_topic(bootstrap: str, topic: str, *, partitions: int = 3,
+                       configs: dict[str, str] | None = None) -> None:
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.create_topics([NewTopic(topic, partitions, 1, topic_configs=configs or {})])
+    finally:
+        await admin.close()
 
 
 async def produce(bootstrap: str, topic: str, messages: Sequence[tuple[bytes | None, bytes]],
