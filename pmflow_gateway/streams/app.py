@@ -10,8 +10,7 @@ from typing import Any
 from aiokafka import ConsumerRecord
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from faststream import FastStream
-from faststream.kafka import KafkaBroker, KafkaMessage
-from faststream.kafka.message import FAKE_CONSUMER
+from faststream.kafka import KafkaBroker
 from faststream.middlewares import AckPolicy
 
 from pmflow_gateway.ports import Deps
@@ -43,34 +42,26 @@ async def ensure_topics(bootstrap: str, topics: Topics, *, partitions: int = 3,
         await admin.close()
 
 
-async def _records_only(message: object) -> None:
-    """FastStream would parse and JSON-decode every record of the batch; `on_batch` reads the
-    raw records and `codec.decode` validates them, so skip that pass."""
-    return None
-
-
-async def _raw_batch(records: tuple[ConsumerRecord, ...]) -> KafkaMessage:
-    """The batch as FastStream hands it to `on_batch`, without its parser: that one decodes
-    every header value as UTF-8, and one binary or null value would fail the whole batch before
-    any handler sees it, uncommitted and lost again after every restart. The runner judges each
-    record's headers itself."""
-    first, last = records[0], records[-1]
-    # Acks are the runner's (it commits the finished prefix), so FastStream gets no consumer.
-    return KafkaMessage(raw_message=records, body=[], consumer=FAKE_CONSUMER,
-                        message_id=f"{first.topic}-{first.partition}-{first.offset}-{last.offset}")
-
-
-def _poll_without_idle_sleep(subscriber: Any, *, max_records: int, wait_ms: int) -> None:
-    """FastStream's batch poll sleeps `batch_timeout_ms` after every empty poll, and a record
-    arriving during the sleep waits for it at each of the five stages. aiokafka's `getmany`
-    already returns as soon as records come, so the poll here waits up to `wait_ms` and goes
-    straight back to polling: an idle stage wakes `1000 / wait_ms` times a second, and a record
-    never waits for a sleeping stage."""
+def _consume_directly(subscriber: Any, runner: StageRunner, *, max_records: int,
+                      wait_ms: int) -> None:
+    """The stage's records go from `getmany` straight to its runner. FastStream's own loop
+    would (1) sleep `batch_timeout_ms` after every empty poll, so a record arriving during the
+    sleep waited for it at each of the five stages, and (2) hand every batch through its
+    parser, decoder, middlewares and dependency injection, which the runner does not use (it
+    reads raw records, judges each one's headers and decodes it itself) and which at low
+    rates, one record per batch, is paid per record at every stage. FastStream keeps what it
+    is used for: the consumer's life (start, group membership, the rebalance listener, stop)
+    and the AsyncAPI description. The poll waits up to `wait_ms` and goes straight back to
+    polling: an idle stage wakes `1000 / wait_ms` times a second."""
     async def get_msg(consumer: Any) -> tuple[ConsumerRecord, ...]:
         batches = await consumer.getmany(timeout_ms=wait_ms, max_records=max_records)
         return tuple(chain.from_iterable(batches.values()))
 
+    async def consume_one(records: tuple[ConsumerRecord, ...]) -> None:
+        await runner.on_batch(records)
+
     subscriber.get_msg = get_msg
+    subscriber.consume_one = consume_one
 
 
 class Processor:
@@ -132,19 +123,17 @@ class Processor:
             isolation_level="read_committed",  # never act on outputs of aborted transactions
             ack_policy=AckPolicy.MANUAL,  # the runner commits the finished prefix itself
             listener=runner.rebalance_listener(),
-            parser=_raw_batch,
-            decoder=_records_only,  # the runner decodes each record; FastStream's pass is wasted
             title=f"{name}:{runner.topic}",
             description=runner.stage.description,
         )
 
-        async def on_batch(message: KafkaMessage) -> None:
-            await runner.on_batch(message.raw_message)
+        async def on_batch(records: list[bytes]) -> None:  # described in AsyncAPI, never called
+            raise AssertionError("records go to the runner directly (_consume_directly)")
 
         on_batch.__name__ = f"on_{name}_batch"
         subscriber(on_batch)
-        _poll_without_idle_sleep(subscriber, max_records=MAX_RECORDS,
-                                 wait_ms=self.settings.kafka_batch_timeout_ms)
+        _consume_directly(subscriber, runner, max_records=MAX_RECORDS,
+                          wait_ms=self.settings.kafka_batch_timeout_ms)
         runner.find_consumer = lambda: subscriber.consumer  # a rebalance may precede start-up
         self.runners.append(runner)
         self._subscribers.append(subscriber)
