@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from pmflow_gateway.contract.text import cached_if_short
+
 _EN = r"(?<![a-z])(?:{})(?![a-z])"
 
 # Each metric: how a question asks it, and how a sentence names it (a superset: a sentence
@@ -58,14 +60,17 @@ PERIODS: dict[str, re.Pattern[str]] = {
 }
 
 
-def asked_metrics(question: str) -> set[str]:
+# Both are read once per candidate sentence of an answer, for the same question.
+@cached_if_short(maxsize=256)
+def asked_metrics(question: str) -> frozenset[str]:
     """The metrics a question asks for (empty when it names none)."""
-    return {name for name, (asked, _) in METRICS.items() if asked.search(question)}
+    return frozenset(name for name, (asked, _) in METRICS.items() if asked.search(question))
 
 
-def asked_periods(question: str) -> set[str]:
+@cached_if_short(maxsize=256)
+def asked_periods(question: str) -> frozenset[str]:
     """The reporting periods a question asks about (empty when it names none)."""
-    return {name for name, pattern in PERIODS.items() if pattern.search(question)}
+    return frozenset(name for name, pattern in PERIODS.items() if pattern.search(question))
 
 
 def names_metric(sentence: str, metric: str) -> bool:

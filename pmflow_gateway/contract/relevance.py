@@ -27,7 +27,7 @@ from pmflow_gateway.contract.salience import (
     reads_temperature,
 )
 from pmflow_gateway.contract.terms import overlap, terms
-from pmflow_gateway.contract.text import CJK, CJK_CHARS, split_sentences
+from pmflow_gateway.contract.text import CJK, CJK_CHARS, cached_if_short, split_sentences
 from pmflow_gateway.contract.variants import asked_models, asked_titles, family_mentions
 from pmflow_gateway.contract.when import asked as asked_when
 from pmflow_gateway.contract.when import speaks_of
@@ -118,7 +118,14 @@ def asked_names(plan: ExternalQueryPlan) -> list[str]:
 def asked_day(plan: ExternalQueryPlan) -> str | None:
     """The canonical day the plan's time hint asks (today, tomorrow, mon, weekend, period,
     ...), or None when it names no day."""
-    found = asked_when(plan.time_range_hint or "")
+    return _day_of_hint(plan.time_range_hint or "")
+
+
+# Read for every piece of evidence at three stages; time hints are a small vocabulary
+# (明天, this weekend, 未来5天), so the cache holds nearly all of them.
+@cached_if_short(maxsize=1024)
+def _day_of_hint(hint: str) -> str | None:
+    found = asked_when(hint)
     return found.day if found else None
 
 

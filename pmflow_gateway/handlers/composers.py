@@ -21,6 +21,7 @@ from pmflow_gateway.contract.relevance import (
     quotes_a_level,
 )
 from pmflow_gateway.contract.text import (
+    CJK,
     asked_text,
     clean_sentences,
     is_cjk,
@@ -100,7 +101,8 @@ def _says_more(plan: ExternalQueryPlan, sentence: str) -> bool:
     for form in sorted({f for n in asked_names(plan) for f in name_forms(n, plan.query_kind)},
                        key=len, reverse=True):
         rest = rest.replace(form, "")
-    return sum(2 if is_cjk(ch) else 1 for ch in rest if ch.isalnum()) >= MIN_CONTENT_CHARS
+    cjk: list[str] = CJK.findall(rest)
+    return sum(ch.isalnum() for ch in rest) + sum(ch.isalnum() for ch in cjk) >= MIN_CONTENT_CHARS
 
 
 def _best(found: list[Candidate]) -> Candidate:
