@@ -226,6 +226,9 @@ _OBFUSCATED_DOT = re.compile(
 _SPACES = re.compile(r"\s+")
 
 
+# Read three times per sentence (links, instructions, contact handles) and again for the
+# answer that quotes it.
+@cached_if_short(maxsize=2048)
 def detection_form(text: str) -> str:
     """`folded`, with runs of white space made one space and obfuscated dots made dots."""
     return _OBFUSCATED_DOT.sub(".", _SPACES.sub(" ", folded(text)))
@@ -325,9 +328,10 @@ def clean_sentence(sentence: str, *, asked: str = "") -> str | None:
     if (has_url(text) or _MARKDOWN_LINK.search(text) or looks_like_instruction(text)
             or contact_handles(text) or mentions_internal(text, asked=asked)):
         return None
+    checked = text
     text = _ANY_MARKER.sub("", text)  # a planted "[7]" would read as our own citation
     text = " ".join(text.split()).strip(" ,，:：;；-—()（）")
-    if has_url(text) or looks_like_instruction(text):
+    if text != checked and (has_url(text) or looks_like_instruction(text)):
         return None  # markers removed can join a link back together
     if len(text) > MAX_SENTENCE_CHARS:
         text = text[: MAX_SENTENCE_CHARS - 1].rstrip() + "…"
