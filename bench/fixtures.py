@@ -4,27 +4,32 @@ stays theirs to measure."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import sys
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from pmflow_gateway.adapters.clock import SystemClock
+from pmflow_gateway.contract.gazetteer import CITIES
 from pmflow_gateway.embedded import ask_in_process
 from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.plan import plan_question
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
-from pmflow_gateway.ports import Deps, PlanDefaults
+from pmflow_gateway.ports import AdapterResult, Deps, PlanDefaults
 from pmflow_gateway.schemas import (
+    AdapterAttempt,
     AnswerReady,
     ExternalEvidence,
+    ExternalQueryPlan,
     PlanCreated,
     RouteDecided,
 )
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams.codec import encode
-from tests.fakes import CountingStore, InstantAdapter
+from tests.fakes import CountingStore
 
 # The documented RouteDecided, as PMFlow publishes it; a long budget so a backlog never
 # times out.
@@ -45,6 +50,12 @@ EVIDENCE = [
 ]
 
 
+# The whole-pipeline scenarios ask about these cities in turn, and every question gets pages
+# of its own (its own station number and readings): asking one question thousands of times
+# would measure the caches of the pure text functions, not what a question costs.
+ASKED_CITIES = CITIES[:24]
+
+
 def question_id(run: str, i: int) -> str:
     return f"q-{run}-{i:06d}"
 
@@ -52,15 +63,62 @@ def question_id(run: str, i: int) -> str:
 def route_decided(run: str, i: int) -> tuple[bytes, bytes]:
     """Key and value of question `i` of this run, as a plain Kafka client would send them."""
     qid = question_id(run, i)
+    city = ASKED_CITIES[i % len(ASKED_CITIES)][0]
     doc = {**EXAMPLE, "event_id": str(uuid.uuid4()), "question_id": qid,
+           "question": f"帮我看看未来 5 天的{city}天气如何",
            "occurred_at": datetime.now(UTC).isoformat()}
     return qid.encode(), RouteDecided.model_validate(doc).model_dump_json().encode()
+
+
+def weather_pages(city: str, n: int) -> list[ExternalEvidence]:
+    """Three forecast pages about `city` (two Chinese, one English), the `n`-th set: its own
+    station number and temperatures, so no two questions quote the same text."""
+    english = next((en for zh, en in CITIES if zh == city), city)
+    slug = english.lower().replace(" ", "-")
+    low = 5 + n % 17
+    high = low + 7
+    pages = [
+        ("中国天气网", f"{city}未来5天天气", f"https://www.weather.com.cn/{slug}/5d",
+         f"{city}气象站第{n}号观测：未来5天以多云为主，气温{low}至{high}度，周四有小雨。"),
+        (f"{city}气象", f"{city}天气预报", f"https://{slug}.weather.example.org/forecast/{n}",
+         f"未来五天{city}多云间晴，最高气温{high}度，最低{low}度。数据编号{n}。"),
+        ("Weather", f"{english} 5-day forecast", f"https://weather.example.com/{slug}?obs={n}",
+         f"{english} (station {n}): mostly cloudy for 5 days, {low}-{high}°C, light rain on "
+         "Thursday."),
+    ]
+    return [ExternalEvidence(source_type="mcp_search", source_label=label, title=title,
+                             target_url=url, snippet=snippet,
+                             retrieved_at=datetime(2026, 12, 2, 8, 0, tzinfo=UTC),
+                             freshness_score=0.9, authority_score=0.6)
+            for label, title, url, snippet in pages]
+
+
+@dataclass
+class WeatherAdapter:
+    """An MCP server that answers every plan at once (or after `delay_s`) with forecast pages
+    about the asked city, new ones each time; it keeps nothing per question but a count."""
+
+    delay_s: float = 0.0
+    name: str = "mcp"
+    calls: int = 0
+
+    async def collect(self, plan: ExternalQueryPlan, *, timeout_s: float) -> AdapterResult:
+        self.calls += 1
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
+        items = weather_pages(plan.location_hint or ASKED_CITIES[0][0], self.calls)
+        return AdapterResult(items=items, attempts=[AdapterAttempt(
+            adapter=self.name, outcome="ok", latency_ms=self.delay_s * 1000,
+            evidence_count=len(items))])
+
+    async def aclose(self) -> None:
+        return None
 
 
 def gateway(*, adapter_delay_s: float = 0.0, real_mcp: bool = False) -> Deps:
     """Instant (or delayed) fake adapter; with `real_mcp`, the project's own MCP server over
     stdio, started with `--delay-ms` (only where `pmflow_gateway.mcp_server` exists)."""
-    adapters: list[Any] = [InstantAdapter(EVIDENCE, delay_s=adapter_delay_s)]
+    adapters: list[Any] = [WeatherAdapter(delay_s=adapter_delay_s)]
     if real_mcp:
         from pmflow_gateway.adapters.mcp import McpAdapter  # type: ignore[import-not-found]
         from pmflow_gateway.adapters.mcp_config import (  # type: ignore[import-not-found]
