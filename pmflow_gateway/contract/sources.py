@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from pmflow_gateway.contract.text import clean_sentences, strip_invisible
+from pmflow_gateway.contract.text import cached_if_short, clean_sentences, strip_invisible
 from pmflow_gateway.contract.urls import MAX_URL_CHARS, bare_host, registrable_domain
 from pmflow_gateway.schemas import ExternalEvidence
 
@@ -25,6 +25,8 @@ MAX_TITLE_CHARS = 300  # a title longer than this is page text, not a title
 _WHITESPACE = re.compile(r"\s")
 
 
+# Each source is checked by the answer stage's verifier, its sources summary and the renderer.
+@cached_if_short(maxsize=2048)
 def url_problem(url: str) -> str | None:
     """Why this URL may not be shown as a source, or None when it may."""
     if len(url) > MAX_URL_CHARS:

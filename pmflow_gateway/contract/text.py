@@ -243,6 +243,9 @@ def _joined_letters(text: str) -> str:
     return _SPACED_LETTERS.sub(lambda m: f" {m.group(0)[::2]} ", text)
 
 
+# The answer stage and the render stage check the same answer text, and a sentence is checked
+# again for each stage that quotes it: each of these is worked out once per text.
+@cached_if_short(maxsize=2048)
 def looks_like_instruction(text: str) -> bool:
     form = detection_form(text)
     # Letters are joined before dots are read: "℃。i g n o r e" must not start at the "c".
@@ -309,6 +312,7 @@ def mentions_internal(text: str, *, asked: str = "") -> bool:
                for name in INTERNAL_NAMES)
 
 
+@cached_if_short(maxsize=2048)
 def has_url(text: str) -> bool:
     return bool(URL_RE.search(text) or URL_RE.search(detection_form(text))
                 or hosts_named(text))
