@@ -4,11 +4,9 @@ stays theirs to measure."""
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import sys
 import uuid
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,9 +16,8 @@ from pmflow_gateway.embedded import ask_in_process
 from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.plan import plan_question
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
-from pmflow_gateway.ports import AdapterResult, Deps, PlanDefaults
+from pmflow_gateway.ports import Deps, PlanDefaults
 from pmflow_gateway.schemas import (
-    AdapterAttempt,
     AnswerReady,
     ExternalEvidence,
     ExternalQueryPlan,
@@ -29,7 +26,7 @@ from pmflow_gateway.schemas import (
 )
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams.codec import encode
-from tests.fakes import CountingStore
+from tests.fakes import CountingStore, InstantAdapter
 
 # The documented RouteDecided, as PMFlow publishes it; a long budget so a backlog never
 # times out.
@@ -93,32 +90,15 @@ def weather_pages(city: str, n: int) -> list[ExternalEvidence]:
             for label, title, url, snippet in pages]
 
 
-@dataclass
-class WeatherAdapter:
-    """An MCP server that answers every plan at once (or after `delay_s`) with forecast pages
-    about the asked city, new ones each time; it keeps nothing per question but a count."""
-
-    delay_s: float = 0.0
-    name: str = "mcp"
-    calls: int = 0
-
-    async def collect(self, plan: ExternalQueryPlan, *, timeout_s: float) -> AdapterResult:
-        self.calls += 1
-        if self.delay_s:
-            await asyncio.sleep(self.delay_s)
-        items = weather_pages(plan.location_hint or ASKED_CITIES[0][0], self.calls)
-        return AdapterResult(items=items, attempts=[AdapterAttempt(
-            adapter=self.name, outcome="ok", latency_ms=self.delay_s * 1000,
-            evidence_count=len(items))])
-
-    async def aclose(self) -> None:
-        return None
+def fresh_pages(plan: ExternalQueryPlan, n: int) -> list[ExternalEvidence]:
+    """The adapter's answer to its `n`-th plan: new forecast pages about the asked city."""
+    return weather_pages(plan.location_hint or ASKED_CITIES[0][0], n)
 
 
 def gateway(*, adapter_delay_s: float = 0.0, real_mcp: bool = False) -> Deps:
     """Instant (or delayed) fake adapter; with `real_mcp`, the project's own MCP server over
     stdio, started with `--delay-ms` (only where `pmflow_gateway.mcp_server` exists)."""
-    adapters: list[Any] = [WeatherAdapter(delay_s=adapter_delay_s)]
+    adapters: list[Any] = [InstantAdapter(fresh_pages, delay_s=adapter_delay_s)]
     if real_mcp:
         from pmflow_gateway.adapters.mcp import McpAdapter  # type: ignore[import-not-found]
         from pmflow_gateway.adapters.mcp_config import (  # type: ignore[import-not-found]

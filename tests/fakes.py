@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -67,10 +67,10 @@ class FakeAdapter:
 
 @dataclass
 class InstantAdapter:
-    """An MCP server that answers every plan at once (or after `delay_s`) with the same items,
-    keeping no per-question state."""
+    """An MCP server that answers every plan at once (or after `delay_s`) with
+    `pages(plan, n)` on its n-th call, keeping nothing per question but the count."""
 
-    items: list[ExternalEvidence]
+    pages: Callable[[ExternalQueryPlan, int], list[ExternalEvidence]]
     name: str = "mcp"
     delay_s: float = 0.0
     calls: int = 0
@@ -79,9 +79,10 @@ class InstantAdapter:
         self.calls += 1
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
-        return AdapterResult(items=list(self.items), attempts=[AdapterAttempt(
+        items = self.pages(plan, self.calls)
+        return AdapterResult(items=items, attempts=[AdapterAttempt(
             adapter=self.name, outcome="ok", latency_ms=self.delay_s * 1000,
-            evidence_count=len(self.items))])
+            evidence_count=len(items))])
 
     async def aclose(self) -> None:
         return None

@@ -89,7 +89,7 @@ async def faststream(bootstrap: str, n: int, *, max_workers: int) -> dict[str, A
     topics, group, keys = await _setup(bootstrap, n)
     broker = KafkaBroker(bootstrap, logger=None)
     publisher = broker.publisher(topics.evidence_collected)
-    adapter = InstantAdapter(EVIDENCE, delay_s=DELAY_MS / 1000)
+    adapter = InstantAdapter(lambda plan, n: list(EVIDENCE), delay_s=DELAY_MS / 1000)
     clock = SystemClock()
 
     @broker.subscriber(topics.plan_created, group_id=group, auto_offset_reset="earliest",

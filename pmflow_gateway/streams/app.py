@@ -115,9 +115,7 @@ class Processor:
         subscriber = self.broker.subscriber(
             runner.topic,
             group_id=runner.group_id,
-            batch=True,
-            max_records=MAX_RECORDS,
-            batch_timeout_ms=self.settings.kafka_batch_timeout_ms,
+            batch=True,  # polled by _consume_directly, below
             auto_offset_reset="earliest",
             fetch_max_wait_ms=self.settings.kafka_fetch_max_wait_ms,
             isolation_level="read_committed",  # never act on outputs of aborted transactions
