@@ -1,10 +1,15 @@
 """The local corpus: pages with a fixed publication time, an age relative to when they are
-served, or no date at all (undated pages exist on the web and must be handled)."""
+served, or no date at all (undated pages exist on the web and must be handled).
+
+A body may carry dates relative to when it is served, `{{date -26h %Y-%m-%d}}` (an offset
+in hours, then a strftime format), so a dateline in the text stays as old as the page says
+whatever the day the tests run."""
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from importlib import resources
@@ -29,12 +34,23 @@ class Page:
     published: datetime | None = None
     """A fixed publication time; with neither field the page is undated."""
 
+    def body_at(self, now: datetime) -> str:
+        """The body as served at `now`, relative dates written out."""
+        return _RELATIVE_DATE.sub(lambda m: _written(m, now), self.body)
+
     def published_at(self, now: datetime) -> datetime | None:
         if self.published is not None:
             return self.published
         if self.age_hours is None:
             return None
         return now - timedelta(hours=self.age_hours)
+
+
+_RELATIVE_DATE = re.compile(r"\{\{date ([+-]?\d+(?:\.\d+)?)h ([^}]*)\}\}")
+
+
+def _written(match: re.Match[str], now: datetime) -> str:
+    return (now + timedelta(hours=float(match.group(1)))).strftime(match.group(2))
 
 
 def load_pages(path: Path | None = None) -> list[Page]:

@@ -37,7 +37,7 @@ def _published(page: Page, now: datetime) -> str | None:
 
 
 def _hit(page: Page, now: datetime) -> SearchHit:
-    return SearchHit(title=page.title, url=page.url, snippet=page.body[:240],
+    return SearchHit(title=page.title, url=page.url, snippet=page.body_at(now)[:240],
                      published_at=_published(page, now), site=page.site)
 
 
@@ -72,8 +72,9 @@ def build_server(*, pages: list[Page] | None = None, delay_ms: int = 0) -> MCPSe
         page = find_page(corpus, url)
         if page is None:
             raise ToolError(f"no such page: {url}")
-        published = _published(page, datetime.now(UTC))
+        now = datetime.now(UTC)
+        published = _published(page, now)
         dated = f"Published: {published}\n" if published else ""
-        return f"# {page.title}\n\n{dated}Site: {page.site}\n\n{page.body}\n"
+        return f"# {page.title}\n\n{dated}Site: {page.site}\n\n{page.body_at(now)}\n"
 
     return server
