@@ -95,7 +95,8 @@ def route_event(label: dict[str, Any]) -> RouteDecided:
 
 def corpus_server(corpus: Path) -> McpServerConfig:
     return McpServerConfig(name="answer-corpus", transport="stdio", command=sys.executable,
-                           args=["-m", "pmflow_gateway.mcp_server", "--corpus", str(corpus)])
+                           args=["-m", "pmflow_gateway.mcp_server", "--corpus", str(corpus)],
+                           fetch_tool="fetch", fetch_results=True)
 
 
 async def run(labels: list[dict[str, Any]], *, corpus: Path = CORPUS) -> list[Scored]:

@@ -270,7 +270,7 @@ class LiveSearchAdapter:
             target_url=url,
             snippet=chunk,
             retrieved_at=page.retrieved_at,
-            freshness_score=freshness_score(page.published, plan.query_kind, page.retrieved_at),
+            freshness_score=freshness_score(page.published, plan, page.retrieved_at),
             authority_score=authority_score(url, plan.preferred_domains),
             grounded_fields=grounded_fields(plan, chunk),
             raw_metadata={"search_rank": page.hit.rank,

@@ -81,6 +81,9 @@ class McpAdapter:
         calls += [self._fetch(url, plan, deadline) for url in self._fetch_urls(plan)]
         outcomes = await asyncio.gather(*calls)
         attempts = [attempt for _, attempt in outcomes]
+        if self.config.fetch_results:
+            outcomes, reads = await self._read_results(outcomes, plan, deadline)
+            attempts += reads
         return AdapterResult(items=self._merge(outcomes, plan), attempts=attempts)
 
     async def warm_up(self, timeout_s: float) -> str | None:
@@ -129,6 +132,26 @@ class McpAdapter:
             return [hit] if hit else []
 
         return await self._call(tool, arguments, deadline, parse)
+
+    async def _read_results(
+        self, outcomes: list[tuple[list[Hit], AdapterAttempt]], plan: ExternalQueryPlan,
+        deadline: float,
+    ) -> tuple[list[tuple[list[Hit], AdapterAttempt]], list[AdapterAttempt]]:
+        """Search, then fetch: the top results (in the order `_merge` reads them) are fetched
+        at once, and each page that comes back replaces its snippet; a page that fails keeps
+        the search result as it was."""
+        wanted: dict[str, Hit] = {}
+        for rank in range(max((len(hits) for hits, _ in outcomes), default=0)):
+            for hits, _ in outcomes:
+                if rank < len(hits) and len(wanted) < plan.result_limit + FETCH_SPARES:
+                    wanted.setdefault(canonical_url(hits[rank].url), hits[rank])
+        read = await asyncio.gather(*(self._fetch(hit.url, plan, deadline)
+                                      for hit in wanted.values()))
+        pages = {canonical_url(hit.url): _with_page(hit, pages[0])
+                 for hit, (pages, _) in zip(wanted.values(), read, strict=True) if pages}
+        replaced = [([pages.get(canonical_url(h.url), h) for h in hits], attempt)
+                    for hits, attempt in outcomes]
+        return replaced, [attempt for _, attempt in read]
 
     async def _call(self, tool: str, arguments: dict[str, Any], deadline: float,
                     parse: Callable[[CallToolResult], list[Hit]],
@@ -209,13 +232,25 @@ class McpAdapter:
             target_url=hit.url,
             snippet=hit.snippet,
             retrieved_at=now,
-            freshness_score=freshness_score(hit.published_at, plan.query_kind, now),
+            freshness_score=freshness_score(hit.published_at, plan, now),
             authority_score=authority_score(hit.url, plan.preferred_domains),
             grounded_fields=grounded_fields(plan, f"{hit.title}\n{hit.snippet}"),
             raw_metadata={"server": self.config.name, "tool": tool,
                           "published_at": hit.published_at.isoformat() if hit.published_at
                           else None},
         )
+
+
+# Pages read beyond the plan's result limit, for those the question contract will drop.
+FETCH_SPARES = 2
+
+
+def _with_page(result: Hit, page: Hit) -> Hit:
+    """The search result with its page's text; what the search engine said of its title,
+    date and site stays when the page does not say better."""
+    return Hit(title=result.title or page.title, url=result.url, snippet=page.snippet,
+               published_at=result.published_at or page.published_at,
+               site=result.site or page.site, source_type=page.source_type)
 
 
 def plan_values(plan: ExternalQueryPlan, **extra: Any) -> dict[str, Any]:

@@ -47,6 +47,10 @@ class McpServerConfig(BaseModel):
     fetch_tool: str | None = None
     """Tool that returns one page's text for a URL (e.g. mcp-server-fetch's `fetch`)."""
     fetch_args: dict[str, Any] = Field(default_factory=lambda: {"url": "{url}"})
+    fetch_results: bool = False
+    """Search, then fetch: the top results' pages are read with `fetch_tool` within the
+    question's budget, and their text (the lead and the passages that match the plan) is the
+    evidence instead of the search snippets. For search tools that return short snippets."""
     fetch_urls: list[str] = Field(default_factory=list)
     """Pages to fetch for every plan, as URL templates ("https://x/{location_hint}"); a
     template whose placeholder the plan leaves empty is skipped; values are URL-quoted."""
@@ -67,6 +71,8 @@ class McpServerConfig(BaseModel):
             raise ValueError("http needs an http(s) `url`")
         if not self.search_tool and not (self.fetch_tool and self.fetch_urls):
             raise ValueError("needs `search_tool`, or `fetch_tool` with `fetch_urls`")
+        if self.fetch_results and not (self.search_tool and self.fetch_tool):
+            raise ValueError("fetch_results needs both `search_tool` and `fetch_tool`")
         if self.timeout_s <= 0 or self.cooldown_s < 0 or self.max_queries < 1 \
                 or self.failure_threshold < 1:
             raise ValueError("timeout_s must be > 0, max_queries and failure_threshold >= 1, "
@@ -78,7 +84,8 @@ def demo_servers() -> list[McpServerConfig]:
     """Our own server over the packaged demo corpus, started with this interpreter so it
     finds this package."""
     return [McpServerConfig(name="pmflow-corpus", transport="stdio", command=sys.executable,
-                            args=["-m", "pmflow_gateway.mcp_server"])]
+                            args=["-m", "pmflow_gateway.mcp_server"], fetch_tool="fetch",
+                            fetch_results=True)]
 
 
 def _why(error: ValidationError) -> str:

@@ -30,6 +30,8 @@ DATE_KEYS = ("published_at", "publishedAt", "published", "datePublished", "date"
 SITE_KEYS = ("site", "site_name", "siteName", "source", "domain")
 LIST_KEYS = ("results", "result", "items", "hits", "documents", "data", "organic_results")
 SNIPPET_CHARS = 400
+PAGE_PASSAGE_CHARS = 1500  # a fetched page's evidence: its lead and its best paragraphs
+LEAD_CHARS = 300
 
 _URL = re.compile(r"https?://[^\s<>\"'）)\]]+")
 _ISO = re.compile(
@@ -38,6 +40,9 @@ _DATE_LABEL = re.compile(
     r"(?:published|updated|posted|last modified|date|发布|更新|时间)[^0-9\n]{0,12}", re.I)
 _LIST_MARK = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s*")
 _FIELD_LABEL = re.compile(r"^\s*(?:title|url|link|summary|snippet|description)\s*:\s*", re.I)
+# A fetch tool's own header lines ("Published: …", "Site: …"): metadata, not the page's text.
+_META_LINE = re.compile(r"^(?:published|updated|site|source|url|author|date"
+                        r"|发布时间|更新时间|发布日期|来源|作者|日期)\s*[:：]\s*\S.{0,120}$", re.I)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,19 +73,40 @@ def hits_from_search(result: CallToolResult, *, now: datetime) -> list[Hit]:
 
 def hit_from_page(url: str, result: CallToolResult, *, query: str, now: datetime) -> Hit | None:
     """A fetched page: title from its first heading, date from a labelled date in its text,
-    snippet = the paragraph sharing most terms with the query."""
+    snippet = its lead and the paragraphs sharing most terms with the query (`passage`)."""
     text = "\n".join(b.text for b in result.content if isinstance(b, TextContent))
     text = re.sub(r"^Contents of \S+:\n", "", text)  # mcp-server-fetch's preamble
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if not lines or urlsplit(url).scheme not in ("http", "https") or len(url) > URL_CHARS:
         return None
     title = next((ln.lstrip("# ") for ln in lines if ln.startswith("#")), lines[0])[:200]
-    paragraphs = [ln for ln in lines if not ln.startswith("#") and len(ln) > 20] or lines
-    wanted = terms(query)
-    best = max(paragraphs, key=lambda p: len(wanted & terms(p)))
-    return Hit(title=title, url=url, snippet=best[:SNIPPET_CHARS],
+    paragraphs = [ln for ln in lines if not ln.startswith("#") and not _META_LINE.match(ln)]
+    return Hit(title=title, url=url, snippet=passage(paragraphs or lines, query),
                published_at=date_in_text(text, now, labelled_only=False),
                site=host_of(url) or None, source_type="url")
+
+
+def passage(paragraphs: list[str], query: str, limit: int = PAGE_PASSAGE_CHARS) -> str:
+    """What of a page is evidence: its lead (which says what the page is about) and then the
+    paragraphs that share most terms with the query, in page order, within `limit`; one
+    paragraph a line, so joined paragraphs never read as one sentence."""
+    if not paragraphs:
+        return ""
+    wanted = terms(query)
+    lead = paragraphs[0][:LEAD_CHARS] if len(paragraphs[0]) > LEAD_CHARS else paragraphs[0]
+    ranked = sorted(range(1, len(paragraphs)),
+                    key=lambda i: (-len(wanted & terms(paragraphs[i])), i))
+    chosen = {0}
+    used = len(lead)
+    for i in ranked:
+        size = len(paragraphs[i][:limit])
+        if used + size > limit:
+            continue
+        chosen.add(i)
+        used += size
+    if len(paragraphs[0]) > LEAD_CHARS and used + len(paragraphs[0]) - len(lead) <= limit:
+        lead = paragraphs[0]
+    return "\n".join(lead if i == 0 else paragraphs[i] for i in sorted(chosen))[:limit]
 
 
 def date_in_text(text: str, now: datetime, *, labelled_only: bool = True) -> datetime | None:

@@ -8,6 +8,7 @@ import math
 from datetime import datetime, timedelta
 
 from pmflow_gateway.contract.dates import names_a_day
+from pmflow_gateway.contract.qualifiers import asks_who_holds
 from pmflow_gateway.contract.relevance import names
 from pmflow_gateway.contract.terms import overlap, terms
 from pmflow_gateway.contract.urls import host_of, host_within
@@ -24,16 +25,29 @@ FRESHNESS_WINDOW: dict[QueryKind, timedelta] = {
     QueryKind.generic_web: timedelta(days=365),
     QueryKind.unknown: timedelta(days=365),
 }
+# Who holds an office or a role now changes on the scale of months, whatever the kind of
+# question: a page older than this naming a CEO or a coach may name the predecessor.
+HOLDER_WINDOW = timedelta(days=120)
 FRESH_ENOUGH = 0.5  # score of an item published exactly one window ago
 GROUNDING_OVERLAP = 0.5  # share of a hint's terms a text must contain to mention it
 
 
-def freshness_score(published_at: datetime | None, kind: QueryKind, now: datetime) -> float:
+def freshness_window(plan: ExternalQueryPlan) -> timedelta:
+    """How long the answer to this plan's question stays true: its kind's window, and no more
+    than `HOLDER_WINDOW` for a question about who holds a role."""
+    window = FRESHNESS_WINDOW[plan.query_kind]
+    if asks_who_holds(f"{plan.topic} {' '.join(plan.search_queries[:1])}"):
+        window = min(window, HOLDER_WINDOW)
+    return window
+
+
+def freshness_score(published_at: datetime | None, plan: ExternalQueryPlan,
+                    now: datetime) -> float:
     """1.0 when published now, 0.5 one window ago, halving every window; 0.0 when unknown."""
     if published_at is None:
         return 0.0
     age = max((now - published_at).total_seconds(), 0.0)
-    window = FRESHNESS_WINDOW[kind].total_seconds()
+    window = freshness_window(plan).total_seconds()
     return round(math.pow(0.5, age / window), 4)
 
 

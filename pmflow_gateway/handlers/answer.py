@@ -102,7 +102,8 @@ async def decide(event: EvidenceCollected, *, clock: Clock, composer: Composer) 
         # Evidence came back but no sentence of it is about what was asked: nothing reliable
         # to say, which is the guard's message, not a contract violation.
         return _refused(AnswerStatus.freshness_guard, verdict,
-                        f"{NOTHING_ABOUT_IT}: no usable sentence in the external evidence",
+                        f"{NOTHING_ABOUT_IT}: "
+                        f"{draft.note or 'no usable sentence in the external evidence'}",
                         status_text(AnswerStatus.freshness_guard, locale, off_topic=True))
     return _checked(event, draft, kept, verdict, locale)
 

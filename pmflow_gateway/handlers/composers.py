@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from pmflow_gateway.contract.metrics import other_figure
+from pmflow_gateway.contract.qualifiers import asks_who_holds, clash
 from pmflow_gateway.contract.relevance import (
     asked_day,
     asked_names,
@@ -20,6 +21,7 @@ from pmflow_gateway.contract.relevance import (
     names_something_else,
     quotes_a_level,
 )
+from pmflow_gateway.contract.slots import Slot, asked_slot, fills, slot_reason
 from pmflow_gateway.contract.text import (
     CJK,
     asked_text,
@@ -79,15 +81,19 @@ class Candidate:
 
 
 def candidates(items: list[ExternalEvidence], terms: list[tuple[str, float]], chinese: bool,
-               asked: str, plan: ExternalQueryPlan | None = None) -> list[Candidate]:
-    """Quotable sentences; with a plan, none that is only about another place or company, and
-    none that only repeats the page's title (a heading states no fact)."""
+               asked: str, plan: ExternalQueryPlan | None = None,
+               slot: Slot = Slot.any) -> list[Candidate]:
+    """Quotable sentences; with a plan, none that is only about another place or company
+    (unless a place or a name is what was asked), and none that only repeats the page's
+    title (a heading states no fact)."""
+    others_answer = slot in (Slot.place, Slot.person)
     return [Candidate(score=sentence_score(s, terms, chinese), n=n, position=i, text=s,
                       hits=term_hits(s, terms))
             for n, item in enumerate(items, start=1)
             for i, s in enumerate(clean_sentences(item.snippet, asked=asked))
-            if plan is None or (not names_something_else(plan, s) and _says_more(plan, s)
-                                and fits_the_question(plan, s) and not _is_title(s, item.title))]
+            if plan is None or ((others_answer or not names_something_else(plan, s))
+                                and _says_more(plan, s) and fits_the_question(plan, s)
+                                and not _is_title(s, item.title))]
 
 
 def _is_title(sentence: str, title: str) -> bool:
@@ -127,10 +133,13 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     asked = asked_text(question, plan)
     if plan.answer_contract is AnswerContract.compare_with_sources and plan.subject_entities:
         return _compare_lines(plan, items, chinese, asked)
-    # A figure of another metric or period (revenue for profit, a quarter for the year) is
-    # not the answer, however well it matches the rest of the question.
-    found = [c for c in candidates(items, terms, chinese, asked, plan)
-             if other_figure(f"{question} {plan.topic}", c.text) is None]
+    wanted = f"{question} {plan.topic}"
+    slot = asked_slot(question)
+    # A figure of another metric, period, role or occasion (revenue for profit, a quarter
+    # for nine months, the pole-sitter for the winner, tonight's fixture for last night's
+    # score) is not the answer, however well it matches the rest of the question.
+    found = [c for c in candidates(items, terms, chinese, asked, plan, slot)
+             if other_figure(wanted, c.text) is None and clash(wanted, c.text) is None]
     if plan.query_kind is not QueryKind.market:
         # A share price is not what a company or news question asked.
         found = [c for c in found if not quotes_a_level(c.text)]
@@ -139,12 +148,23 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         return _period_lines(found)
     if day is not None or plan.query_kind is QueryKind.weather:
         found = _on_the_day(found, day)
+    if plan.query_kind is not QueryKind.weather and slot is not Slot.any:
+        # Only a sentence that carries the asked kind of value answers: a headline or a
+        # dateline never does.
+        names = tuple(asked_names(plan))
+        found = [c for c in found if fills(slot, c.text, names)]
+        if not found:
+            return Draft(answer="", cited=[], note=slot_reason(slot))
+        if asks_who_holds(wanted):
+            # The holder is the one the newest page names: an older page may name the
+            # predecessor.
+            newest = max(items[c.n - 1].freshness_score for c in found)
+            found = [c for c in found if items[c.n - 1].freshness_score >= newest]
     if not found:
         return Draft(answer="", cited=[])
-    if _NUMBER_ASKED.search(question):
-        found = [c for c in found if _DIGIT.search(c.text)] or found
     carrying = [c for c in found if c.hits > 0]
-    if plan.answer_contract is AnswerContract.direct_fact or not carrying or day is not None:
+    if (plan.answer_contract is AnswerContract.direct_fact or not carrying or day is not None
+            or slot is not Slot.any):
         best = _answering(carrying, plan) if carrying else min(
             found, key=lambda c: (c.n, c.position))
         return Draft(answer=with_marker(best.text, best.n), cited=[best.n])
@@ -170,11 +190,6 @@ def _answering(carrying: list[Candidate], plan: ExternalQueryPlan) -> Candidate:
 
 
 _DIGIT = re.compile(r"\d")
-# Questions whose answer is a number: a price, rate, score, count or measure.
-_NUMBER_ASKED = re.compile(
-    r"多少|几|价|汇率|比分|点数|收盘|面积|高度|销量|营收"
-    r"|how (?:much|many|tall|high|big|cold|warm|hot)"
-    r"|price|rate|score|revenue|cost|worth|temperature|度", re.IGNORECASE)
 
 
 def _period_lines(found: list[Candidate]) -> Draft:

@@ -9,7 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from mcp.types import CallToolResult, TextContent
 
-from pmflow_gateway.adapters.mcp_results import date_in_text, hit_from_page, hits_from_search
+from pmflow_gateway.adapters.mcp_results import (
+    PAGE_PASSAGE_CHARS,
+    date_in_text,
+    hit_from_page,
+    hits_from_search,
+)
 
 NOW = datetime(2026, 12, 2, 8, 0, tzinfo=UTC)
 
@@ -84,7 +89,7 @@ def test_epoch_dates_and_absurd_ones() -> None:
     assert dates == [NOW - timedelta(hours=1), None, None]
 
 
-def test_fetched_page_gives_title_date_and_best_paragraph() -> None:
+def test_fetched_page_gives_title_date_lead_and_best_paragraph() -> None:
     page = text_result("Contents of https://site.example/gz:\n# 广州未来5天天气预报\n\n"
                        "发布时间：2026-12-02T05:00:00Z\n\n"
                        "本站提供全国各地的天气信息服务与生活指数。\n\n"
@@ -93,8 +98,25 @@ def test_fetched_page_gives_title_date_and_best_paragraph() -> None:
     assert hit is not None
     assert hit.title == "广州未来5天天气预报"
     assert hit.published_at == NOW - timedelta(hours=3)
-    assert hit.snippet.startswith("广州未来5天天气")
+    # The lead, then the paragraph that matches the query, one a line; the date line is the
+    # page's metadata, not its text.
+    assert hit.snippet.split("\n") == ["本站提供全国各地的天气信息服务与生活指数。",
+                                        "广州未来5天天气：明天阵雨转多云，21~27℃，后天雷阵雨。"]
     assert hit.source_type == "url"
+
+
+def test_a_long_page_gives_its_lead_and_its_best_paragraphs_within_the_bound() -> None:
+    filler = [f"Paragraph {i} says nothing about the question at hand, only filler." * 3
+              for i in range(40)]
+    lead = "Lead: the council approved the new bridge on Tuesday."
+    answer = "The bridge will cost 48 million euros and open in 2029."
+    page = text_result("\n\n".join(["# Bridge", lead, *filler[:20], answer, *filler[20:]]))
+    hit = hit_from_page("https://site.example/b", page, query="bridge cost euros", now=NOW)
+    assert hit is not None
+    lines = hit.snippet.split("\n")
+    assert lines[0] == lead
+    assert answer in lines
+    assert len(hit.snippet) <= PAGE_PASSAGE_CHARS
 
 
 def test_unlabelled_dates_only_count_on_pages() -> None:

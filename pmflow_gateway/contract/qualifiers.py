@@ -1,0 +1,288 @@
+"""Qualifiers: a sentence that says another period, role, occasion or variant of what was
+asked is not the answer, however well it matches the rest.
+
+One mechanism for every kind of qualifier. A dimension (the reporting period, the quarter,
+the year, actual vs forecast, the phase of an event, which meeting, who won vs who took pole,
+current vs former holder, the sport, men's vs women's, a grade number) has values, each with
+the words that state it in either language. The question states some values (or implies a
+default: asking a score asks the result, asking who holds a role asks the current holder);
+a sentence states some. When both state values of a dimension and share none, the sentence
+is about something else. A dimension may be `required`: then a sentence that states none of
+the asked values does not answer either (a question about guidance is not answered by a
+sentence that is not one).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pmflow_gateway.contract.slots import Slot, asked_slot
+from pmflow_gateway.contract.text import cached_if_short
+
+_EN = r"(?<![a-z0-9])(?:{})(?![a-z])"
+
+
+def _words(zh: str, en: str) -> re.Pattern[str]:
+    parts = [p for p in (zh, _EN.format(en) if en else "") if p]
+    return re.compile("|".join(parts), re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Dimension:
+    name: str
+    values: tuple[tuple[str, re.Pattern[str]], ...]
+    default: Callable[[str], frozenset[str]] = field(default=lambda q: frozenset())
+    """Values a question implies when it states none of this dimension's values."""
+    required: frozenset[str] = frozenset()
+    """Asked values a sentence must state to answer."""
+    applies: Callable[[str], bool] = field(default=lambda q: True)
+    """Whether the dimension matters for this question at all."""
+
+    def stated(self, text: str) -> frozenset[str]:
+        return frozenset(value for value, pattern in self.values if pattern.search(text))
+
+
+_RESULT = _words(
+    r"战胜|击败|打败|负于|不敌|输给|逆转|取胜|获胜|赢下|赢了|战平|打平|横扫|力克|险胜|大胜|完胜|告负|夺冠|比分|终场",
+    r"beat|beats|beaten|defeat(?:s|ed)?|won|wins|lost|loses|drew|draws|edged|thrashed"
+    r"|routed|final score|full[- ]time|victory|victorious|triumph(?:ed)?|scored|rallied")
+_SCHEDULE = _words(
+    r"将于|将在|将迎战|迎战|即将|开赛|开球|对阵.{0,12}(?:时间|于)|赛程|比赛时间|首发名单|今晚\d|明晚|明天.{0,6}(?:对阵|迎战)",
+    r"will (?:face|play|host|meet|take on|visit)|to face|to play|to host|face-?off at|kick-?off"
+    r"|kicks off|tip-?off|tips off|first pitch|puck drop|travel to|preview|schedule[d]?"
+    r"|fixtures?|upcoming|starts at|begins at|gets under way at")
+_PREVIOUS = _words(
+    r"上次交手|上一次交手|此前交手|上次交锋|上回合|首回合|第一回合|第一阶段|上赛季|上个赛季|上一轮交手|前一次",
+    r"last met|previous meeting|previous encounter|last meeting|earlier this season|first leg"
+    r"|reverse fixture|last season|the last time|when the (?:two )?(?:sides|teams|clubs) met")
+_ASKS_RESULT = _words(
+    r"比分|几比几|赢了|输了|赢没赢|胜负|结果|战况|谁赢|谁胜|获胜|赢球|输球|战绩",
+    r"score|result|results|won|win|beat|lose|lost|how did .{1,30} do|final")
+_ASKS_SCHEDULE = _words(
+    r"几点|什么时候(?:比赛|开赛|开球|打)|赛程|下一场|下场|开赛时间|对手是谁",
+    r"what time|when (?:do|does|is|are) .{1,40} (?:play|kick|start|face|tip)|kick-?off"
+    r"|next (?:game|match|fixture)|schedule|fixture")
+
+_WINNER = _words(r"夺冠|冠军|获胜|赢得|折桂|第一名|称雄|登顶", r"won|wins|winner|victory|victorious"
+                 r"|triumph(?:ed|s)?|took the (?:chequered|checkered) flag|first place|champion")
+_POLE = _words(r"杆位|排位赛|排位|头名发车|首发位置", r"pole|pole position|pole-sitter|qualifying"
+               r"|qualified")
+_ASKS_WINNER = _words(r"谁赢|谁获胜|冠军|夺冠|谁拿|赢家|获胜者|谁胜",
+                      r"who won|who wins|winner|won the|win the|who took the (?:title|race)")
+_ASKS_POLE = _words(r"杆位|排位", r"pole|qualifying|who qualified")
+
+# Offices and roles, by family: "who is the CEO" is answered by a sentence about the chief
+# executive, not about the chairman; "who runs X" by any of the people who lead it.
+_ROLES = (
+    ("ceo", _words(r"首席执行官|CEO|总裁|行政总裁", r"ceo|chief executive(?: officer)?")),
+    ("chair", _words(r"董事长|董事会主席", r"chair(?:man|woman|person)?")),
+    ("coach", _words(r"主教练|教练|主帅|少帅|执教|帅位", r"coach|head coach|manager|boss")),
+    ("mayor", _words(r"市长", r"mayor")),
+    ("governor", _words(r"州长|省长", r"governor")),
+    ("president", _words(r"总统|国家主席", r"president")),
+    ("prime_minister", _words(r"首相|总理", r"prime minister|premier")),
+    ("minister", _words(r"部长|大臣|国务卿", r"minister|secretary")),
+    ("founder", _words(r"创始人|创办人", r"founder|co-?founder")),
+    ("captain", _words(r"队长", r"captain|skipper")),
+    ("leader", _words(r"首席执行官|CEO|总裁|董事长|掌门人|负责人|一把手|领导",
+                      r"ceo|chief executive|chair(?:man|woman)?|president|head|leader|boss"
+                      r"|runs|leads|heads|in charge|director|managing director")),
+)
+_ROLE = _words(
+    r"首席执行官|总裁|董事长|总经理|主教练|教练|主帅|市长|州长|省长|部长|主席|总统|总理|首相|行长|校长|队长|负责人|掌门人",
+    r"ceo|chief executive|president|chair(?:man|woman)?|coach|head coach|manager|mayor"
+    r"|governor|minister|premier|chancellor|secretary|director|captain|boss|runs|leads|heads")
+_CURRENT = _words(r"现任|新任|接任|出任|任命|上任|接替|接棒|继任|当选",
+                  r"new|current|incumbent|appointed|named|replac(?:e|es|ed|ing)|succeed(?:s|ed)?"
+                  r"|successor|takes? over|took over|incoming|elected|hired")
+_FORMER = _words(r"前任|原任|卸任|离任|辞职|辞去|下课|离职|退休|被解雇|已故",
+                 r"former|ex-|previous|predecessor|outgoing|stepp(?:ed|ing) down|steps down"
+                 r"|resign(?:s|ed)?|retire[sd]?|departed|sacked|fired|then-")
+_ASKS_FORMER = _words(r"前任|原来|之前|曾经|上一任", r"former|previous|predecessor|ex-|before")
+
+_SPORTS = (
+    ("basketball", _words(r"篮球|男篮|女篮|CBA|WCBA", r"basketball|nba|wnba|euroleague|cba")),
+    ("volleyball", _words(r"排球|男排|女排", r"volleyball")),
+    ("hockey", _words(r"冰球", r"ice hockey|hockey|nhl|khl|shl|face-?off|puck")),
+    ("american_football", _words(r"美式橄榄球|美式足球", r"nfl|touchdowns?|quarterback")),
+    ("rugby", _words(r"橄榄球", r"rugby")),
+    ("baseball", _words(r"棒球", r"baseball|mlb|innings?")),
+    ("tennis", _words(r"网球", r"tennis|atp|wta")),
+    ("cricket", _words(r"板球", r"cricket|wickets?")),
+    ("football", _words(r"足球|男足|女足|中超|中甲|英超|西甲|德甲|意甲|法甲|欧冠",
+                        r"football|soccer|premier league|la liga|bundesliga|serie a|ligue 1"
+                        r"|champions league|mls")),
+)
+_GENDER = (
+    ("women", _words(r"女子|女篮|女排|女足|女队|女单|女双|女将|女性", r"women|women's|womens|ladies"
+                     r"|female|girls")),
+    ("men", _words(r"男子|男篮|男排|男足|男队|男单|男双", r"men's|mens|male|boys")),
+)
+# The reporting period a figure covers; the nine months are read before a quarter, so 前三季度
+# is not the third quarter.
+_PERIOD = (
+    ("nine_months", _words(r"前三季度|前三个季度|1[-至到~]9月|一至九月|年初至今|今年以来累计",
+                           r"nine months|9 months|first three quarters|year to date|ytd"
+                           r"|year-to-date")),
+    ("half", _words(r"上半年|下半年|半年度|中期|半年报", r"half[- ]year|first half|second half"
+                    r"|h1|h2|six months|interim")),
+    ("quarter", _words(r"(?<!前)(?:第?[一二三四1-4]|[一二三四]个?)季度|季报|单季|上季度|本季度"
+                       r"|上个季度|这个季度|该季度|当季",
+                       r"quarters?|quarterly|q[1-4]|[1-4]q|(?:first|second|third|fourth)"
+                       r"[- ]quarter")),
+    ("year", _words(r"全年|年度|年报|整年|财年|全年度", r"full[- ]year|annual(?:ly)?|fiscal[- ]year"
+                    r"|for the year|yearly|whole year")),
+)
+_QUARTER = tuple(
+    (f"q{n}", _words(rf"(?<!前)第?{zh}季度|(?<!前){zh}季报|Q{n}|{n}Q",
+                     rf"q{n}|{n}q|{en}[- ]quarter"))
+    for n, zh, en in ((1, "[一1]", "first"), (2, "[二2]", "second"), (3, "[三3]", "third"),
+                      (4, "[四4]", "fourth")))
+_FORECAST = _words(
+    r"预计|预期|预测|指引|展望|目标|有望|将达|计划|预告|料将|指导",
+    r"expects?|expected|expecting|guidance|guides?|guided|guiding|outlook|forecasts?"
+    r"|projects?|projected|anticipates?|sees|targets?|aims?|estimates?|to reach|will reach"
+    r"|predicts?|next year|next quarter")
+_ACTUAL = _words(
+    r"实现|录得|完成|为\d|达到|同比|环比|报告期|公布|披露",
+    r"reported|posted|recorded|totall?ed|came in|was|were|rose|fell|grew|increased"
+    r"|decreased|declined|jumped|climbed|generated|delivered|earned|booked")
+_GRADE = re.compile(r"(?<![\d.])(\d{1,3})\s*号(?!线|楼|院|馆|门|房|床|口|台|窗)")
+
+
+# Questions about a reported figure, where actual vs forecast matters.
+_FIGURE = _words(r"营收|收入|利润|净利|营业额|销售额|销量|毛利|每股收益|业绩|财报|指引|预期|预计",
+                 r"revenue|sales|profit|income|earnings|eps|margin|guidance|outlook|forecast"
+                 r"|results")
+
+
+def _event_default(question: str) -> frozenset[str]:
+    if _ASKS_SCHEDULE.search(question):
+        return frozenset({"schedule"})
+    if _ASKS_RESULT.search(question) or asked_slot(question) is Slot.score:
+        return frozenset({"result"})
+    return frozenset()
+
+
+def _asks_event(question: str) -> bool:
+    return bool(_event_default(question))
+
+
+def _tenure_default(question: str) -> frozenset[str]:
+    if _ASKS_FORMER.search(question):
+        return frozenset({"former"})
+    if _ROLE.search(question) and asked_slot(question) is Slot.person:
+        return frozenset({"current"})
+    return frozenset()
+
+
+def _asks_a_holder(question: str) -> bool:
+    return asked_slot(question) is Slot.person
+
+
+def _stated_roles(text: str) -> frozenset[str]:
+    found = frozenset(role for role, pattern in _ROLES if pattern.search(text))
+    return found - {"leader"} if len(found) > 1 and "leader" in found else found
+
+
+DIMENSIONS: tuple[Dimension, ...] = (
+    Dimension("event", (("result", _RESULT), ("schedule", _SCHEDULE)),
+              default=_event_default, applies=_asks_event),
+    Dimension("meeting", (("previous", _PREVIOUS),),
+              default=lambda q: frozenset({"latest"}), applies=_asks_event),
+    Dimension("race", (("winner", _WINNER), ("pole", _POLE)),
+              default=lambda q: (frozenset({"pole"}) if _ASKS_POLE.search(q)
+                                 else frozenset({"winner"}) if _ASKS_WINNER.search(q)
+                                 else frozenset())),
+    Dimension("tenure", (("current", _CURRENT), ("former", _FORMER)),
+              default=_tenure_default),
+    Dimension("role", _ROLES, required=frozenset(r for r, _ in _ROLES),
+              applies=_asks_a_holder),
+    Dimension("sport", _SPORTS),
+    Dimension("team", _GENDER),
+    Dimension("period", _PERIOD),
+    Dimension("quarter", _QUARTER),
+    Dimension("modality", (("forecast", _FORECAST), ("actual", _ACTUAL)),
+              default=lambda q: frozenset({"actual"}), required=frozenset({"forecast"}),
+              applies=lambda q: bool(_FIGURE.search(q))),
+)
+@cached_if_short(maxsize=256)
+def asked_values(question: str) -> tuple[tuple[Dimension, frozenset[str]], ...]:
+    """The values the question states or implies, per dimension that applies to it."""
+    found = []
+    for dimension in DIMENSIONS:
+        if not dimension.applies(question):
+            continue
+        asked = (_stated_roles(question) if dimension.name == "role"
+                 else dimension.stated(question))
+        if dimension.name == "modality" and "forecast" in asked:
+            asked = frozenset({"forecast"})  # "expected revenue" asks only the forecast
+        asked = asked or dimension.default(question)
+        if asked:
+            found.append((dimension, asked))
+    return tuple(found)
+
+
+def clash(question: str, sentence: str) -> str | None:
+    """Why the sentence states another qualifier than the question's, or None."""
+    for dimension, asked in asked_values(question):
+        said = dimension.stated(sentence)
+        if dimension.name == "event" and said == {"result", "schedule"}:
+            said = frozenset({"result"})  # "won … and will face X next" reports a result
+        if said and not said & asked:
+            return (f"{dimension.name}: says {', '.join(sorted(said))}, "
+                    f"asked {', '.join(sorted(asked))}")
+        if not said and asked & dimension.required:
+            return f"{dimension.name}: does not state {', '.join(sorted(asked))}"
+    return _other_grade(question, sentence) or _other_year(question, sentence)
+
+
+def _other_grade(question: str, sentence: str) -> str | None:
+    """92号 is not 95号: a grade number the question gives must be the sentence's."""
+    asked = set(_GRADE.findall(question))
+    said = set(_GRADE.findall(sentence))
+    if asked and said and not asked & said:
+        return f"grade: says {', '.join(sorted(said))}, asked {', '.join(sorted(asked))}"
+    return None
+
+
+_YEAR = re.compile(r"(?<![\d.])((?:19|20)\d{2})(?![\d.])|(?<![a-z])fy\s?'?(\d{2})(?!\d)"
+                   r"|(?<!\d)(\d{2})财年", re.IGNORECASE)
+
+
+def years_of(text: str) -> set[str]:
+    """The years a text names, fiscal years included ("FY27" is 2027)."""
+    found = set()
+    for full, short, zh_short in _YEAR.findall(text):
+        found.add(full or f"20{short or zh_short}")
+    return found
+
+
+def _other_year(question: str, sentence: str) -> str | None:
+    asked = years_of(question)
+    said = years_of(sentence)
+    if asked and said and not asked & said:
+        return f"year: says {', '.join(sorted(said))}, asked {', '.join(sorted(asked))}"
+    return None
+
+
+def subject_clash(question: str, title: str) -> str | None:
+    """A page whose title is about another sport or another team of the asked club."""
+    for dimension in DIMENSIONS:
+        if dimension.name not in ("sport", "team"):
+            continue
+        asked = dimension.stated(question)
+        said = dimension.stated(title)
+        if asked and said and not asked & said:
+            return (f"off-topic: about {', '.join(sorted(said))}, "
+                    f"asked {', '.join(sorted(asked))}")
+    return None
+
+
+def asks_who_holds(question: str) -> bool:
+    """Whether the question asks who holds a role or an office now ("who is the CEO of X",
+    "南通支云主教练现在是谁"): its answer changes hands."""
+    return (asked_slot(question) is Slot.person and bool(_stated_roles(question))
+            and "former" not in _tenure_default(question))

@@ -1,0 +1,224 @@
+"""Answer slots: what kind of value answers a question, and whether a sentence carries one.
+
+"How much did X pay" is answered by an amount, "who won" by a name, "when" by a date, "what
+time" by a time of day, "the score" by a score. A sentence that carries no such value (a
+headline, a dateline, "check back for the closing price") never answers the question,
+however many of its words it shares. The slot is read from the question's words in either
+language; a question whose words ask no particular kind of value has the slot `any`.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+from pmflow_gateway.contract.dates import DAY_MENTION, MONTHS, VISIBLE_DATE
+from pmflow_gateway.contract.text import CJK_CHARS, cached_if_short
+
+
+class Slot(StrEnum):
+    amount = "amount"  # a number with a currency or a unit: a price, a revenue, a rate
+    quantity = "quantity"  # how many of something
+    share = "share"  # a percentage or a fraction
+    score = "score"  # the score of a match
+    person = "person"  # who holds a role or did something
+    place = "place"  # where something happens
+    date = "date"  # when something happens or happened
+    time = "time"  # the time of day
+    any = "any"  # no particular kind of value: a summary, a yes/no question, a definition
+
+
+_EN = r"(?<![a-z])(?:{})(?![a-z])"
+# The order matters: the first slot whose words the question uses is its slot ("how many
+# points did he score" asks a count, "what time is the kickoff" a time, not a date).
+_ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
+    # Idioms first: "where did the index close" asks a level, "where can I watch it" and
+    # "在哪个平台" ask for a name of any kind.
+    (Slot.amount, re.compile(
+        r"(?<![a-z])where (?:did|does|do|is|are|will|has|have) .{1,40}(?:close|closed|trade"
+        r"|trading|stand|end|ended|finish|open|opened|settle|settled)(?![a-z])", re.IGNORECASE)),
+    (Slot.any, re.compile(
+        r"在哪个?(?:平台|网站|频道|app|APP|台|软件|应用)|哪个(?:平台|网站|频道|台)|(?<![a-z])where "
+        r"(?:can (?:i|you|we)|to|do (?:i|you|we)) (?:watch|stream|buy|get|listen|download"
+        r"|see|find|read)(?![a-z])", re.IGNORECASE)),
+    (Slot.share, re.compile(
+        r"百分之几|多大比例|占比|比例是|百分比|" + _EN.format(
+            r"what (?:percent(?:age)?|share|proportion|fraction)|how much of|per ?cent of"),
+        re.IGNORECASE)),
+    (Slot.score, re.compile(
+        r"比分|几比几|比数|" + _EN.format(r"score|final score|scoreline"), re.IGNORECASE)),
+    (Slot.time, re.compile(
+        r"几点|什么时间开|几时|" + _EN.format(r"what time|which time|kick-?off time|tip-?off time"
+                                            r"|start time|at what time"), re.IGNORECASE)),
+    (Slot.quantity, re.compile(
+        rf"多少(?:个|人|家|名|位|辆|台|架|次|场|所|座|条|套|只|部|项|起|例|款|户|位|艘|颗)|几(?:个|人|家|名|位"
+        rf"|辆|台|次|场|所|座|条|项|起|例|款)|[{CJK_CHARS}]{{0,3}}数量|" + _EN.format(
+            r"how many|number of|count of"), re.IGNORECASE)),
+    (Slot.date, re.compile(
+        r"什么时候|何时|哪天|哪一天|几号|几月|哪年|哪一年|日期|上市时间|发布时间|开售时间|施行|生效|截止"
+        r"|" + _EN.format(r"when|what date|which date|release date|launch date|on sale date"
+                          r"|due date|deadline|what day|which day|how soon|until when"),
+        re.IGNORECASE)),
+    (Slot.place, re.compile(
+        r"在哪|哪里|哪儿|何地|何处|什么地方|地点|" + _EN.format(r"where|which city|which venue"
+                                                         r"|what venue|what city"),
+        re.IGNORECASE)),
+    (Slot.person, re.compile(
+        r"是谁|谁是|谁[赢获拿当任做接打进]|谁的|哪位|哪个人|" + _EN.format(
+            r"who|whom|whose|which (?:player|driver|team|person|candidate|company)"),
+        re.IGNORECASE)),
+    (Slot.amount, re.compile(
+        r"多少钱|价格|价钱|价位|售价|股价|金价|油价|汇率|报价|收盘|开盘|点位|多少亿|多少万|多少元|多少美元|营收|"
+        r"收入|利润|净利|市值|估值|罚款|多少度|几度|气温|温度|利率|费用|成本|多贵|多少|几块"
+        r"|" + _EN.format(
+            r"how much|how many dollars|price[sd]?|cost|costs|worth|valued?|valuation|revenue"
+            r"|sales|profit|income|earnings|loss|rate|rates|yield|fee|fine|salary|quote"
+            r"|trading at|market cap|temperature|how (?:hot|cold|warm|high|low|tall|long|far"
+            r"|heavy|big|fast|old)|weigh"), re.IGNORECASE)),
+)
+
+# Values in a sentence.
+_NUMBER = r"\d+(?:[.,]\d+)*"
+_CN_NUMBER = r"[零〇一二两三四五六七八九十百千万亿]+"
+_CURRENCY = re.compile(
+    rf"[$€£¥￥₩₹]\s*{_NUMBER}|{_NUMBER}\s*(?:[$€£¥]|元|美元|欧元|英镑|日元|港元|港币|韩元|卢比|比索"
+    r"|里拉|兹罗提|克朗|法郎|卢布|泰铢|新元|澳元|加元|人民币|块|角)"
+    rf"|{_NUMBER}\s*(?:万|亿|千|百)(?:元|美元|欧元|英镑|日元|港元|人民币)"
+    rf"|(?<![a-z]){_NUMBER}\s*(?:(?:thousand|million|billion|trillion|bn|mn|m|k)\s+)?"
+    r"(?:dollars?|euros?|pounds?|yen|yuan|renminbi|rmb|won|rupees?|pesos?|francs?|kronor|krona"
+    r"|kroner|zloty|lira|ringgit|baht|usd|eur|gbp|jpy|cny|cnh|hkd|aud|nzd|cad|chf|sek|nok"
+    r"|try|pln|inr)(?![a-z])"
+    rf"|(?<![a-z])(?:usd|eur|gbp|jpy|cny|cnh|hkd|aud|nzd|cad|chf|us\$|c\$|a\$|hk\$)\s*{_NUMBER}",
+    re.IGNORECASE)
+_UNIT = re.compile(
+    rf"{_NUMBER}\s*(?:%|％|‰|℃|°\s*[CF]?|度|点|个基点|基点|bp|bps|basis points?|points?|pts"
+    r"|美分|cents?|/\s*(?:吨|升|斤|公斤|克|盎司|桶|股|千瓦时|度|平方米|t|l|kg|oz|bbl|share|ton|tonne)"
+    r"|元/|每(?:吨|升|斤|公斤|股|桶)|per (?:ton|tonne|litre|liter|gallon|barrel|ounce|share|kg)"
+    r"|万吨|吨|升|公斤|千克|克|千瓦时|兆瓦|吉瓦|mw|gw|kwh|km|公里|千米|米|m\b|miles?|feet|ft|kg|lbs?"
+    r"|pounds|ounces?|万元|亿元|万人|亿人|x|倍|平方公里|平方千米|平方米|公顷|亩"
+    r"|sq\.? ?(?:km|mi|m|ft)|square (?:kilomet(?:re|er)s|miles|met(?:re|er)s|feet))"
+    rf"|{_NUMBER}\s*(?:万|亿)|{_NUMBER}\s*(?:thousand|million|billion|trillion|bn)(?![a-z])"
+    rf"|(?:high|low|max|min)s?\s+(?:of\s+)?-?{_NUMBER}|(?:reached|at|to|of|is|was|stood at"
+    rf"|closed at|fell to|rose to)\s+-?{_NUMBER}(?![\d/-])"
+    rf"|(?:报|收报|收于|升至|跌至|涨至|降至|达到?|录得)\s*-?(?!(?:19|20)\d{{2}}\s*年){_NUMBER}",
+    re.IGNORECASE)
+_SHARE = re.compile(
+    rf"{_NUMBER}\s*(?:%|％|per ?cent|percentage points?)|百分之{_CN_NUMBER}"
+    rf"|{_CN_NUMBER}成(?![员为功立])"
+    r"|(?<![a-z])(?:half|a third|a quarter|two[- ]thirds|three[- ]quarters|one[- ](?:third|fifth"
+    r"|quarter|tenth)|一半|三分之[一二]|四分之[一三]|五分之[一二三四])(?![a-z])",
+    re.IGNORECASE)
+_SCORE = re.compile(
+    r"(?<![\d.:/-])\d{1,3}\s*(?:[-–—:：]|比)\s*\d{1,3}(?![\d:/-])(?!\.\d)"
+    r"(?!\s*(?:[ap]\.?m|pm|am|点|时|分))",
+    re.IGNORECASE)
+_TIME = re.compile(
+    r"(?<!\d)(?:[01]?\d|2[0-3])[:：][0-5]\d(?!\d)|(?<!\d)\d{1,2}(?:[:.]\d{2})?\s*(?:a\.?m\.?|p\.?m\.?)"
+    r"|(?:上午|下午|晚上|早上|凌晨|中午|傍晚)?\s*\d{1,2}\s*[点时](?:\s*\d{1,2}\s*分|半)?|noon|midnight",
+    re.IGNORECASE)
+_MONTH_WORD = "|".join(sorted(MONTHS, key=len, reverse=True))
+_DATE = re.compile(
+    rf"\d{{1,2}}\s*月(?:\s*\d{{1,2}}\s*[日号])?|\d{{4}}\s*年|(?<![a-z])(?:{_MONTH_WORD})\.?\s+\d{{1,2}}"
+    rf"(?![\d:])|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTH_WORD})(?![a-z])"
+    rf"|(?<![a-z])(?:in|by|from|until|since|on|early|late|mid|end of|start of)\s+(?:{_MONTH_WORD}"
+    r"|(?:19|20)\d{2})(?![a-z])|(?:first|second|last|latter) half of (?:19|20)\d{2}"
+    r"|(?<![a-z])(?:next|this|last) (?:year|month|week|spring|summer|autumn|fall|winter)(?![a-z])"
+    r"|明年|今年|下个?月|本月|年底|年初|年内|上半年|下半年|[一二三四]季度|月底|月初|中旬|上旬|下旬",
+    re.IGNORECASE)
+_CAPITALISED_WORDS = re.compile(
+    r"(?<![\w.])[A-Z][a-zà-ÿ'’\-]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][a-zà-ÿ'’\-]+)*")
+_ZH_NAME_CONTEXT = re.compile(
+    rf"[{CJK_CHARS}]{{2,4}}(?:表示|称|说|接任|出任|担任|当选|执教|执掌|夺冠|获胜|获得|赢得|领衔|率队|为|是|打进|攻入"
+    r"|梅开二度|收获|摘得|夺得|捧得|捧起|斩获|拿下|战胜|击败|加冕|问鼎|以\d)"
+    rf"|(?:由|新任|现任|主教练|教练|主帅|首席执行官|总裁|董事长|总经理|市长|部长|主席|总统|总理|冠军|得主)[{CJK_CHARS}]{{2,4}}")
+_ZH_PLACE = re.compile(
+    rf"在[{CJK_CHARS}A-Za-z]{{2,12}}(?:举行|举办|进行|开幕|开赛|揭幕|召开|上演|打响)"
+    rf"|(?:位于|坐落于|地处|设在|设于|落户|总部在)[{CJK_CHARS}A-Za-z]{{2,}}|[{CJK_CHARS}]{{2,10}}"
+    r"(?:赛道|体育场|体育馆|球场|中心|会展|场馆|剧院|广场|公园|机场|车站|港|省|市|县|区)")
+_EN_PLACE = re.compile(
+    r"(?<![a-z])(?:in|at|from|to|near|outside|inside)\s+(?:the\s+)?[A-Z][\w'’\-]+", re.ASCII)
+
+
+@cached_if_short(maxsize=1024)
+def asked_slot(question: str) -> Slot:
+    """The kind of value that answers the question."""
+    for slot, pattern in _ASKED:
+        if pattern.search(question):
+            return slot
+    return Slot.any
+
+
+def fills(slot: Slot, sentence: str, asked: tuple[str, ...] = ()) -> bool:
+    """Whether the sentence carries a value of the slot's kind; `asked` are the names the
+    question gave, which are never the name that answers "who"."""
+    if slot is Slot.any:
+        return True
+    if slot is Slot.amount:
+        return bool(_CURRENCY.search(sentence) or _UNIT.search(sentence)
+                    or _SHARE.search(sentence))
+    if slot is Slot.share:
+        return bool(_SHARE.search(sentence))
+    if slot is Slot.quantity:
+        return _counts_something(sentence)
+    if slot is Slot.score:
+        return bool(_SCORE.search(_without_dates_and_times(sentence)))
+    if slot is Slot.time:
+        return bool(_TIME.search(sentence))
+    if slot is Slot.date:
+        return bool(VISIBLE_DATE.search(sentence) or _DATE.search(sentence)
+                    or DAY_MENTION.search(sentence))
+    if slot is Slot.person:
+        return bool(proper_names(sentence, asked) or _ZH_NAME_CONTEXT.search(sentence))
+    return bool(_EN_PLACE.search(sentence) or _ZH_PLACE.search(sentence)
+                or proper_names(sentence, asked))
+
+
+_NUMBER_WORDS = re.compile(
+    r"(?<![a-z])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozens?"
+    r"|hundreds?|thousands?|millions?|billions?|a (?:third|quarter|half)|half)(?![a-z])"
+    rf"|{_CN_NUMBER}(?:个|人|家|名|位|辆|台|架|次|场|所|座|条|套|只|部|项|起|例|款|户|艘|颗)",
+    re.IGNORECASE)
+
+
+def _counts_something(sentence: str) -> bool:
+    """A number that is not a year, a date, a time of day or an ordinal."""
+    rest = _without_dates_and_times(sentence)
+    rest = re.sub(r"(?<![\d.])(?:19|20)\d{2}(?![\d.])", " ", rest)  # a year counts nothing
+    return bool(re.search(r"\d", rest) or _NUMBER_WORDS.search(rest))
+
+
+def _without_dates_and_times(sentence: str) -> str:
+    rest = VISIBLE_DATE.sub(" ", sentence)
+    return _TIME.sub(" ", rest)
+
+
+# Capitalised words that start a sentence or a phrase without being a name.
+_NOT_NAME_WORDS = frozenset({"the", "a", "an", "this", "that", "these", "those", "it", "its",
+    "he", "she", "they", "we", "you", "i", "his", "her", "their", "our", "in", "on", "at", "for",
+    "from", "by", "with", "after", "before", "when", "while", "but", "and", "or", "if", "as",
+    "to", "of", "since", "last", "next", "new", "monday", "tuesday", "wednesday", "thursday",
+    "friday", "saturday", "sunday", "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december"})
+
+
+def proper_names(sentence: str, asked: tuple[str, ...] = ()) -> list[str]:
+    """Capitalised names that are not the asked ones: people, teams, companies and places in
+    English text. A single capitalised word counts when it does not start the sentence
+    ("beating Brazil"); at the start only a run of two does ("Kevin Mayer said")."""
+    found = []
+    asked_folds = [a.casefold() for a in asked if a]
+    for match in _CAPITALISED_WORDS.finditer(sentence):
+        words = match.group(0).split()
+        while words and words[0].casefold().strip("'’") in _NOT_NAME_WORDS:
+            words = words[1:]
+        name = " ".join(words)
+        first = not sentence[:match.start()].strip()
+        if (words and (len(words) >= 2 or not first)
+                and not any(name.casefold() in a or a in name.casefold() for a in asked_folds)):
+            found.append(name)
+    return found
+
+
+def slot_reason(slot: Slot) -> str:
+    """Why nothing was quoted: no sentence carries the asked kind of value."""
+    return f"no sentence states the asked {slot.value}"

@@ -1,0 +1,61 @@
+"""Qualifiers: a sentence about another period, role, occasion or variant is not the answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from pmflow_gateway.contract.qualifiers import asks_who_holds, clash, years_of
+
+
+@pytest.mark.parametrize(("question", "sentence", "clashes"), [
+    # reporting periods, the quarter, the year, actual vs forecast
+    ("澄河电子前三季度营收多少", "公司第三季度实现营业收入8.1亿元。", True),
+    ("澄河电子前三季度营收多少", "前三季度累计实现营业收入22.4亿元。", False),
+    ("Harlow Mills Q2 revenue", "Harlow Mills reported third-quarter revenue of $88 million.", True),
+    ("Harlow Mills Q2 revenue", "Second-quarter revenue was $91 million.", False),
+    ("Harlow Mills revenue guidance for next quarter",
+     "Second-quarter revenue was $91 million.", True),
+    ("Harlow Mills revenue guidance for the third quarter",
+     "For the third quarter it expects revenue of $95 million to $99 million.", False),
+    ("Harlow Mills third quarter revenue",
+     "For the third quarter it expects revenue of $95 million to $99 million.", True),
+    ("澄河电子2025年全年营收", "公司预计2026年全年营收30亿元。", True),
+    # the phase of an event and which meeting
+    ("Dalby Rovers result last night", "Dalby Rovers host Kinsale Town tonight, kick-off 7:45pm.",
+     True),
+    ("Dalby Rovers result last night", "Dalby Rovers beat Kinsale Town 3-1 last night.", False),
+    ("Dalby Rovers score", "When the sides last met, Kinsale won 2-0.", True),
+    ("what time do Dalby Rovers play tonight", "Dalby Rovers beat Kinsale Town 3-1.", True),
+    ("what time do Dalby Rovers play tonight", "Dalby Rovers host Kinsale Town, kick-off 7:45pm.",
+     False),
+    # winner vs pole, current vs former, the role
+    ("who won the Lakeside 200", "Mara Quist took pole position for the Lakeside 200.", True),
+    ("who won the Lakeside 200", "Ivo Renner won the Lakeside 200 from fifth on the grid.", False),
+    ("who is the current coach of Tarnow Handball",
+     "Tarnow Handball's former coach Piotr Lis joined a rival.", True),
+    ("who is the current coach of Tarnow Handball",
+     "Tarnow Handball named Ewa Sowa head coach.", False),
+    ("who is the CEO of Orvik Lines", "Orvik Lines chairman Lars Moen spoke at the launch.", True),
+    ("who is the CEO of Orvik Lines", "Orvik Lines reported record bookings.", True),
+    # the sport, the team, a grade number
+    ("临海篮球队比分多少", "临海足球队1比2负于对手。", True),
+    ("江城女排比分", "江城男排3比1取胜。", True),
+    ("江城女排比分", "江城女排3比1取胜。", False),
+    ("今天95号汽油多少钱", "92号汽油每升7.85元。", True),
+    ("今天95号汽油多少钱", "95号汽油每升8.36元。", False),
+])
+def test_a_sentence_that_states_another_qualifier_clashes(
+        question: str, sentence: str, clashes: bool) -> None:
+    assert (clash(question, sentence) is not None) is clashes, clash(question, sentence)
+
+
+def test_a_question_without_qualifiers_lets_any_sentence_through() -> None:
+    assert clash("latest on the Oakbay port", "Dock workers voted to end the strike.") is None
+
+
+def test_holder_questions_and_fiscal_years() -> None:
+    assert asks_who_holds("who runs Orvik Lines now")
+    assert asks_who_holds("澄河电子董事长是谁")
+    assert not asks_who_holds("who won the Lakeside 200")
+    assert not asks_who_holds("who was the previous coach of Tarnow Handball")
+    assert years_of("Q1 FY27 revenue and fiscal 2026") == {"2027", "2026"}
