@@ -11,7 +11,8 @@ from pmflow_gateway.contract.qualifiers import asks_who_holds, clash, years_of
     # reporting periods, the quarter, the year, actual vs forecast
     ("澄河电子前三季度营收多少", "公司第三季度实现营业收入8.1亿元。", True),
     ("澄河电子前三季度营收多少", "前三季度累计实现营业收入22.4亿元。", False),
-    ("Harlow Mills Q2 revenue", "Harlow Mills reported third-quarter revenue of $88 million.", True),
+    ("Harlow Mills Q2 revenue",
+     "Harlow Mills reported third-quarter revenue of $88 million.", True),
     ("Harlow Mills Q2 revenue", "Second-quarter revenue was $91 million.", False),
     ("Harlow Mills revenue guidance for next quarter",
      "Second-quarter revenue was $91 million.", True),
