@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -98,11 +99,14 @@ _cached_name_forms = functools.lru_cache(maxsize=4096)(_name_forms)
 
 @functools.lru_cache(maxsize=4096)
 def _form_pattern(form: str) -> re.Pattern[str]:
+    """The pattern of one form. A Latin form matches whatever its accents ("Tromso" names
+    Tromsø, "Zurich" Zürich): case-insensitive patterns search the text's `_fold`."""
     if CJK.search(form):
         return re.compile(re.escape(form))
     # Short all-capital forms (US, EU, BTC) are acronyms: "us" in running text is not one.
     flags = 0 if form.isupper() and len(form) <= 4 else re.IGNORECASE
-    return re.compile(rf"(?<![A-Za-z0-9]){re.escape(form)}(?![A-Za-z0-9])", flags)
+    bare = form if flags == 0 else plain(form)
+    return re.compile(rf"(?<![A-Za-z0-9]){re.escape(bare)}(?![A-Za-z0-9])", flags)
 
 
 class _Needle(NamedTuple):
@@ -119,28 +123,44 @@ def _needle(form: str) -> _Needle:
     pattern = _form_pattern(form)
     if CJK.search(form):
         return _Needle(form, True, None)  # the pattern is the form itself
-    if not form.isascii():
-        return _Needle(None, False, pattern)
     exact = not pattern.flags & re.IGNORECASE
-    return _Needle(form if exact else form.casefold(), exact, pattern)
+    bare = form if exact else plain(form)
+    if not bare.isascii():
+        return _Needle(None, False, pattern)
+    return _Needle(bare if exact else bare.casefold(), exact, pattern)
+
+
+@functools.cache
+def _plain_table() -> dict[int, str]:
+    """Latin letters with accents and their bare letter, one for one (so positions hold)."""
+    table = {}
+    for code in range(0xC0, 0x250):
+        base = unicodedata.normalize("NFKD", chr(code))[0]
+        if base != chr(code) and base.isascii() and base.isalpha():
+            table[code] = base
+    table.update({ord(a): b for a, b in zip("øØđĐłŁıİ", "oOdDlLiI", strict=True)})
+    return table
+
+
+def plain(text: str) -> str:
+    """The text with the accents of Latin letters removed, letter for letter."""
+    return text.translate(_plain_table())
 
 
 def _fold(text: str) -> str:
-    """The text as a case-insensitive pattern of an ASCII form sees it: casefolded, with the
-    dotted and dotless i (which such a pattern matches as i) made i."""
-    if "\u0130" in text or "\u0131" in text:
-        text = text.replace("\u0130", "i").replace("\u0131", "i")
-    return text.casefold()
+    """The text as a case-insensitive pattern of a Latin form sees it: accents removed
+    (`plain`), then casefolded."""
+    return plain(text).casefold()
 
 
 def _named(form: str, text: str, fold: str) -> bool:
-    """`_form_pattern(form).search(text)`, with a substring test first: most texts do not
-    contain most forms, and `in` costs a fraction of a pattern search. `fold` is
-    `_fold(text)`."""
+    """Whether the form's pattern finds it (in `text` for exact forms, in `fold` =
+    `_fold(text)` for the rest), with a substring test first: most texts do not contain most
+    forms, and `in` costs a fraction of a pattern search."""
     needle, exact, pattern = _needle(form)
     if needle is not None and needle not in (text if exact else fold):
         return False
-    return pattern is None or pattern.search(text) is not None
+    return pattern is None or pattern.search(text if exact else fold) is not None
 
 
 def names(name: str, text: str, kind: QueryKind | None = None) -> bool:
@@ -225,7 +245,14 @@ def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
 
 
 def _mentions(name: str, text: str, kind: QueryKind | None) -> list[tuple[int, int]]:
-    return [m.span() for form in name_forms(name, kind) for m in _form_pattern(form).finditer(text)]
+    """Where the text names `name`: positions in `text` (`plain` keeps them)."""
+    bare = plain(text)
+    spans = []
+    for form in name_forms(name, kind):
+        pattern = _form_pattern(form)
+        exact = CJK.search(form) or not pattern.flags & re.IGNORECASE
+        spans += [m.span() for m in pattern.finditer(text if exact else bare)]
+    return spans
 
 
 @functools.cache

@@ -206,9 +206,12 @@ def _period_lines(found: list[Candidate]) -> Draft:
 
 
 def _summary_lines(carrying: list[Candidate]) -> Draft:
-    """Per item its best sentence, and a second one when it names a whole field too."""
+    """The best item's best sentence, and a second one when it names a whole field too. One
+    page only: a second page's sentence may be about another product or another occasion
+    that merely shares the words."""
+    best = _best(carrying).n
     chosen: list[Candidate] = []
-    for n in dict.fromkeys(c.n for c in carrying):
+    for n in (best,):
         ranked = sorted((c for c in carrying if c.n == n),
                         key=lambda c: (-c.score, c.position))
         chosen += ranked[:1] + [c for c in ranked[1:MAX_SENTENCES_PER_ITEM] if c.hits >= 1.0]

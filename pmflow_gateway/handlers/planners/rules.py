@@ -38,6 +38,7 @@ from pmflow_gateway.handlers.planners.words import (
     Span,
     find_names,
     latin,
+    points_without_naming,
 )
 from pmflow_gateway.schemas import (
     AnswerContract,
@@ -152,6 +153,8 @@ def draft_plan(
     missing: str | None = None
     if kind is QueryKind.weather and not places:
         missing = "weather question without a place"
+    elif points_without_naming(lower, spans, weather=kind is QueryKind.weather):
+        missing = "the question points at its subject without naming it"
     elif not has_subject:
         missing = "nothing to search for: the question names no subject"
     if missing:

@@ -18,8 +18,10 @@ from pmflow_gateway.contract.gazetteer import (
     NAME_VARIANT_WORDS,
     NOT_NAMES,
 )
+from pmflow_gateway.contract.lexicon import is_everyday_word, is_misspelling
 from pmflow_gateway.contract.relevance import RECENT
 from pmflow_gateway.contract.text import CJK, CJK_CHARS
+from pmflow_gateway.contract.variants import is_qualifier
 from pmflow_gateway.contract.when import asked as asked_when
 from pmflow_gateway.schemas import QueryKind
 
@@ -55,7 +57,7 @@ KIND_WORDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
             r"|air quality|aqi|uv index"))),
     (QueryKind.market, re.compile(
         r"股价|股票|股市|汇率|金价|油价|大盘|收盘|开盘|市值|行情|涨跌|"
-        + latin(r"stocks?|share price|exchange rate|market cap|forex|crypto|ticker"))),
+        + latin(r"stocks?|shares|share price|exchange rate|market cap|forex|crypto|ticker"))),
     (QueryKind.news, re.compile(
         r"新闻|消息|头条|要闻|动态|快讯|热点|报道|资讯|新鲜事|发生了什么|大事|发布会|宣布|"
         + latin(r"news|headlines?|happened|happening|going on|updates?|breaking|latest on"
@@ -113,7 +115,8 @@ _ZH_LEAD_NAME = re.compile(
 _NAME_STOP_CHARS = set("的是和与跟在了吗呢有什么哪这那该本家个我你他它们请帮查看")
 _LATIN_IN_ZH = re.compile(
     r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9.+&'\-]*(?: [A-Za-z0-9][A-Za-z0-9.+\-]*)*")
-_EN_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.&'\-]*")
+# Letters of any Latin alphabet: "Kölner Haie" is one name, not "K" and "lner".
+_EN_TOKEN = re.compile(r"[^\W_][\w.&'\-]*")
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,7 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
             if len(name) - cut >= 4:
                 found.append(Span(m.start() + cut, m.end(), name[cut:], QueryKind.company))
     else:
-        found += _capitalised_phrases(text)
+        found += _capitalised_phrases(text) + _rare_words(text, lower)
     kept: list[Span] = []
     # Sorted by start, longest first: a span can only overlap the last one kept.
     for span in sorted(found, key=lambda s: (s.start, -(s.end - s.start))):
@@ -165,6 +168,42 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
             start = text.find(name)
             kept.append(Span(start, start + len(name), name))
     return kept
+
+
+MAX_NAME_WORD_CHARS = 24
+# Five letters at least: shorter rare words are mostly slang and shorthand ("nite", "thru").
+_LOWER_WORD = re.compile(r"(?<![\w])[a-zß-ÿā-ɏ][a-zß-ÿā-ɏ0-9'\-]{4,}(?![\w])")
+
+
+_MODEL_TAIL = re.compile(r"(?:\s+(?:\d[\w.]*|gen|generation|series|mark|mk|[a-z]{1,5}(?=\s|$)))+")
+
+
+def _rare_words(text: str, lower: str) -> list[Span]:
+    """Words no everyday English text uses, typed in lower case: names ("regus", "bozeman
+    weather"), with the numbers and edition words that follow ("snapdragon 8 gen 5"); not a
+    time word, a kind word, or a misspelling of an everyday word ("tmrw", "anual")."""
+    spans = []
+    for match in _LOWER_WORD.finditer(text):
+        word = match.group().removesuffix("'s")
+        if len(word) > MAX_NAME_WORD_CHARS:
+            continue
+        parts = [p for p in word.split("-") if p]
+        if (word in EN_STOP or word in _NOT_NAMES or all(is_everyday_word(p) for p in parts)
+                or is_noise(word)
+                or any(p.search(word) for _, p in KIND_WORDS) or is_misspelling(word)):
+            continue
+        end = match.start() + len(word)
+        tail = _MODEL_TAIL.match(text, end)
+        if tail:
+            kept = [t for t in tail.group().split() if t[0].isdigit() or t in _VARIANT_WORDS
+                    or t in ("gen", "generation", "series", "mark", "mk") or is_qualifier(t)]
+            # Only an unbroken run of such words belongs to the name.
+            run = tail.group().split()
+            n = next((i for i, t in enumerate(run) if t not in kept), len(run))
+            if n:
+                end = text.index(run[n - 1], end) + len(run[n - 1])
+        spans.append(Span(match.start(), end, text[match.start():end]))
+    return spans
 
 
 def _capitalised_phrases(text: str) -> list[Span]:
@@ -202,3 +241,26 @@ def is_noise(chunk: str) -> bool:
     for _, pattern in KIND_WORDS:
         stripped = pattern.sub("", stripped)
     return len(stripped) < 2
+
+
+# A subject named only by pointing at it: a pronoun, "this/that one", "the game" without a
+# team. Without the conversation it points into, nobody can know which one is meant.
+_DEICTIC_ZH = re.compile(
+    r"(?:那|这|该)(?:只|个|家|场|支|款|部|位|条|次|股|队|公司|比赛|球队|股票|产品|东西|玩意)"
+    r"|他们|她们|它们|咱们|我们|(?<![其吉])他(?!人)|她|它")
+_DEICTIC_EN = re.compile(
+    r"(?<![a-z'])(?:it|its|they|them|their|we|us|our|he|him|his|she|her|this one|that one"
+    r"|the (?:game|match|race|fight|stock|share price|shares|company|team|club|product|show"
+    r"|film|movie|score|result|price))(?![a-z'])")
+
+
+def points_without_naming(lower: str, spans: Sequence[Span], *, weather: bool) -> bool:
+    """Whether the question's subject is only pointed at ("did we win last night?",
+    "那只股票收盘多少", "how much is it?"): it names nothing and points at something. In a
+    weather question "it" is the weather ("will it snow"), never a subject."""
+    if any(span.kind is not None or span.is_place or len(span.text) > 1 for span in spans):
+        return False
+    if _DEICTIC_ZH.search(lower):
+        return True
+    found = [m.group(0) for m in _DEICTIC_EN.finditer(lower)]
+    return any(not (weather and word in ("it", "its")) for word in found)

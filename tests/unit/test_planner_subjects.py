@@ -1,0 +1,54 @@
+"""Subjects the rules planner finds without a list: lower-case names, and questions that only
+point at their subject (asked back)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pmflow_gateway.contract.lexicon import is_everyday_word, is_misspelling, zipf
+from pmflow_gateway.handlers.planners.rules import draft_plan
+from pmflow_gateway.schemas import AnswerContract, QueryKind
+
+
+@pytest.mark.parametrize("question", [
+    "did they win last night?", "what's the score?", "how much is it?", "when does it open?",
+    "is it up or down today?", "那只股票收盘多少", "他们这个季度营收多少", "这家公司的CEO是谁",
+    "who won the game yesterday?",
+])
+def test_a_question_that_only_points_at_its_subject_is_asked_back(question: str) -> None:
+    plan, missing = draft_plan(question, locale="zh-CN" if not question.isascii() else "en-US")
+    assert plan.answer_contract is AnswerContract.clarify
+    assert missing is not None
+
+
+@pytest.mark.parametrize("question", [
+    "will it rain in Tallinn tomorrow", "is it cold in Hobart today", "Marimekko 它的股价呢",
+    "did Ferencvaros win last night?",
+])
+def test_a_named_subject_or_the_weathers_it_is_not_pointing(question: str) -> None:
+    plan, _ = draft_plan(question, locale="en-US")
+    assert plan.answer_contract is not AnswerContract.clarify
+
+
+@pytest.mark.parametrize(("question", "subject"), [
+    ("how many staff is marimekko cutting", "marimekko"),
+    ("whanganui weather tomorrow", "whanganui"),
+    ("exynos 2600 clock speed", "exynos 2600"),
+    ("what did ørsted announce", "ørsted"),
+])
+def test_a_word_no_everyday_text_uses_is_a_name(question: str, subject: str) -> None:
+    plan, _ = draft_plan(question, locale="en-US")
+    assert subject in plan.subject_entities
+
+
+def test_misspellings_and_short_slang_are_not_names() -> None:
+    for question in ("costco anual revenue", "forcast for oslo tmrw", "score last nite"):
+        plan, _ = draft_plan(question, locale="en-US")
+        assert not {"anual", "forcast", "nite", "tmrw"} & set(plan.subject_entities)
+    assert draft_plan("forcast for oslo tmrw", locale="en-US")[0].query_kind is QueryKind.weather
+
+
+def test_word_frequencies() -> None:
+    assert zipf("the") > 7 and is_everyday_word("bridge") and not is_everyday_word("marimekko")
+    assert is_misspelling("anual") and is_misspelling("tomorow")
+    assert not is_misspelling("brann")  # a changed letter makes another word, not a typo
