@@ -18,6 +18,7 @@ from pmflow_gateway.contract.relevance import (
     _named,
 )
 
+
 def found(name: str, text: str) -> bool:
     """What a name's pattern finds: exact forms (CJK, acronyms) in the text as written, the
     rest in its accent-free casefold."""
