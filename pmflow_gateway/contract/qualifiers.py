@@ -18,8 +18,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pmflow_gateway.contract.slots import Slot, asked_slot
-from pmflow_gateway.contract.text import cached_if_short
+from pmflow_gateway.contract.slots import Slot, asked_slot, asking_words
+from pmflow_gateway.contract.text import CJK, cached_if_short
 
 _EN = r"(?<![a-z0-9])(?:{})(?![a-z])"
 
@@ -65,8 +65,11 @@ _ASKS_SCHEDULE = _words(
     r"what time|when (?:do|does|is|are) .{1,40} (?:play|kick|start|face|tip)|kick-?off"
     r"|next (?:game|match|fixture)|schedule|fixture")
 
-_WINNER = _words(r"夺冠|冠军|获胜|赢得|折桂|第一名|称雄|登顶", r"won|wins|winner|victory|victorious"
-                 r"|triumph(?:ed|s)?|took the (?:chequered|checkered) flag|first place|champion")
+_WINNER = _words(r"夺冠|冠军|获胜|赢得|折桂|第一名|称雄|登顶|击败|战胜|捧起|捧得|加冕|问鼎"
+                 r"|胜出|力克|夺得",
+                 r"won|wins|winner|victory|victorious|triumph(?:ed|s)?|beat|beats|defeated"
+                 r"|took the (?:chequered|checkered) flag|first place|champions?|clinched"
+                 r"|claimed the title|lifted the (?:trophy|cup)")
 _POLE = _words(r"杆位|排位赛|排位|头名发车|首发位置", r"pole|pole position|pole-sitter|qualifying"
                r"|qualified")
 _ASKS_WINNER = _words(r"谁赢|谁获胜|冠军|夺冠|谁拿|赢家|获胜者|谁胜",
@@ -192,10 +195,12 @@ DIMENSIONS: tuple[Dimension, ...] = (
               default=_event_default, applies=_asks_event),
     Dimension("meeting", (("previous", _PREVIOUS),),
               default=lambda q: frozenset({"latest"}), applies=_asks_event),
+    # "Who won" is answered only by a sentence that says someone won.
     Dimension("race", (("winner", _WINNER), ("pole", _POLE)),
               default=lambda q: (frozenset({"pole"}) if _ASKS_POLE.search(q)
                                  else frozenset({"winner"}) if _ASKS_WINNER.search(q)
-                                 else frozenset())),
+                                 else frozenset()),
+              required=frozenset({"winner", "pole"})),
     Dimension("tenure", (("current", _CURRENT), ("former", _FORMER)),
               default=_tenure_default),
     Dimension("role", _ROLES, required=frozenset(r for r, _ in _ROLES),
@@ -286,3 +291,50 @@ def asks_who_holds(question: str) -> bool:
     "南通支云主教练现在是谁"): its answer changes hands."""
     return (asked_slot(question) is Slot.person and bool(_stated_roles(question))
             and "former" not in _tenure_default(question))
+
+
+# Words of an English question that ask, point or fill, but say nothing of its topic.
+_FUNCTION_WORDS = frozenset({
+    "what", "whats", "who", "whom", "whose", "when", "where", "which", "why", "how", "is",
+    "are", "was", "were", "be", "been", "being", "the", "a", "an", "any", "about", "of", "for",
+    "in", "on", "at", "to", "from", "and", "or", "me", "my", "i", "you", "your", "it", "its",
+    "this", "that", "these", "those", "there", "please", "tell", "show", "give", "find", "do",
+    "does", "did", "can", "could", "will", "would", "should", "shall", "may", "might", "must",
+    "now", "today", "tonight", "tomorrow", "yesterday", "latest", "new", "current",
+    "currently", "get", "getting", "got", "has", "have", "had", "with", "by", "than", "then",
+    "just", "also", "still", "yet", "exactly", "actually", "really", "right", "they", "them",
+    "their", "he", "him", "his", "she", "her", "we", "us", "our", "so", "much", "many", "time",
+    "date", "day", "year", "going", "go", "goes", "make", "made", "take", "took", "after",
+    "before", "during", "last", "next", "guy", "people", "thing", "things", "kind",
+    "over", "under", "into", "onto", "up", "down", "out", "off", "all", "some", "against",
+    "versus", "play", "plays", "playing", "start", "starts", "begin", "begins", "happen",
+    "happens", "happened", "place", "held"})
+_ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+")
+
+
+def topic_words(question: str, names: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The stems of an English question's lower-case words that say what it is about, beyond
+    its names, its roles and the kind of value it asks ("who scored for wales" -> "score";
+    "how much farm buying did he ask for" -> "farm", "buyin", "ask"). Empty for a question
+    in another script."""
+    if CJK.search(question):
+        return ()
+    rest = question
+    # Roles and winning are checked as qualifiers, in all their synonyms.
+    for pattern in (*asking_words(), *(p for _, p in _ROLES), _WINNER, _POLE):
+        rest = pattern.sub(" ", rest)
+    named = {w.casefold() for name in names for w in _ENGLISH_WORD.findall(name)}
+    stems = []
+    for word in _ENGLISH_WORD.findall(rest):
+        if word[0].isupper():
+            continue  # a name: the question contract checks it
+        word = word.casefold().removesuffix("'s").strip("'-")
+        if len(word) >= 3 and word not in _FUNCTION_WORDS and word not in named:
+            stems.append(word[:5])
+    return tuple(dict.fromkeys(stems))
+
+
+def mentions_topic(sentence: str, stems: tuple[str, ...]) -> bool:
+    """Whether a word of the sentence starts with one of the stems."""
+    words = {w.casefold() for w in _ENGLISH_WORD.findall(sentence)}
+    return any(w.startswith(stem) for stem in stems for w in words)

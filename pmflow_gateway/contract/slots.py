@@ -139,6 +139,11 @@ _EN_PLACE = re.compile(
     r"(?<![a-z])(?:in|at|from|to|near|outside|inside)\s+(?:the\s+)?[A-Z][\w'’\-]+", re.ASCII)
 
 
+def asking_words() -> tuple[re.Pattern[str], ...]:
+    """The patterns of the words with which questions ask for a slot."""
+    return tuple(pattern for _, pattern in _ASKED)
+
+
 @cached_if_short(maxsize=1024)
 def asked_slot(question: str) -> Slot:
     """The kind of value that answers the question."""
@@ -174,8 +179,9 @@ def fills(slot: Slot, sentence: str, asked: tuple[str, ...] = ()) -> bool:
 
 
 _NUMBER_WORDS = re.compile(
-    r"(?<![a-z])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozens?"
-    r"|hundreds?|thousands?|millions?|billions?|a (?:third|quarter|half)|half)(?![a-z])"
+    # "Thousands of" counts nothing exactly: only a number says how many.
+    r"(?<![a-z])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a dozen"
+    r"|a hundred|a thousand|a million|a billion|a (?:third|quarter|half)|half)(?![a-z])"
     rf"|{_CN_NUMBER}(?:个|人|家|名|位|辆|台|架|次|场|所|座|条|套|只|部|项|起|例|款|户|艘|颗)",
     re.IGNORECASE)
 

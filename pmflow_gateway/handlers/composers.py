@@ -11,7 +11,12 @@ import re
 from dataclasses import dataclass, field
 
 from pmflow_gateway.contract.metrics import other_figure
-from pmflow_gateway.contract.qualifiers import asks_who_holds, clash
+from pmflow_gateway.contract.qualifiers import (
+    asks_who_holds,
+    clash,
+    mentions_topic,
+    topic_words,
+)
 from pmflow_gateway.contract.relevance import (
     asked_day,
     asked_names,
@@ -144,15 +149,22 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         # A share price is not what a company or news question asked.
         found = [c for c in found if not quotes_a_level(c.text)]
     day = asked_day(plan)
-    if day == "period":
+    if day == "period" and plan.query_kind is QueryKind.weather:
         return _period_lines(found)
-    if day is not None or plan.query_kind is QueryKind.weather:
+    if day == "period":
+        pass  # "news this week": the freshness window keeps the week, every line may answer
+    elif day is not None or plan.query_kind is QueryKind.weather:
         found = _on_the_day(found, day)
     if plan.query_kind is not QueryKind.weather and slot is not Slot.any:
         # Only a sentence that carries the asked kind of value answers: a headline or a
         # dateline never does.
         names = tuple(asked_names(plan))
         found = [c for c in found if fills(slot, c.text, names)]
+        # The value must be the asked one: the sentence speaks of what the question asks
+        # about it ("who scored" is not answered by "Wales beat Hungary 2-0").
+        stems = topic_words(question, names)
+        if stems and slot is not Slot.amount:
+            found = [c for c in found if mentions_topic(c.text, stems)]
         if not found:
             return Draft(answer="", cited=[], note=slot_reason(slot))
         if asks_who_holds(wanted):

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from pmflow_gateway.contract.qualifiers import asks_who_holds, clash, years_of
+from pmflow_gateway.contract.qualifiers import (
+    asks_who_holds,
+    clash,
+    mentions_topic,
+    topic_words,
+    years_of,
+)
 
 
 @pytest.mark.parametrize(("question", "sentence", "clashes"), [
@@ -60,3 +66,14 @@ def test_holder_questions_and_fiscal_years() -> None:
     assert not asks_who_holds("who won the Lakeside 200")
     assert not asks_who_holds("who was the previous coach of Tarnow Handball")
     assert years_of("Q1 FY27 revenue and fiscal 2026") == {"2027", "2026"}
+
+
+def test_the_value_must_be_about_what_the_question_asks_of_it() -> None:
+    stems = topic_words("who scored for Dalby Rovers against Kinsale", ("Dalby Rovers",))
+    assert stems == ("score",)
+    assert mentions_topic("Ana Ruiz scored twice for Dalby Rovers.", stems)
+    assert not mentions_topic("Dalby Rovers beat Kinsale 2-0.", stems)
+    # Roles, winning and names are checked elsewhere, in all their synonyms.
+    assert topic_words("Who is the current CEO of Orvik Lines?", ("Orvik Lines",)) == ()
+    assert topic_words("who won the Lakeside 200", ()) == ()
+    assert topic_words("小米股价多少", ()) == ()

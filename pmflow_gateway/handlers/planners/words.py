@@ -250,8 +250,8 @@ _DEICTIC_ZH = re.compile(
     r"|他们|她们|它们|咱们|我们|(?<![其吉])他(?!人)|她|它")
 _DEICTIC_EN = re.compile(
     r"(?<![a-z'])(?:it|its|they|them|their|we|us|our|he|him|his|she|her|this one|that one"
-    r"|the (?:game|match|race|fight|stock|share price|shares|company|team|club|product|show"
-    r"|film|movie|score|result|price))(?![a-z'])")
+    r"|the (?:(?:final|latest|last|current) )?(?:game|match|race|fight|stock|share price"
+    r"|shares|company|team|club|product|show|film|movie|score|result|price))(?![a-z'])")
 
 
 def points_without_naming(lower: str, spans: Sequence[Span], *, weather: bool) -> bool:
