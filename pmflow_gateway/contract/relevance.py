@@ -44,6 +44,19 @@ _QUOTE = re.compile(
     r"(\d+(?:,\d{3})*(?:\.\d+)?)",
     re.IGNORECASE)
 _PLACE_SUFFIX = re.compile(r"[市区县省]$")
+# How an instrument moved: asked ("how did the index open", 跌了多少) and stated ("fell 0.5%",
+# 上涨1.2%), an answer as good as a level to such a question.
+_ASKS_MOVE = re.compile(
+    r"涨|跌|涨跌|走势|表现|开盘|收盘|(?<![a-z])(?:how did|how is|how are|move[ds]?|moving"
+    r"|up or down|rise|rose|fall|fell|gain(?:ed|s)?|los[et]|open(?:ed)?|close[ds]?|perform)"
+    r"(?![a-z])", re.IGNORECASE)
+_ASKS_LEVEL = re.compile(r"价格|股价|报价|多少钱|现价|(?<![a-z])(?:price|quote|trading at|worth)"
+                         r"(?![a-z])", re.IGNORECASE)
+_STATES_MOVE = re.compile(
+    r"(?:涨|跌|上涨|下跌|收涨|收跌|升|降|涨幅|跌幅)\s*-?\d+(?:\.\d+)?\s*(?:%|％|点)"
+    r"|(?<![a-z])(?:rose|fell|gained|lost|declined|dropped|climbed|slipped|slumped|jumped"
+    r"|rallied|added|shed|was (?:up|down)|(?:up|down))\s+(?:by\s+)?-?\d+(?:\.\d+)?\s*(?:%|per ?cent"
+    r"|points?)", re.IGNORECASE)
 
 # Words that make a question about now: its answer changes, so an undated page cannot hold it.
 RECENT = re.compile(
@@ -234,7 +247,9 @@ def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
         return f"off-topic: about {part[:20]}, a part of the asked place"
     # A market question asks a level, unless it asks a figure the page states (market cap).
     if (kind is QueryKind.market and not _QUOTE.search(text)
-            and not names_an_asked_metric(plan.topic, text)):
+            and not names_an_asked_metric(plan.topic, text)
+            and not (_ASKS_MOVE.search(plan.topic) and not _ASKS_LEVEL.search(plan.topic)
+                     and _STATES_MOVE.search(text))):
         return "off-topic: quotes no price or level of the asked instrument"
     day = asked_day(plan)
     if day not in (None, "today", "period") and not speaks_of(text, day):
@@ -316,10 +331,13 @@ def _lead(body: str) -> str:
 
 def _not_salient(plan: ExternalQueryPlan, text: str) -> str | None:
     """Evidence is about a name when the name is its subject, not when it merely mentions
-    it; in a comparison one subject being the page's own is enough."""
+    it; in a comparison, or a question with several names, one being the page's own is
+    enough (each must still be named)."""
     reasons = [_not_about(n, text, plan.query_kind, place=n == plan.location_hint)
                for n in asked_names(plan)]
-    if plan.answer_contract.value == "compare_with_sources":
+    # With several names, one of them is the page's subject and the others what it says of
+    # it ("how much did WeWork pay for Meetup": a page about WeWork naming Meetup once).
+    if plan.answer_contract.value == "compare_with_sources" or len(reasons) > 1:
         return None if any(r is None for r in reasons) else reasons[0] if reasons else None
     return next((r for r in reasons if r), None)
 

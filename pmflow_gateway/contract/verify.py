@@ -11,6 +11,7 @@ import re
 from typing import NamedTuple
 
 from pmflow_gateway.contract.agreement import disagreement
+from pmflow_gateway.contract.qualifiers import clash
 from pmflow_gateway.contract.relevance import (
     names_a_year,
     off_topic,
@@ -19,6 +20,7 @@ from pmflow_gateway.contract.relevance import (
     timeless,
 )
 from pmflow_gateway.contract.scoring import FRESH_ENOUGH
+from pmflow_gateway.contract.slots import Slot, asked_slot, fills, slot_reason
 from pmflow_gateway.contract.sources import (
     EXTERNAL_SOURCE_TYPES,
     INTERNAL_BARE_LABELS,
@@ -49,6 +51,7 @@ from pmflow_gateway.schemas import (
     EvidenceCollected,
     ExternalEvidence,
     ExternalQueryPlan,
+    QueryKind,
     SourceUsed,
     Verdict,
 )
@@ -203,6 +206,22 @@ def unsupported(draft: Draft, items: list[ExternalEvidence],
             problems.append(f"cites evidence not about what was asked: {text[:60]}")
         elif not any(_supports(s, text) for s in sources):
             problems.append(f"sentence not supported by its evidence: {text[:60]}")
+    return problems
+
+
+def misses_the_question(draft: Draft, question: str, plan: ExternalQueryPlan) -> list[str]:
+    """What a draft written by a model gets wrong about the question itself, whatever its
+    support: no sentence carries the asked kind of value, or a sentence states another
+    period, role, occasion or variant than the one asked."""
+    wanted = f"{question} {plan.topic}"
+    pieces = [text for text, _ in cited_pieces(draft.answer) if text]
+    problems = [f"states another qualifier ({why}): {text[:60]}"
+                for text in pieces if (why := clash(wanted, text))]
+    slot = asked_slot(question)
+    names = tuple(n for n in [plan.location_hint, *plan.subject_entities] if n)
+    if (slot is not Slot.any and plan.query_kind is not QueryKind.weather and pieces
+            and not any(fills(slot, text, names) for text in pieces)):
+        problems.append(slot_reason(slot))
     return problems
 
 

@@ -36,6 +36,7 @@ from pmflow_gateway.contract.verify import (
     ambiguous_place,
     ambiguous_subject,
     asked_about,
+    misses_the_question,
     quotes_of_upstream,
     renumbered,
     unsupported,
@@ -122,13 +123,15 @@ def _ambiguity(event: EvidenceCollected,
 
 async def _reextracted_if_unsupported(event: EvidenceCollected, draft: Draft,
                                       kept: list[ExternalEvidence]) -> Draft:
-    """A model sentence its evidence does not carry is replaced by the quoted answer. A draft
+    """A model sentence its evidence does not carry, or a draft that does not state the asked
+    kind of value or states another qualifier, is replaced by the quoted answer. A draft
     that breaks the source contract (an upstream quote, a foreign link, an internal name) is
     not repaired: it goes to the answer verifier as it is and is rejected there, so the
     violation is recorded and nothing goes out."""
     if draft.composer == EXTRACTIVE.name or not draft.answer.strip():
         return draft
-    problems = unsupported(draft, kept, event.plan)
+    problems = (unsupported(draft, kept, event.plan)
+                + misses_the_question(draft, event.context.question, event.plan))
     if not problems or _breaks_source_contract(event, draft, kept):
         return draft
     quoted = await EXTRACTIVE.compose(event.context.question, event.plan, kept,

@@ -465,3 +465,28 @@ def test_one_upstream_sentence_between_citation_markers_is_a_quote() -> None:
                    "广州未来5天天气有暴雨预警。[1]\n广州周末[1]天气气温骤降到5度。"):
         assert quotes_of_upstream(answer, event) == ["answer quotes an upstream source: doc"]
     assert quotes_of_upstream("广州未来5天多云 [1]", event) == []
+
+
+async def test_a_model_draft_without_the_asked_value_is_replaced_by_the_quoted_one() -> None:
+    """Both composers obey the slot and the qualifiers: a model that answers a price question
+    with the page's headline, or a quarter question with the nine-month figure, is overruled
+    by the extractive answer."""
+    question = "How much do Orvik Lines shares cost?"
+    plan = ExternalQueryPlan(query_kind=QueryKind.market, topic=question,
+                             subject_entities=["Orvik Lines"], search_queries=[question],
+                             answer_contract=AnswerContract.direct_fact)
+    page = ("Orvik Lines stock quote, updated daily. Orvik Lines shares closed at 41.20 "
+            "crowns on Thursday.")
+
+    class Headline:
+        async def compose(self, question: str, plan: ExternalQueryPlan,
+                          items: list[ExternalEvidence], *, timeout_s: float) -> Draft:
+            return Draft(answer="Orvik Lines stock quote, updated daily. [1]", cited=[1],
+                         composer="model")
+
+    answer = await verify_and_compose(
+        collected([good("https://quotes.example/orvik", page)], plan=plan, question=question,
+                  locale="en-US"), clock=CLOCK, composer=Headline())
+    assert answer.status is AnswerStatus.answered
+    assert "41.20 crowns" in answer.answer and answer.composer == "extractive"
+    assert answer.reason is not None and "no sentence states the asked amount" in answer.reason
