@@ -336,6 +336,7 @@ def chinese_divisions(cities: list[dict[str, object]], words: Words,
         if d.level == "county" and prefecture:
             d.place.parent = prefecture.place.key
     join_geonames(divisions, cities)
+    spelled = {d.short or d.name: d.place.en[0] for d in divisions.values() if d.place.en}
     for d in divisions.values():
         d.place.add_zh(d.name)
         parent = divisions.get(d.adcode[:4] + "0" * 8)
@@ -346,7 +347,9 @@ def chinese_divisions(cities: list[dict[str, object]], words: Words,
             if d.level == "county" and (mark := words.chinese_mark(d.short) or minor * "^"):
                 d.place.weak_zh[d.short] = mark
         if not d.place.en and not namesake and (d.short or len(d.name) >= 2):
-            d.place.add_en(pinyin(d.short or d.name))
+            # Same characters, same reading: GeoNames' spelling of a namesake beats pinyin
+            # guessed without context (朝阳 is Chaoyang, not Zhaoyang).
+            d.place.add_en(spelled.get(d.short or d.name) or pinyin(d.short or d.name))
         for english in d.place.en:
             if mark := words.english_mark(english, obscure=minor,
                                           population=d.place.population):
@@ -372,13 +375,23 @@ def join_geonames(divisions: dict[str, Division], cities: list[dict[str, object]
         spot = (float(city["latitude"]), float(city["longitude"]))  # type: ignore[arg-type]
         candidates = [(d.name not in names, LEVELS[d.level], distance_km(spot, (d.lat, d.lon)), d)
                       for n in names for d in by_name.get(n, [])]
-        candidates = [c for c in candidates if c[2] <= 100 and c[3].adcode not in taken]
+        english = str(city["name"])
+        spellings = {latin_key(str(a)).replace(" ", "")
+                     for a in [english, *city["alternatenames"]]}  # type: ignore[misc]
+        # A county must also be spelled alike: a town may only share its name (金沙, 通州).
+        candidates = [c for c in candidates if c[2] <= 100 and c[3].adcode not in taken
+                      and (c[3].level != "county" or spelled(c[3]) in spellings)]
         if not candidates:
             continue
         best = min(candidates, key=lambda c: c[:3])[3]
         taken[best.adcode] = 1
         best.place.population = int(city["population"])  # type: ignore[call-overload]
-        best.place.add_en(str(city["name"]))
+        if best.level != "county" or latin_key(english).replace(" ", "") == spelled(best):
+            best.place.add_en(english)  # Hohhot, not Huhehaote; a county by its pinyin
+
+
+def spelled(division: Division) -> str:
+    return latin_key(pinyin(division.short or division.name)).replace(" ", "")
 
 
 # --- the world ---------------------------------------------------------------------------
@@ -418,12 +431,14 @@ def regions(cities: list[dict[str, object]], words: Words,
             iso_by_name[(sub.country_code, latin_key(plain))] = sub.code
     places: dict[str, Place] = {}
     keys: dict[tuple[str, str], str] = {}
-    for (cc, code), name in sorted(names.items()):
-        if cc == "CN":
-            continue
-        iso = iso_by_name.get((cc, latin_key(name)))
+    codes = {(str(c["countrycode"]), str(c["admin1code"])) for c in cities}
+    for cc, code in sorted(codes):
+        name = names.get((cc, code), "")
+        iso = iso_by_name.get((cc, latin_key(name))) if name else None
         if iso is None and pycountry.subdivisions.get(code=f"{cc}-{code}") and code.isalpha():
             iso = f"{cc}-{code}"  # US states, the UK's nations: GeoNames uses the ISO code
+        if cc == "CN" or not code or not (name or iso):
+            continue
         key = iso or f"{cc}-g{code}"
         keys[(cc, code)] = key
         place = places.setdefault(key, Place("region", key, cc))
@@ -497,6 +512,8 @@ def english_alternates(name: str, alternates: list[str]) -> list[str]:
         elif (key.startswith(alt_key + " ") and len(alt_key) >= 4 and alt[:1].isupper()
               and re.match(r"[a-z(]", name[len(alt):].lstrip(" -"))):
             found.append(alt)  # the dropped part is a qualifier: "am Main", "(Oder)
+    if re.search(r"\b[A-Z]\.[A-Z]\.", name):
+        found.append(re.sub(r"\b([A-Z])\.([A-Z])\.", r"\1\2", name).replace(",", ""))
     for saint, short in (("saint ", "St. "), ("sainte ", "Ste. ")):
         if key.startswith(saint):
             found.append(short + name[len(saint):])
@@ -538,9 +555,9 @@ def main() -> None:
             for outer in (place.region, place.country):
                 biggest[outer] = max(biggest[outer], place.population)
     for place in [*region_places, *china]:
-        if place.kind == "region":
+        if place.kind == "region":  # 北京市 is a city itself: its own population, if known
+            place.weight = max(biggest[place.key], place.population)
             place.population = place.population or populations[place.key]
-            place.weight = biggest[place.key] or place.population
     for place in country_places:
         place.weight = biggest[place.key] or place.population
     everything = [*country_places, *region_places, *china, *world]
