@@ -35,13 +35,24 @@ _FOLD = str.maketrans({"ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe",
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+# Latin letters with accents: the only runs that decomposing changes.
+_DECOMPOSABLE = re.compile(r"[\u00c0-\u024f\u0300-\u036f\u1e00-\u1eff]+")
+_SPECIAL = re.compile("[" + re.escape("".join(chr(c) for c in _FOLD)) + "]")
+
+
 def latin_fold(text: str) -> str:
     """Text as Latin names are compared: ASCII letters in lower case, apostrophes dropped
-    (Tromsø -> tromso, Xi’an -> xian). The length may change (ß -> ss)."""
+    (Tromsø -> tromso, Xi’an -> xian). The length may change (ß -> ss); other scripts stay."""
     if text.isascii():
         return text.lower().replace("'", "").replace("`", "")
-    folded = unicodedata.normalize("NFKD", text.translate(_FOLD))
-    return "".join(c for c in folded if not unicodedata.combining(c)).lower()
+    if _SPECIAL.search(text):
+        text = text.translate(_FOLD)
+    return _DECOMPOSABLE.sub(_without_marks, text).lower()
+
+
+def _without_marks(run: re.Match[str]) -> str:
+    decomposed = unicodedata.normalize("NFKD", run.group())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def latin_key(name: str) -> str:

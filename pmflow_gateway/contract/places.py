@@ -28,6 +28,7 @@ shared by namesakes: 珀斯 finds Perth in Scotland through its English name).
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -38,7 +39,6 @@ from pmflow_gateway.contract.place_table import (
     WORD,
     Place,
     entries,
-    latin_fold,
     latin_key,
     table,
 )
@@ -55,6 +55,7 @@ __all__ = ["Place", "PlaceMention", "ambiguous", "find_places", "local_language"
 AMBIGUOUS_SHARE = 1 / 3
 MAX_TEXT_CHARS = 2000  # a question, or the part of a page looked at per call
 MAX_PAGE_CHARS = 20_000
+_MENTIONS_READ = 8  # per name and page
 
 _LATIN_LETTER = "0-9A-Za-z\u00c0-\u024f\u1e00-\u1eff"
 _TOKEN = re.compile(rf"[{_LATIN_LETTER}]+(?:['’][{_LATIN_LETTER}]+)*")
@@ -405,17 +406,22 @@ def same_place(text: str, place: Place) -> bool:
     verdicts: list[bool | None] = []
     folded = ""
     for name in place_names(place):
-        mark = _mark(name, place)
+        bare_counts = _mark(name, place) == PLAIN and readings(name)[:1] == (place,)
         if CJK.search(name):
-            found = [_cjk_verdict(text, m.start(), m.end(), place)
-                     for m in re.finditer(re.escape(name), text)]
-        else:
-            folded = folded or latin_fold(text)
-            found = [_latin_verdict(folded, m.end(), place)
-                     for m in _latin_pattern(latin_key(name)).finditer(folded)]
-        bare_counts = mark == PLAIN and readings(name)[:1] == (place,)
-        verdicts += [v for v in found if v is not None or bare_counts]
-    return True in verdicts or (None in verdicts and False not in verdicts)
+            spans = (m.span() for m in re.finditer(re.escape(name), text))
+            found = (_cjk_verdict(text, start, end, place) for start, end in spans)
+        else:  # pages are long: lower case only, the name as written and as ASCII
+            folded = folded or text.lower()
+            ends = (m.end() for m in _latin_pattern(name.lower(), latin_key(name)).finditer(
+                folded))
+            found = (_latin_verdict(folded, end, place) for end in ends)
+        # A page names its place many times: the first few mentions tell.
+        for verdict in itertools.islice(found, _MENTIONS_READ):
+            if verdict is True:
+                return True
+            if verdict is not None or bare_counts:
+                verdicts.append(verdict)
+    return None in verdicts and False not in verdicts
 
 
 def _mark(name: str, place: Place) -> int:
@@ -424,13 +430,15 @@ def _mark(name: str, place: Place) -> int:
 
 
 @functools.lru_cache(maxsize=1024)
-def _latin_pattern(key: str) -> re.Pattern[str]:
-    words = r"[^a-z0-9]{1,3}".join(re.escape(w) for w in key.split())
-    return re.compile(rf"(?<![a-z0-9]){words}(?![a-z0-9])")
+def _latin_pattern(*forms: str) -> re.Pattern[str]:
+    """Any of the forms as whole words, the words apart by up to three other characters."""
+    alternatives = sorted({r"\W{1,3}".join(re.escape(w) for w in re.split(r"\W+", form) if w)
+                           for form in forms}, key=len, reverse=True)
+    return re.compile(rf"(?<!\w)(?:{'|'.join(alternatives)})(?!\w)")
 
 
 _PAGE_QUALIFIER = re.compile(
-    r"(?:\s+(?:city|county|prefecture|district|shi|xian))?\s*,\s*([a-z][a-z .'\-]{0,40})")
+    r"(?:\s+(?:city|county|prefecture|district|shi|xian))?\s*,\s*([^\W\d_][\w .'\-]{0,40})")
 
 
 def _latin_verdict(folded: str, end: int, place: Place) -> bool | None:
@@ -446,8 +454,20 @@ def _latin_verdict(folded: str, end: int, place: Place) -> bool | None:
         rows += [r for r, _ in entries(_abbreviation(key.upper()))] if n == 1 else []
         containers = [p for p in _places(rows, collapse=False) if p.kind in ("region", "country")]
         if containers:
-            return any(c == place or _contains(c, place) for c in containers)
+            return _confirms(containers, place)
     return None
+
+
+def _confirms(containers: Sequence[Place], place: Place) -> bool | None:
+    """Whether a qualifier naming these places confirms `place` (True), names another place
+    (False), or cannot tell: a region of its own country when the table does not know which
+    region it lies in (GeoNames' region had no ISO match)."""
+    if any(c == place or _contains(c, place) for c in containers):
+        return True
+    unknown = not place.region or "-g" in place.region
+    if unknown and any(c.kind == "region" and c.country == place.country for c in containers):
+        return None
+    return False
 
 
 def _cjk_verdict(text: str, start: int, end: int, place: Place) -> bool | None:
@@ -458,7 +478,7 @@ def _cjk_verdict(text: str, start: int, end: int, place: Place) -> bool | None:
     if before and before[-1].end + offset == start:
         outer = [p for p in _places(before[-1].rows, collapse=False) if _holds_places(p)]
         if outer:
-            return any(_contains(o, place) or o == place for o in outer)
+            return _confirms(outer, place)
     if end < len(text) and text[end] in _CJK_SUFFIX:
         whole = _cjk_names(text[start:start + 16])
         if whole and whole[0].start == 0 and whole[0].end > end - start:

@@ -257,6 +257,14 @@ def test_an_everyday_word_on_a_page_is_not_the_place() -> None:
     assert same_place("Reading, UK: light rain", reading)
 
 
+def test_a_region_the_table_cannot_place_does_not_refute() -> None:
+    # GeoNames' region of Kraków has no ISO match here, so its voivodeship cannot say no.
+    krakow = readings("Krakow")[0]
+    assert same_place("Kraków, Małopolska: cloudy", krakow)
+    assert same_place("KRAKOW, POLAND - rain", krakow)
+    assert not same_place("Krakow, Texas: cloudy", krakow)
+
+
 # --- properties ---------------------------------------------------------------------------
 
 
@@ -314,3 +322,4 @@ def test_a_question_costs_a_few_probes_per_word(monkeypatch: pytest.MonkeyPatch)
 
 def test_the_table_is_loaded_once() -> None:
     assert place_table.table() is place_table.table()
+
