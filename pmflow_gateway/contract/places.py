@@ -1,5 +1,6 @@
-"""Places in questions and pages: which place a name means, when it needs asking back, and
-whether a page is about the asked place.
+"""Places in questions and pages: where a question names one (with its qualifier), and
+whether a page is about the asked place. Which place a bare name means, when it needs asking
+back and a place's names in each language are in `place_readings`, re-exported here.
 
 The rules are here; what exists is data (`place_table`): ~34,000 world cities of 15,000
 people or more from GeoNames with their country and first-level region, every Chinese
@@ -31,9 +32,23 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pmflow_gateway.contract.place_readings import (
+    ambiguous,
+    comparable,
+    contains,
+    holds_places,
+    local_language,
+    lying_in,
+    names_in_other_language,
+    namesakes,
+    place_names,
+    places_of,
+    readings,
+    search_name,
+)
 from pmflow_gateway.contract.place_table import (
     PERSON,
     PLAIN,
@@ -48,12 +63,6 @@ from pmflow_gateway.contract.text import CJK
 __all__ = ["Place", "PlaceMention", "ambiguous", "find_places", "local_language",
            "names_in_other_language", "place_names", "readings", "same_place", "search_name"]
 
-# A bare name needs asking back when its second place weighs at least this share of the
-# first. Weight (population; a region's biggest city's) stands in for how often a place is
-# asked about: at a third, a guess of the bigger one is wrong one time in four, worse
-# than one question back (Springfield MO/MA/IL, Rochester NY/MN, 泰州/台州 ask; Paris, London,
-# Perth, Córdoba do not).
-AMBIGUOUS_SHARE = 1 / 3
 MAX_TEXT_CHARS = 2000  # a question, or the part of a page looked at per call
 MAX_PAGE_CHARS = 20_000
 _MENTIONS_READ = 8  # per name and page
@@ -66,8 +75,6 @@ _DOTTED = re.compile(r"[A-Z](?:\.[A-Z])+\.?")  # an abbreviation written with do
 _PLACE_WORDS = frozenset(["in", "at", "near", "around", "from", "to", "visiting", "outside"])
 _CJK_SUFFIX = "市区县省州旗盟"
 _CJK_PLACE_WORDS = "在去到来回往飞"
-_KIND_ORDER = {"city": 0, "county": 1, "region": 2, "country": 3}
-_CHINESE_COUNTRIES = ("CN", "TW", "HK", "MO")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +93,7 @@ class PlaceMention:
     @property
     def ambiguous(self) -> bool:
         """Whether the mention needs asking back: a bare name whose places are comparable."""
-        return self.qualifier is None and _comparable(self.readings)
+        return self.qualifier is None and comparable(self.readings)
 
     @property
     def place(self) -> Place | None:
@@ -186,7 +193,7 @@ def _qualify(text: str, found: list[_Found]) -> list[tuple[PlaceMention, int, bo
     i = 0
     while i < len(found):
         item = found[i]
-        places = _places(item.rows, chinese_first=not item.latin)
+        places = places_of(item.rows, chinese_first=not item.latin)
         mention = PlaceMention(item.start, item.end, text[item.start:item.end],
                                text[item.start:item.end], places)
         # "in Reading" is a place, "interested in reading" is not: a word needs its capital.
@@ -217,10 +224,10 @@ def _narrow(inner: _Found, outer: _Found, mention: PlaceMention,
     or None when none of its places lies there, even through its namesakes in the other
     script."""
     candidates = mention.readings if mention.qualifier else [
-        p for p in _places(outer.rows, collapse=False) if _holds_places(p)]
+        p for p in places_of(outer.rows, collapse=False) if holds_places(p)]
     for candidate in candidates:
-        inside = _inside(candidate, _places(inner.rows)) or _inside(
-            candidate, _namesakes(_places(inner.rows)))
+        inside = lying_in(candidate, places_of(inner.rows)) or lying_in(
+            candidate, namesakes(places_of(inner.rows)))
         if inside:
             return PlaceMention(mention.start, inner.end, text[mention.start:inner.end],
                                 text[inner.start:inner.end], inside, candidate)
@@ -239,7 +246,7 @@ def _qualifier_after(text: str, mention: PlaceMention, found: list[_Found],
     containers: list[Place] = []
     end = start
     if i + 1 < len(found) and found[i + 1].start == start and found[i + 1].latin:
-        containers = [p for p in _places(found[i + 1].rows, collapse=False)
+        containers = [p for p in places_of(found[i + 1].rows, collapse=False)
                       if p.kind in ("region", "country")]
         end = found[i + 1].end
     if not containers and (token := _DOTTED.match(text, start) or _TOKEN.match(text, start)):
@@ -251,7 +258,7 @@ def _qualifier_after(text: str, mention: PlaceMention, found: list[_Found],
             if containers and i + 1 < len(found) and found[i + 1].start < end:
                 i += 1  # the abbreviation was also read as a name ("WA", "Victoria")
     for container in containers:
-        if inside := _inside(container, mention.readings):
+        if inside := lying_in(container, mention.readings):
             used = i + 1 if end > start and i + 1 < len(found) and found[i + 1].end <= end else i
             return PlaceMention(mention.start, end, text[mention.start:end], mention.name,
                                 inside, container), used
@@ -274,125 +281,6 @@ def _part_of_longer_name(text: str, mention: PlaceMention) -> bool:
         return False
     follows = re.match(r"(?:'s)? ([A-Z][a-z]+)", text[mention.end:])
     return follows is not None
-
-
-# --- readings and ambiguity --------------------------------------------------------------
-
-
-def readings(name: str) -> tuple[Place, ...]:
-    """The distinct places a bare name can be, the most asked about (`Place.weight`) first.
-    A place inside another of the same name stands for both (New York the city, not the state;
-    荆州市 with 荆州区)."""
-    name = name.strip()
-    if CJK.search(name):
-        return _places((r for r, _ in entries(table().cjk.get(name))), chinese_first=True)
-    return _places(r for r, _ in entries(table().latin.get(latin_key(name))))
-
-
-def ambiguous(name: str) -> bool:
-    """Whether a bare name needs asking back: its second place weighs at least
-    `AMBIGUOUS_SHARE` of the first (or neither has a known population)."""
-    return _comparable(readings(name))
-
-
-def _comparable(places: Sequence[Place]) -> bool:
-    if len(places) < 2:
-        return False
-    first, second = places[0].weight, places[1].weight
-    if first == 0:  # no population known: a prefecture is asked about before a county
-        return places[0].kind == places[1].kind
-    return second >= first * AMBIGUOUS_SHARE
-
-
-def _places(rows: Iterable[int], *, collapse: bool = True,
-            chinese_first: bool = False) -> tuple[Place, ...]:
-    """The places of these rows, most asked about first; with `collapse`, one per place
-    that shares its name with one it lies in; with `chinese_first`, places in China before
-    the rest (a Chinese name that China has means China's place: 江陵 is 江陵县 before
-    Gangneung, whose hanja it also is)."""
-    found = list(dict.fromkeys(table().place(r) for r in rows))
-    if collapse:
-        found = [p for p in found if not any(_stands_for(q, p) for q in found if q is not p)]
-    return tuple(sorted(found, key=lambda p: (
-        chinese_first and p.country not in _CHINESE_COUNTRIES, -p.weight,
-        _KIND_ORDER[p.kind], p.key)))
-
-
-def _stands_for(one: Place, other: Place) -> bool:
-    """Whether `one` is the reading to keep for `other` when both share a name: the city
-    for a region or country it lies in (New York, Quebec, Hong Kong) or that it clearly
-    outweighs in its own country (Taipei), the prefecture for its own county (荆州)."""
-    if other.kind in ("region", "country") and one.kind in ("city", "county"):
-        return _contains(other, one) or (other.country == one.country
-                                         and other.weight * 3 <= one.weight * 2)
-    return _contains(one, other) and one.kind == "city"
-
-
-def _contains(outer: Place, inner: Place) -> bool:
-    if outer.row == inner.row:
-        return False
-    if outer.kind == "country":
-        return inner.country == outer.key
-    if outer.kind == "region":
-        return inner.region == outer.key
-    return bool(inner.parent) and inner.parent == outer.key
-
-
-def _holds_places(place: Place) -> bool:
-    """A country, a region or a Chinese prefecture: what a qualifier names."""
-    return place.kind in ("region", "country") or (place.kind == "city"
-                                                     and place.key.startswith("cn"))
-
-
-def _inside(container: Place, places: Iterable[Place]) -> tuple[Place, ...]:
-    return tuple(p for p in places if _contains(container, p))
-
-
-def _namesakes(places: Iterable[Place]) -> tuple[Place, ...]:
-    """The places sharing an English name with any of these: a Chinese transliteration is
-    usually given to the best-known namesake only (珀斯 is Perth, Australia)."""
-    rows = {r for p in places for n in p.en for r, _ in entries(table().latin.get(latin_key(n)))}
-    return _places(rows, collapse=False)
-
-
-# --- names -------------------------------------------------------------------------------
-
-
-def place_names(place: Place) -> tuple[str, ...]:
-    """Every name of the place, English then Chinese."""
-    return (*place.en, *place.zh)
-
-
-def names_in_other_language(place: Place, *, zh: bool) -> tuple[str, ...]:
-    """The place's names in the other language than the question's (`zh`: the question is in
-    Chinese), the usual one first: for searching pages written in that language."""
-    return place.en if zh else place.zh
-
-
-def local_language(place: Place) -> str:
-    """The language pages about the place are mostly written in, of the two the gateway
-    answers in: "zh" for China, Taiwan, Hong Kong and Macau, "en" elsewhere."""
-    return "zh" if place.country in _CHINESE_COUNTRIES else "en"
-
-
-def search_name(place: Place, *, zh: bool) -> str:
-    """The name to search for in one language, qualified when the bare name would mean
-    another place: by its country when that is enough ("Hamilton, New Zealand", 新西兰哈密尔顿),
-    else by its region ("Springfield, Illinois", "Taizhou, Jiangsu", 湖北荆州)."""
-    names = place.zh if zh else place.en
-    if not names:
-        return ""
-    name = names[-1] if zh and len(names) > 1 and len(names[-1]) < len(names[0]) else names[0]
-    found = readings(name)
-    if found[:1] == (place,) and not _comparable(found):
-        return name
-    alone = sum(p.country == place.country for p in found) == 1
-    outer = table().by_key(place.country if alone else place.region)
-    if outer is None:
-        return name
-    if zh and outer.zh:  # 湖北荆州, 伊利诺伊州斯普林菲尔德
-        return (outer.zh[-1] if place.country == "CN" else outer.zh[0]) + name
-    return f"{name}, {outer.name}"
 
 
 # --- pages -------------------------------------------------------------------------------
@@ -453,7 +341,7 @@ def _latin_verdict(folded: str, end: int, place: Place) -> bool | None:
         key = latin_key(" ".join(words[:n]))
         rows = [r for r, _ in entries(table().latin.get(key))]
         rows += [r for r, _ in entries(_abbreviation(key.upper()))] if n == 1 else []
-        containers = [p for p in _places(rows, collapse=False) if p.kind in ("region", "country")]
+        containers = [p for p in places_of(rows, collapse=False) if p.kind in ("region", "country")]
         if containers:
             return _confirms(containers, place)
     return None
@@ -463,7 +351,7 @@ def _confirms(containers: Sequence[Place], place: Place) -> bool | None:
     """Whether a qualifier naming these places confirms `place` (True), names another place
     (False), or cannot tell: a region of its own country when the table does not know which
     region it lies in (GeoNames' region had no ISO match)."""
-    if any(c == place or _contains(c, place) for c in containers):
+    if any(c == place or contains(c, place) for c in containers):
         return True
     unknown = not place.region or "-g" in place.region
     if unknown and any(c.kind == "region" and c.country == place.country for c in containers):
@@ -477,12 +365,12 @@ def _cjk_verdict(text: str, start: int, end: int, place: Place) -> bool | None:
     before = _cjk_names(text[max(0, start - 12):start])
     offset = max(0, start - 12)
     if before and before[-1].end + offset == start:
-        outer = [p for p in _places(before[-1].rows, collapse=False) if _holds_places(p)]
+        outer = [p for p in places_of(before[-1].rows, collapse=False) if holds_places(p)]
         if outer:
             return _confirms(outer, place)
     if end < len(text) and text[end] in _CJK_SUFFIX:
         whole = _cjk_names(text[start:start + 16])
         if whole and whole[0].start == 0 and whole[0].end > end - start:
-            found = _places(whole[0].rows, collapse=False)
-            return any(p == place or _contains(place, p) for p in found)
+            found = places_of(whole[0].rows, collapse=False)
+            return any(p == place or contains(place, p) for p in found)
     return None
