@@ -124,7 +124,7 @@ def find_places(text: str, *, place_question: bool = False) -> list[PlaceMention
     for item in found:
         if not kept or item.start >= kept[-1].end:
             kept.append(item)
-    mentions = _qualify(text, kept)
+    mentions = _qualify(text, kept, place_question=place_question)
     strong = any(m[1] < WORD for m in mentions)
     return [mention for mention, mark, cued in mentions
             if cued or mark == PLAIN or (place_question and (
@@ -186,7 +186,8 @@ def _cjk_names(text: str) -> list[_Found]:
     return found
 
 
-def _qualify(text: str, found: list[_Found]) -> list[tuple[PlaceMention, int, bool]]:
+def _qualify(text: str, found: list[_Found], *,
+             place_question: bool) -> list[tuple[PlaceMention, int, bool]]:
     """Mentions with their qualifiers folded in, each with its mark and whether its context
     (a qualifier, a place word before it) says it is a place."""
     out: list[tuple[PlaceMention, int, bool]] = []
@@ -210,7 +211,8 @@ def _qualify(text: str, found: list[_Found]) -> list[tuple[PlaceMention, int, bo
             while (after := _qualifier_after(text, mention, found, i)) is not None:
                 mention, i = after[0], after[1]
                 cued = True
-        if item.latin and not cued and _part_of_longer_name(text, mention):
+        if item.latin and not cued and not place_question and _part_of_longer_name(
+                text, mention):
             i += 1
             continue
         out.append((mention, item.mark, cued))

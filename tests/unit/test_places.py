@@ -103,6 +103,11 @@ def test_a_word_is_a_place_where_the_question_says_so(question: str, name: str,
     assert (found.name, found.country) == (name, country)
 
 
+def test_a_capitalised_word_after_a_place_is_part_of_a_name_unless_about_a_place() -> None:
+    assert find_places("Hobart Brown interview") == []
+    assert place("Hobart Weather Tomorrow").country == "AU"
+
+
 def test_a_name_that_is_also_a_persons_needs_a_place_question() -> None:
     assert find_places("what did Florence say", place_question=False) == []
     assert place("Florence weather next week").country == "IT"
