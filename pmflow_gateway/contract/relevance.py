@@ -22,6 +22,13 @@ from pmflow_gateway.contract.gazetteer import (
     TERM_ALIASES,
 )
 from pmflow_gateway.contract.metrics import names_an_asked_metric
+from pmflow_gateway.contract.places import (
+    Place,
+    PlaceMention,
+    find_places,
+    place_names,
+    same_place,
+)
 from pmflow_gateway.contract.salience import (
     in_passing,
     is_weather_line,
@@ -102,7 +109,36 @@ def _name_forms(name: str, kind: QueryKind | None) -> tuple[str, ...]:
     forms = {name, _PLACE_SUFFIX.sub("", name) if CJK.search(name) else name}
     forms.update(_alias_index().get(name.casefold(), ()))
     forms.update(_alias_index().get(_PLACE_SUFFIX.sub("", name).casefold(), ()))
+    if (place := place_of(name)) is not None:
+        forms.update(place_names(place))  # 珀斯 -> Perth, Jingdezhen -> 景德镇
     return tuple(sorted(f for f in forms if f))
+
+
+@functools.lru_cache(maxsize=1024)
+def _place_mention(name: str) -> PlaceMention | None:
+    """The place mention a name is, all of it (qualifier included), or None."""
+    if not name or len(name) > _CACHED_NAME_CHARS:
+        return None
+    found = find_places(name, place_question=True)
+    if len(found) != 1 or found[0].text.casefold() != name.strip().casefold():
+        return None
+    return found[0]
+
+
+def place_of(name: str) -> Place | None:
+    """The one place the table knows a name as, or None (unknown, or ambiguous)."""
+    mention = _place_mention(name)
+    return mention.place if mention else None
+
+
+def names_the_place(hint: str, text: str, kind: QueryKind | None = None) -> bool:
+    """Whether the text names the asked place. A place the question qualified ("Perth,
+    Scotland", 湖北荆州) must be that place, not a namesake; a bare name accepts every
+    namesake, so that pages about two of them make the answer stage ask which one."""
+    mention = _place_mention(hint)
+    if mention is None or mention.place is None or mention.qualifier is None:
+        return names(hint, text, kind)
+    return same_place(text, mention.place)
 
 
 # Asked about dozens of times per question for the same few names; the cache key is bounded.
@@ -226,7 +262,7 @@ def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
     share most of its terms with the page.
     """
     kind = plan.query_kind
-    if plan.location_hint and not names(plan.location_hint, text, kind):
+    if plan.location_hint and not names_the_place(plan.location_hint, text, kind):
         return f"off-topic: does not mention the asked place {plan.location_hint[:40]}"
     subjects = [s for s in plan.subject_entities if s != plan.location_hint]
     named = [s for s in subjects if names(s, text, kind)]

@@ -64,9 +64,11 @@ def test_a_comparison_asks_for_several_sources_and_phrases_the_comparison() -> N
     assert plan.preferred_domains == ["anthropic.com", "openai.com"]
 
 
-def test_names_keep_the_users_spelling() -> None:
-    assert plan_by_rules("weather in singapore today").subject_entities == ["singapore"]
+def test_names_keep_the_users_spelling_and_places_the_tables() -> None:
     assert plan_by_rules("is nvidia stock up today").subject_entities == ["nvidia"]
+    # A place the place table knows is written as pages write it.
+    assert plan_by_rules("weather in singapore today").subject_entities == ["Singapore"]
+    assert plan_by_rules("tromso weather tomorrow").location_hint == "Tromsø"
 
 
 def test_an_unknown_chinese_company_is_found_by_its_shape() -> None:

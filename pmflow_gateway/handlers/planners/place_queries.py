@@ -1,18 +1,17 @@
 """A weather search in the language of the place's own part of the world.
 
-Pages about Tokyo's weather are rarely written in Chinese, and pages about Shenzhen's rarely
-in English: a Chinese question about a world city, or an English question about a Chinese
-city, also searches with the city's other name and the asked day in that language.
+Pages about Tromsø's weather are rarely written in Chinese, and pages about Jingdezhen's
+rarely in English: a Chinese question about a world city, or an English question about a
+Chinese city, also searches with the place's name in that language (from the place table,
+qualified when the bare name is another place too) and the asked day.
 """
 
 from __future__ import annotations
 
 import re
 
-from pmflow_gateway.contract.gazetteer import CHINESE_CITIES, WORLD_CITIES
+from pmflow_gateway.contract.places import Place, local_language, search_name
 
-_WORLD = {zh: en for zh, en in WORLD_CITIES}
-_CHINESE = {en.casefold(): zh for zh, en in CHINESE_CITIES}
 _TO_EN = (("后天", "day after tomorrow"), ("明天", "tomorrow"), ("明日", "tomorrow"),
           ("今晚", "tonight"), ("今天", "today"), ("今日", "today"), ("本周", "this week"),
           ("这周", "this week"), ("周末", "weekend"))
@@ -22,18 +21,21 @@ _ZH_DAYS = re.compile(r"未来\s*(\d+)\s*[天日]")
 _EN_DAYS = re.compile(r"next\s+(\d+)\s+days?", re.IGNORECASE)
 
 
-def other_language_query(place: str, time_hint: str | None, *, zh: bool) -> str | None:
+def other_language_query(place: Place, time_hint: str | None, *, zh: bool) -> str | None:
     """The weather query in the place's own language, or None when the question already
-    speaks it (or the place is not in the gazetteer)."""
+    speaks it (or the place has no name in it)."""
+    if (local_language(place) == "zh") == zh:
+        return None
+    name = search_name(place, zh=not zh)
+    if not name:
+        return None
     hint = (time_hint or "").strip()
-    if zh and (name := _WORLD.get(place)):
+    if zh:
         days = _ZH_DAYS.search(hint)
         when = (f"next {days.group(1)} days" if days
                 else next((en for word, en in _TO_EN if word in hint), "forecast"))
         return f"{name} weather {when}"
-    if not zh and (name := _CHINESE.get(place.casefold())):
-        days = _EN_DAYS.search(hint)
-        when = (f"未来{days.group(1)}天" if days
-                else next((cn for word, cn in _TO_ZH if word in hint.casefold()), ""))
-        return f"{name} {when}天气"
-    return None
+    days = _EN_DAYS.search(hint)
+    when = (f"未来{days.group(1)}天" if days
+            else next((cn for word, cn in _TO_ZH if word in hint.casefold()), ""))
+    return f"{name} {when}天气"

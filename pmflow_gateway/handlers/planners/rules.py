@@ -23,6 +23,7 @@ from pmflow_gateway.contract.gazetteer import (
     MODEL_VENDOR_DOMAINS,
     STOCK_EXCHANGE_DOMAINS,
 )
+from pmflow_gateway.contract.places import Place, search_name
 from pmflow_gateway.contract.relevance import RECENT
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk
 from pmflow_gateway.contract.variants import is_qualifier
@@ -140,9 +141,11 @@ def draft_plan(
     if len(lower) != len(text):  # a few letters ("İ") grow when lowered
         lower = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
     zh = is_cjk(text) or (not re.search(r"[a-z]", lower) and locale.startswith("zh"))
-    spans = find_names(text, lower, zh=zh)
+    spans = [_as_known_place(s, zh=zh) for s in find_names(text, lower, zh=zh)]
     places = [s.text for s in spans if s.is_place]
     entities = _dedupe(s.text for s in spans)
+    unsure = next((s.mention.name for s in spans if s.mention and s.is_place
+                   and s.mention.place is None and s.mention.readings), None)
     time = _time_span(text)
     time_hint, time_at = time if time else (None, None)
     has_subject = bool(entities) or _has_residue(lower, spans, time_at)
@@ -151,7 +154,10 @@ def draft_plan(
     if kind is QueryKind.weather and not places and entities:
         places = entities[:1]  # a place the gazetteer does not know is still the place asked
     missing: str | None = None
-    if kind is QueryKind.weather and not places:
+    if kind is QueryKind.weather and unsure:
+        # Several places answer to the name and none is much more asked about: which one?
+        missing, places = f"ambiguous place: {unsure}", []
+    elif kind is QueryKind.weather and not places:
         missing = "weather question without a place"
     elif points_without_naming(lower, spans, weather=kind is QueryKind.weather):
         missing = "the question points at its subject without naming it"
@@ -172,7 +178,9 @@ def draft_plan(
     if kind is QueryKind.weather and location:
         where = ("和" if zh else " vs ").join(places[:3]) if compare else location
         topic = f"{where}{time_hint or ''}天气" if zh else f"{where} weather {time_hint or ''}"
-        queries = _weather_queries(places if compare else [location], time_hint, zh=zh)
+        known = {s.text: s.mention.place for s in spans if s.mention and s.mention.place}
+        queries = _weather_queries(places if compare else [location], time_hint, zh=zh,
+                                   known=known)
     else:
         topic = core
         queries = [] if missing else _queries(core, entities, kind, compare=compare, zh=zh)
@@ -245,7 +253,24 @@ def _has_residue(lower: str, spans: Sequence[Span], time_at: tuple[int, int] | N
     return any(len(w) >= 3 and w not in EN_STOP for w in words)
 
 
-def _weather_queries(places: Sequence[str], time_hint: str | None, *, zh: bool) -> list[str]:
+def _as_known_place(span: Span, *, zh: bool) -> Span:
+    """A place the table knows is named as pages about it name it: "湖北荆州" -> 荆州 (or
+    湖北荆州 when the bare name is another place too), "tromso" -> Tromsø, "Perth,
+    Scotland" -> "Perth, United Kingdom"."""
+    place = span.mention.place if span.mention else None
+    if not span.is_place or place is None:
+        return span
+    name = search_name(place, zh=zh) or span.text
+    if span.mention is not None and span.mention.qualifier is not None and name == (
+            place.zh[0] if zh and place.zh else place.name):
+        # Asked with its region or country: keep saying which, even when the bare name
+        # would do, so that every stage checks the page is about that one.
+        name = span.text
+    return Span(span.start, span.end, name, span.kind, span.is_place, span.mention)
+
+
+def _weather_queries(places: Sequence[str], time_hint: str | None, *, zh: bool,
+                     known: Mapping[str, Place] | None = None) -> list[str]:
     days = _DAYS_AHEAD.search(time_hint or "")
     if len(places) > 1:
         return [f"{p} {time_hint or ''}天气" if zh else f"{p} weather {time_hint or ''}"
@@ -259,7 +284,8 @@ def _weather_queries(places: Sequence[str], time_hint: str | None, *, zh: bool) 
         second = (f"{place} {days.group(1)} day weather forecast" if days
                   else f"{place} weather forecast")
     # Second, so that a search capped at two queries still runs it.
-    other = other_language_query(place, time_hint, zh=zh)
+    table_place = (known or {}).get(place)
+    other = other_language_query(table_place, time_hint, zh=zh) if table_place else None
     return [first, other, second] if other else [first, second]
 
 

@@ -9,9 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from pmflow_gateway.contract.gazetteer import (
-    CITIES,
     COMPANIES,
-    COUNTRIES,
     ENGLISH_STOP_WORDS,
     MARKET_NAMES,
     MODELS,
@@ -19,6 +17,7 @@ from pmflow_gateway.contract.gazetteer import (
     NOT_NAMES,
 )
 from pmflow_gateway.contract.lexicon import is_everyday_word, is_misspelling
+from pmflow_gateway.contract.places import PlaceMention, find_places
 from pmflow_gateway.contract.relevance import RECENT
 from pmflow_gateway.contract.text import CJK, CJK_CHARS
 from pmflow_gateway.contract.variants import is_qualifier
@@ -78,8 +77,6 @@ _NAME_KINDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
     (QueryKind.market, _names(MARKET_NAMES)),
 )
 
-_PLACES = _names([name for pair in CITIES for name in pair])
-_COUNTRIES = _names([name for pair in COUNTRIES for name in pair])
 _STOCK_CODE = re.compile(r"(?<!\d)\d{6}(?!\d)")
 
 TIME = re.compile(
@@ -126,14 +123,33 @@ class Span:
     text: str
     kind: QueryKind | None = None
     is_place: bool = False
+    mention: PlaceMention | None = None
+    """For a place: which place (or places, when it is ambiguous) the table knows."""
+
+
+# A place or a club followed by one of these is a team ("江苏女排"); English writes the team
+# word apart ("Brann women's"), where the variant rules read it.
+_TEAM_WORD = re.compile(r"女排|女篮|女足|男排|男篮|男足|女队|男队|青年队|预备队|俱乐部|队")
+
+
+def _with_team_word(text: str, span: Span) -> Span:
+    team = _TEAM_WORD.match(text, span.end)
+    if team is None:
+        return span
+    return Span(span.start, team.end(), text[span.start:team.end()], span.kind)
+
+
+def _is_country(mention: PlaceMention) -> bool:
+    return bool(mention.readings) and all(p.kind == "country" for p in mention.readings)
 
 
 def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
-    """Every name in the question, in reading order, overlaps resolved to the longest."""
-    found = [Span(m.start(), m.end(), text[m.start():m.end()], is_place=True)
-             for m in _PLACES.finditer(lower)]
-    found += [Span(m.start(), m.end(), text[m.start():m.end()])
-              for m in _COUNTRIES.finditer(lower)]
+    """Every name in the question, in reading order, overlaps resolved to the longest.
+    Places come from the place table (`contract.places`): a country is a subject, any other
+    place the question's place."""
+    weather = KIND_WORDS[0][1].search(lower) is not None
+    found = [Span(m.start, m.end, m.text, is_place=not _is_country(m), mention=m)
+             for m in find_places(text, place_question=weather)]
     for kind, pattern in _NAME_KINDS:
         found += [Span(m.start(), m.end(), text[m.start():m.end()], kind)
                   for m in pattern.finditer(lower)]
@@ -152,6 +168,7 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
                 found.append(Span(m.start() + cut, m.end(), name[cut:], QueryKind.company))
     else:
         found += _capitalised_phrases(text) + _rare_words(text, lower)
+    found = [_with_team_word(text, span) for span in found]
     kept: list[Span] = []
     # Sorted by start, longest first: a span can only overlap the last one kept.
     for span in sorted(found, key=lambda s: (s.start, -(s.end - s.start))):
