@@ -47,7 +47,7 @@ _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 # A market page quotes a level: "closed at $231.40", "收报3412.56点", "中间价报7.1234".
 _QUOTE = re.compile(
     r"(?:(?:closed|closes|trades|traded|trading|opened|priced|quoted|stands?|stood|settled)"
-    r"\s+(?:at|near|around)|收报|收于|报价?|价格为|现价|price\s*[:：])\s*[$¥€£]?\s*"
+    r"\s+(?:at|near|around)|收报|收于|报价?|价格为|现价|最新价|成交价|price\s*[:：])\s*[$¥€£]?\s*"
     r"(\d+(?:,\d{3})*(?:\.\d+)?)",
     re.IGNORECASE)
 _PLACE_SUFFIX = re.compile(r"[市区县省]$")
@@ -155,7 +155,10 @@ def _form_pattern(form: str) -> re.Pattern[str]:
     # Short all-capital forms (US, EU, BTC) are acronyms: "us" in running text is not one.
     flags = 0 if form.isupper() and len(form) <= 4 else re.IGNORECASE
     bare = form if flags == 0 else plain(form)
-    return re.compile(rf"(?<![A-Za-z0-9]){re.escape(bare)}(?![A-Za-z0-9])", flags)
+    # Between the words of a name a page may write a possessive: "Fernhill Cloud's Team plan"
+    # names the Fernhill Cloud Team plan.
+    words = r"(?:['’]s)?\s+".join(re.escape(w) for w in bare.split())
+    return re.compile(rf"(?<![A-Za-z0-9]){words}(?![A-Za-z0-9])", flags)
 
 
 class _Needle(NamedTuple):
@@ -414,6 +417,11 @@ def _variant_checked(plan: ExternalQueryPlan) -> list[str]:
     subjects = [n for n in plan.subject_entities if n != plan.location_hint]
     return list(dict.fromkeys([*subjects, *asked_models(plan.topic, subjects),
                                *asked_titles(plan.topic)]))
+
+
+def asks_a_level(question: str) -> bool:
+    """Whether a question asks a price or a quote ("现在多少钱一吨", "share price")."""
+    return bool(_ASKS_LEVEL.search(question))
 
 
 def quotes_a_level(text: str) -> bool:

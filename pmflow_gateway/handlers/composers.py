@@ -20,6 +20,7 @@ from pmflow_gateway.contract.qualifiers import (
 from pmflow_gateway.contract.relevance import (
     asked_day,
     asked_names,
+    asks_a_level,
     fits_the_question,
     name_forms,
     names,
@@ -145,7 +146,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     # score) is not the answer, however well it matches the rest of the question.
     found = [c for c in candidates(items, terms, chinese, asked, plan, slot)
              if other_figure(wanted, c.text) is None and clash(wanted, c.text) is None]
-    if plan.query_kind is not QueryKind.market:
+    if plan.query_kind in (QueryKind.company, QueryKind.news) and not asks_a_level(wanted):
         # A share price is not what a company or news question asked.
         found = [c for c in found if not quotes_a_level(c.text)]
     day = asked_day(plan)

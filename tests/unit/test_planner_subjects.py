@@ -52,3 +52,17 @@ def test_word_frequencies() -> None:
     assert zipf("the") > 7 and is_everyday_word("bridge") and not is_everyday_word("marimekko")
     assert is_misspelling("anual") and is_misspelling("tomorow")
     assert not is_misspelling("brann")  # a changed letter makes another word, not a typo
+
+
+def test_a_price_question_reads_a_short_rare_word_as_a_ticker() -> None:
+    plan, _ = draft_plan("xlm price now", locale="en-US")
+    assert plan.subject_entities == ["xlm"] and plan.query_kind is QueryKind.market
+    plan, _ = draft_plan("what is the weather now", locale="en-US")
+    assert plan.subject_entities == []
+
+
+def test_a_period_after_a_name_is_not_part_of_it() -> None:
+    plan, _ = draft_plan("Harlow Mills Q2 2026 revenue", locale="en-US")
+    assert plan.subject_entities == ["Harlow Mills"]
+    plan, _ = draft_plan("北证50今天多少点", locale="zh-CN")
+    assert plan.subject_entities == ["北证50"] and plan.query_kind is QueryKind.market

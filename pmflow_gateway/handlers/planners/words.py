@@ -55,7 +55,7 @@ KIND_WORDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
             r"|warm(?:er)?|hotter|colder|cooler"
             r"|air quality|aqi|uv index"))),
     (QueryKind.market, re.compile(
-        r"股价|股票|股市|汇率|金价|油价|大盘|收盘|开盘|市值|行情|涨跌|"
+        r"股价|股票|股市|汇率|金价|油价|大盘|收盘|开盘|市值|行情|涨跌|期货|多少点|点位|"
         + latin(r"stocks?|shares|share price|exchange rate|market cap|forex|crypto|ticker"))),
     (QueryKind.news, re.compile(
         r"新闻|消息|头条|要闻|动态|快讯|热点|报道|资讯|新鲜事|发生了什么|大事|发布会|宣布|"
@@ -106,7 +106,7 @@ FILLERS = re.compile(
 _ZH_SUFFIX_NAME = re.compile(
     rf"[{CJK_CHARS}]{{2,4}}(?:汽车|科技|集团|银行|证券|控股|股份|电器|电子)")
 _ZH_LEAD_NAME = re.compile(
-    rf"^([{CJK_CHARS}]{{2,6}}?)"
+    rf"^([{CJK_CHARS}]{{2,6}}?[0-9A-Za-z]{{0,6}})"
     r"(?=的|最近|最新|今天|今日|今儿|今晚|明天|明日|明儿|后天|后儿|大后天|未来|这周|本周|下周|周末|现在|天气|股价|财报|总部|融资|今年"
     r"|裁员|销量|市值|发布)")
 _NAME_STOP_CHARS = set("的是和与跟在了吗呢有什么哪这那该本家个我你他它们请帮查看")
@@ -167,7 +167,7 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
             if len(name) - cut >= 4:
                 found.append(Span(m.start() + cut, m.end(), name[cut:], QueryKind.company))
     else:
-        found += _capitalised_phrases(text) + _rare_words(text, lower)
+        found += _capitalised_phrases(text) + _rare_words(text, lower) + _tickers(text, lower)
     found = [_with_team_word(text, span) for span in found]
     kept: list[Span] = []
     # Sorted by start, longest first: a span can only overlap the last one kept.
@@ -223,6 +223,23 @@ def _rare_words(text: str, lower: str) -> list[Span]:
     return spans
 
 
+# A reporting period or a year after a name is not part of it ("Norwood Freight Q3 2026").
+_PERIOD_TOKEN = re.compile(r"[QH][1-4]|[1-4]Q|FY'?\d{2,4}|(?:19|20)\d{2}", re.IGNORECASE)
+# In a price question a short word no everyday text uses is a ticker ("ltc price now").
+_TICKER_WORD = re.compile(r"(?<![\w$])[a-z]{2,5}(?![\w])")
+_PRICE_WORDS = re.compile(latin(r"price|prices|quote|trading|shares|stock|worth|cost"))
+
+
+def _tickers(text: str, lower: str) -> list[Span]:
+    if not _PRICE_WORDS.search(lower):
+        return []
+    return [Span(m.start(), m.end(), text[m.start():m.end()], QueryKind.market)
+            for m in _TICKER_WORD.finditer(text)
+            if m.group() not in EN_STOP and m.group() not in _NOT_NAMES
+            and not is_everyday_word(m.group()) and not is_noise(m.group())
+            and not any(p.search(m.group()) for _, p in KIND_WORDS)]
+
+
 def _capitalised_phrases(text: str) -> list[Span]:
     """Runs of capitalised words (or versions right after one) in English text: names."""
     spans: list[Span] = []
@@ -236,10 +253,12 @@ def _capitalised_phrases(text: str) -> list[Span]:
 
     for token in _EN_TOKEN.finditer(text):
         word = token.group().removesuffix("'s")
-        is_name = word.lower() not in EN_STOP and word.lower() not in _NOT_NAMES
+        is_name = (word.lower() not in EN_STOP and word.lower() not in _NOT_NAMES
+                   and not _PERIOD_TOKEN.fullmatch(word))
         starts_name = is_name and any(c.isupper() for c in word)
         adjacent = bool(run) and text[run[-1].end():token.start()] == " "
-        continues = starts_name or word[0].isdigit() or word.lower() in _VARIANT_WORDS
+        continues = ((starts_name or word[0].isdigit() or word.lower() in _VARIANT_WORDS)
+                     and not _PERIOD_TOKEN.fullmatch(word))
         if adjacent and is_name and continues:
             run.append(token)
             continue
