@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from pmflow_gateway.contract.currencies import currency_groups
 from pmflow_gateway.contract.gazetteer import (
     ALIAS_GROUPS,
     CITIES,
@@ -66,11 +67,15 @@ _STATES_MOVE = re.compile(
     r"|points?)", re.IGNORECASE)
 
 # Words that make a question about now: its answer changes, so an undated page cannot hold it.
+# "Is it still", "the next season", 下届: about what holds now or comes next, which changes.
 RECENT = re.compile(
     r"今天|今晚|今日|明天|明晚|后天|昨天|昨晚|最新|最近|近期|现在|目前|当前|实时|未来|本周|这周|下周"
-    r"|周末|今年|本月|刚刚|(?<![a-z0-9])(?:today|tonight|tomorrow|yesterday|latest|now"
+    r"|周末|今年|本月|刚刚|仍在|仍然|依然|还在|下个?赛季|下届|下一届|下一场|下一次|下次|下一轮"
+    r"|(?<![a-z0-9])(?:today|tonight|tomorrow|yesterday|latest|now"
     r"|current(?:ly)?|recent(?:ly)?|lately|this (?:week|weekend|month|year)|next week"
-    r"|next \d+ (?:days|hours|weeks)|breaking)(?![a-z0-9])", re.IGNORECASE)
+    r"|next \d+ (?:days|hours|weeks)|breaking|still|upcoming|next (?:season|edition|race|match"
+    r"|game|meeting|round|election|launch|release|event|tournament|one))(?![a-z0-9])",
+    re.IGNORECASE)
 # Questions whose answer changes hands even when no time is named: who holds a title now,
 # who won, what it costs, how many there are, which is the most.
 CHANGING = re.compile(
@@ -83,7 +88,8 @@ CHANGING = re.compile(
 @functools.cache
 def _alias_index() -> dict[str, tuple[str, ...]]:
     index: dict[str, set[str]] = {}
-    groups: list[tuple[str, ...]] = [*ALIAS_GROUPS, *TERM_ALIASES, *CITIES, *COUNTRIES]
+    groups: list[tuple[str, ...]] = [*ALIAS_GROUPS, *TERM_ALIASES, *CITIES, *COUNTRIES,
+                                     *currency_groups()]
     for group in groups:
         for name in group:
             index.setdefault(name.casefold(), set()).update(group)

@@ -178,7 +178,9 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     carrying = [c for c in found if c.hits > 0]
     if (plan.answer_contract is AnswerContract.direct_fact or not carrying or day is not None
             or slot is not Slot.any):
-        best = _answering(carrying, plan) if carrying else min(
+        freshness = ({c.n: items[c.n - 1].freshness_score for c in carrying}
+                     if plan.freshness_required and slot is not Slot.any else {})
+        best = _answering(carrying, plan, freshness) if carrying else min(
             found, key=lambda c: (c.n, c.position))
         return Draft(answer=with_marker(best.text, best.n), cited=[best.n])
     return _summary_lines(carrying)
@@ -194,12 +196,20 @@ def _on_the_day(found: list[Candidate], day: str | None) -> list[Candidate]:
             and (day != "tonight" or speaks_of_night(c.text))]
 
 
-def _answering(carrying: list[Candidate], plan: ExternalQueryPlan) -> Candidate:
+def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
+               freshness: dict[int, float] | None = None) -> Candidate:
     """The evidence is already about the asked names, so the sentence that carries the rest of
-    the question (CEO, 销量, 总部) answers it; the names only break ties."""
+    the question (CEO, 销量, 总部) answers it; the names only break ties. With `freshness`
+    (item -> score), of equally good sentences in the question's language the newest page's
+    answers: a value that changes (the next venue, the current price) is the latest page's."""
     asked = {f.casefold() for name in asked_names(plan) for f in name_forms(name)}
     rest = [(t, w) for t, w in grounded_terms(plan) if t not in asked]
-    return max(carrying, key=lambda c: (term_hits(c.text, rest), c.score, -c.n, -c.position))
+    fresh = freshness or {}
+    chinese = is_cjk(plan.topic)
+    # Pages about as fresh count as fresh as each other (tenths of the score): hours apart
+    # do not decide, months apart do.
+    return max(carrying, key=lambda c: (round(fresh.get(c.n, 0.0), 1), term_hits(c.text, rest),
+                                        is_cjk(c.text) == chinese, c.score, -c.n, -c.position))
 
 
 _DIGIT = re.compile(r"\d")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from pmflow_gateway.contract.currencies import currency_codes, currency_names
 from pmflow_gateway.contract.gazetteer import (
     COMMODITIES,
     CRYPTO,
@@ -51,7 +52,8 @@ from pmflow_gateway.schemas import (
 
 _INSTRUMENTS: tuple[tuple[str, frozenset[str]], ...] = tuple(
     (name, frozenset(n.lower() for n in names))
-    for name, names in (("currency", CURRENCIES), ("crypto", CRYPTO),
+    for name, names in (("currency", (*CURRENCIES, *currency_names(), *currency_codes())),
+                        ("crypto", CRYPTO),
                         ("commodity", COMMODITIES), ("index", INDICES)))
 _WEAK_MARKET = re.compile(r"价格|" + latin(r"price|quote"))
 _TICKER = re.compile(r"\$?[A-Z]{1,5}|\d{6}")

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from pmflow_gateway.contract.currencies import currency_codes, currency_names
 from pmflow_gateway.contract.gazetteer import (
     COMPANIES,
     ENGLISH_STOP_WORDS,
@@ -74,8 +75,10 @@ KIND_WORDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
 _NAME_KINDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
     (QueryKind.model, _names(MODELS)),
     (QueryKind.company, _names(COMPANIES)),
-    (QueryKind.market, _names(MARKET_NAMES)),
+    (QueryKind.market, _names([*MARKET_NAMES, *currency_names()])),
 )
+# Currency codes count only in capitals: "TRY" is the lira, "try" a verb.
+_CURRENCY_CODE = re.compile(rf"(?<![A-Za-z])(?:{'|'.join(currency_codes())})(?![A-Za-z])")
 
 _STOCK_CODE = re.compile(r"(?<!\d)\d{6}(?!\d)")
 
@@ -155,6 +158,8 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
                   for m in pattern.finditer(lower)]
     found += [Span(m.start(), m.end(), m.group(), QueryKind.market)
               for m in _STOCK_CODE.finditer(text)]
+    found += [Span(m.start(), m.end(), m.group(), QueryKind.market)
+              for m in _CURRENCY_CODE.finditer(text)]
     if zh:
         found += [Span(m.start(), m.end(), m.group().rstrip(".-"))
                   for m in _LATIN_IN_ZH.finditer(text)
