@@ -4,6 +4,8 @@ FastStream processes one message at a time per partition when it commits after e
 Here a batch subscriber hands each record to `OrderedExecutor`, which runs it as a task:
 
 - records with the same key (one question) run one after another, in offset order;
+  records without a key are each their own lane (nothing to keep in order: a producer that
+  sets no key spreads one question's records over partitions anyway);
 - records with different keys run concurrently, up to `max_in_flight` at once (the batch
   handler waits for a free slot, so fetching stops while the executor is full);
 - the offset committed for a partition is the end of its contiguous prefix of finished
@@ -67,7 +69,7 @@ class OrderedExecutor:
         self._process = process
         self._slots = asyncio.Semaphore(max_in_flight)
         self._progress: dict[TopicPartition, PartitionProgress] = {}
-        self._tails: dict[tuple[TopicPartition, bytes | None], asyncio.Task[None]] = {}
+        self._tails: dict[tuple[TopicPartition, bytes | int], asyncio.Task[None]] = {}
         self._tasks: dict[TopicPartition, set[asyncio.Task[None]]] = {}
         self.finished = asyncio.Event()  # set when a record finishes; the committer clears it
         self.closing = False
@@ -88,7 +90,7 @@ class OrderedExecutor:
         tp = TopicPartition(record.topic, record.partition)
         progress = self._progress.setdefault(tp, PartitionProgress())
         progress.started(record.offset)
-        chain_key = (tp, record.key)
+        chain_key = (tp, record.key if record.key is not None else record.offset)
         before = self._tails.get(chain_key)
         task = asyncio.create_task(self._run(record, tp, progress, before))
         self._tails[chain_key] = task
@@ -109,7 +111,7 @@ class OrderedExecutor:
         finally:
             self._slots.release()
 
-    def _forget(self, tp: TopicPartition, chain_key: tuple[TopicPartition, bytes | None],
+    def _forget(self, tp: TopicPartition, chain_key: tuple[TopicPartition, bytes | int],
                 task: asyncio.Task[None]) -> None:
         if self._tails.get(chain_key) is task:
             del self._tails[chain_key]
