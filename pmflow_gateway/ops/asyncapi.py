@@ -36,11 +36,15 @@ CHANNELS: dict[str, tuple[str, str, str, str]] = {
     "evidenceCollected": (
         "evidence_collected", "EvidenceCollected", "evidence stage",
         "External evidence of one execution (MCP first, live search as fallback) and every "
-        "adapter attempt."),
+        "adapter attempt. The question's budget runs from when this stage takes it up; one "
+        "taken up past its bound (`context.expires_at`) asks no adapter: every attempt says "
+        "`expired`."),
     "answerReady": (
         "answer_ready", "AnswerReady", "verify+compose stage (and any stage that gives up)",
         "The final answer event: status, answer, citations, sources of this execution only, "
-        "the plan, the verifier's verdict, adapter attempts, timings and routing snapshot."),
+        "the plan, the verifier's verdict, adapter attempts, timings and routing snapshot. "
+        "`timed_out`: no source was asked, the question's time ran out first (a backlog past "
+        "its bound, or a budget used up by planning); never reported as missing data."),
     "replyRendered": (
         "reply_rendered", "ReplyRendered", "render stage",
         "The reply the user sees: `外部实时查询：` + answer + `来源摘要：` of external sources."),

@@ -171,7 +171,14 @@ class QuestionContext(Frozen):
     locale: Name
     thread_id: Name | None = None
     routing: RoutingSnapshot
-    deadline_at: datetime
+    deadline_at: datetime = Field(description=(
+        "When the question's work must be done. Set when it is planned; the evidence stage "
+        "moves it to when it takes the question up plus what was left of the budget (never "
+        "past expires_at), so time spent waiting in a queue is not charged to it."))
+    expires_at: datetime | None = Field(default=None, description=(
+        "The latest moment a source may be asked: when the gateway first saw the question, "
+        "plus its budget, plus the wait allowed in the queues. A question taken up later is not "
+        "looked up and ends timed_out. Absent: no bound."))
     upstream_sources: list[UpstreamSource] = Field(default_factory=list, max_length=MAX_ITEMS)
     stage_timings_ms: dict[str, float] = Field(default_factory=dict, max_length=MAX_TERMS)
 

@@ -14,8 +14,8 @@ from opentelemetry.trace import Span
 
 from pmflow_gateway import tracing
 from pmflow_gateway.handlers.answer import verify_and_compose
-from pmflow_gateway.handlers.evidence import collect_evidence
-from pmflow_gateway.handlers.failure import failed_answer
+from pmflow_gateway.handlers.evidence import collect_evidence, never_asked
+from pmflow_gateway.handlers.failure import failed_answer, timed_out_answer
 from pmflow_gateway.handlers.feedback import remember_feedback
 from pmflow_gateway.handlers.memory import preferred_domain_hints, remember_answer
 from pmflow_gateway.handlers.plan import is_for_us, plan_question
@@ -91,6 +91,8 @@ async def _evidence(g: Deps, e: PlanCreated) -> EvidenceCollected:
 
 
 async def _answer(g: Deps, e: EvidenceCollected) -> AnswerReady:
+    if never_asked(e):  # no evidence was looked for: nothing for the verifier to judge
+        return timed_out_answer(e, clock=g.clock)
     return await verify_and_compose(e, clock=g.clock, composer=g.composer)
 
 
