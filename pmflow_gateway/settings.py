@@ -49,7 +49,8 @@ class Settings(BaseSettings):
         default="at_least_once",
         description="exactly_once: each stage's outputs and input offsets commit in one Kafka "
         "transaction per partition (read them with isolation.level=read_committed); "
-        "at_least_once: a crash may repeat outputs, with the same event_id.")
+        "at_least_once: a crash may repeat outputs, with the same event_id when their content "
+        "is the same.")
     kafka_fetch_max_wait_ms: int = Field(
         default=500, ge=0, le=60_000,
         description="Longest a stage's fetch waits at the broker for new records; it also bounds "

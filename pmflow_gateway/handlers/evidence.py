@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
-from pmflow_gateway.contract.envelopes import elapsed_ms, header_after
+from pmflow_gateway.contract.envelopes import elapsed_ms, execution_id, header_after
 from pmflow_gateway.contract.relevance import off_topic
 from pmflow_gateway.contract.urls import canonical_url
 from pmflow_gateway.contract.verify import freshness_problem
@@ -29,7 +29,6 @@ from pmflow_gateway.schemas import (
     ExternalEvidenceBundle,
     ExternalQueryPlan,
     PlanCreated,
-    stage_event_id,
 )
 
 MIN_ATTEMPT_S = 0.05
@@ -129,7 +128,7 @@ async def collect_evidence(
         plan=event.plan,
         planner=event.planner,
         bundle=ExternalEvidenceBundle(
-            execution_id=stage_event_id(event.tenant_id, event.question_id, "execution"),
+            execution_id=execution_id(event.tenant_id, event.question_id, items),
             items=items,
         ),
         attempts=attempts,

@@ -198,8 +198,11 @@ def build_document(prefix: str = DEFAULT_PREFIX) -> dict[str, Any]:
             "description": (
                 "PMFlow's external-query chain as Kafka stages: plan -> evidence -> "
                 "verify+compose -> render / memory. Every message: key = question_id, value = "
-                "JSON, headers `event_type` and `traceparent`. Topic prefix "
-                f"`{prefix}` (PMFLOW_TOPIC_PREFIX); consumer groups `<prefix>gateway-<stage>`."),
+                "JSON, headers `event_type` and `traceparent`. An `event_id` names one content: "
+                "it is a digest of the event without its timestamps and durations, so a copy "
+                "of an event repeats its id and a different event never shares it. Topic "
+                f"prefix `{prefix}` (PMFLOW_TOPIC_PREFIX); consumer groups "
+                "`<prefix>gateway-<stage>`."),
         },
         "defaultContentType": "application/json",
         "servers": {"local": {

@@ -44,10 +44,18 @@ _NAMESPACE_BYTES = _EVENT_NAMESPACE.bytes
 
 
 def stage_event_id(tenant_id: str, question_id: str, stage: str) -> str:
-    """The same id for the same (tenant, question, stage), so a redelivered input yields the
-    same output id; two tenants' equal question ids never share one."""
+    """The same id for the same (tenant, question, stage); two tenants' equal question ids
+    never share one."""
+    return _uuid5(f"{tenant_id}\x1f{question_id}\x1f{stage}".encode())
+
+
+def content_id(kind: str, content: bytes) -> str:
+    """The same id for the same content of one kind, and a different one for any other."""
+    return _uuid5(kind.encode() + b"\x1f" + content)
+
+
+def _uuid5(name: bytes) -> str:
     # uuid.uuid5 spelled out: the same bytes and bits, without building a UUID object per id.
-    name = f"{tenant_id}\x1f{question_id}\x1f{stage}".encode()
     raw = bytearray(hashlib.sha1(_NAMESPACE_BYTES + name, usedforsecurity=False).digest()[:16])
     raw[6] = (raw[6] & 0x0F) | 0x50  # version 5
     raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant

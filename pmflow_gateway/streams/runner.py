@@ -9,7 +9,6 @@ import asyncio
 import base64
 import contextlib
 import logging
-import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, ConsumerRecord, TopicPartition
 from opentelemetry.trace import Span
 
+from pmflow_gateway.contract.envelopes import identified
 from pmflow_gateway.ports import Deps, Publisher, Unpublishable
 from pmflow_gateway.schemas import DeadLettered, Topics
 from pmflow_gateway.schemas.contracts import Frozen
@@ -165,9 +165,8 @@ class StageRunner:
             original = value.decode("utf-8")
         except UnicodeDecodeError:
             original = "base64:" + base64.b64encode(value).decode()
-        letter = DeadLettered(
-            event_id=str(uuid.uuid5(uuid.NAMESPACE_URL,
-                                    f"{record.topic}/{record.partition}/{record.offset}")),
+        letter = identified(DeadLettered(
+            event_id="",
             question_id=event.question_id if event else _key(record),
             tenant_id=event.tenant_id if event else None,
             occurred_at=self._bound().clock.now(),
@@ -179,7 +178,7 @@ class StageRunner:
             original_headers={k[:200]: v[:1000].decode("utf-8", "replace")
                               for k, v in record_headers(record.headers)[:64]},
             original_value=original[:65536],
-        )
+        ))
         log.warning("dead-lettered %s/%d/%d: %s", record.topic, record.partition, record.offset,
                     reason)
         try:
