@@ -49,13 +49,21 @@ class PartitionProgress:
 
     def commit_point(self) -> int | None:
         """The offset to commit now (one past the finished prefix), or None if unchanged."""
+        self._advance()
+        if self.finished_upto is None or self.finished_upto == self.committed:
+            return None
+        return self.finished_upto
+
+    def position(self) -> int | None:
+        """The first offset not finished: every record before it is. None before the first."""
+        self._advance()
+        return self._order[0] if self._order else self.finished_upto
+
+    def _advance(self) -> None:
         while self._order and self._order[0] in self._done:
             offset = self._order.popleft()
             self._done.discard(offset)
             self.finished_upto = offset + 1
-        if self.finished_upto is None or self.finished_upto == self.committed:
-            return None
-        return self.finished_upto
 
     @property
     def in_flight(self) -> int:
@@ -128,6 +136,11 @@ class OrderedExecutor:
             if point is not None:
                 points[tp] = point
         return points
+
+    def positions(self) -> dict[TopicPartition, int]:
+        """Per partition, the first offset not finished (see `PartitionProgress.position`)."""
+        found = {tp: p.position() for tp, p in self._progress.items()}
+        return {tp: position for tp, position in found.items() if position is not None}
 
     def committed(self, points: dict[TopicPartition, int]) -> None:
         for tp, offset in points.items():

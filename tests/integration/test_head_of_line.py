@@ -8,7 +8,9 @@ looked up. Every fast question is on the slow one's partition, produced after it
 from __future__ import annotations
 
 import asyncio
+import sys
 import uuid
+from pathlib import Path
 
 import orjson
 import pytest
@@ -18,8 +20,10 @@ from pmflow_gateway.schemas import AnswerStatus, ReplyRendered, Topics
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams.delivery import key_partitioner
 from tests.fakes import WEATHER, SlowAdapter, SlowPlanner
-from tests.support.chaos import report
+from tests.support.chaos import Replies, report
+from tests.support.kafka import produce
 from tests.support.processors import Guarantee, running
+from tests.support.workers import Worker
 
 pytestmark = pytest.mark.kafka
 
@@ -118,3 +122,41 @@ async def test_records_without_a_key_do_not_wait_for_each_other(
            replies=len(watch.replies))
     assert watch.delayed(slow_id) == 0
     assert len(watch.replies) == FAST + 1
+
+
+@pytest.mark.slow
+async def test_records_committed_past_a_slow_one_are_not_run_again_after_a_kill(
+        kafka_bootstrap: str, topics: Topics, tmp_path: Path) -> None:
+    """Exactly-once with the fast replies out while the slow question is still being looked
+    up: a worker SIGKILLed then, and its successor, publish each fast reply once (the
+    successor resumes at the slow record and skips those the commit's map lists)."""
+    slow_id = f"slow-{uuid.uuid4().hex[:6]}"
+    fast = same_partition_keys(slow_id, FAST)
+    env = {"PMFLOW_KAFKA_BOOTSTRAP": kafka_bootstrap, "PMFLOW_TOPIC_PREFIX": topics.prefix,
+           "PMFLOW_PROCESSING_GUARANTEE": "exactly_once", "OTEL_EXPORTER_OTLP_ENDPOINT": ""}
+    log = tmp_path / "workers.log"
+    first = slow_worker({**env, "PMFLOW_TEST_SLOW_S": "600"}, log).start()
+    async with Replies(kafka_bootstrap, topics.reply_rendered,
+                       isolation_level="read_committed") as replies:
+        await produce(kafka_bootstrap, topics.route_decided,
+                      [(slow_id.encode(), route(slow_id, SLOW_QUESTION))]
+                      + [(k.encode(), route(k)) for k in fast])
+        await replies.wait_for({k.encode() for k in fast}, timeout_s=120, worker=first)
+        fast_before_kill = sum(k.encode() in replies.by_question for k in fast)
+        first.kill()
+        second = slow_worker({**env, "PMFLOW_TEST_SLOW_S": "0"}, log).start()
+        await replies.wait_for({slow_id.encode()}, timeout_s=120, worker=second)
+        await asyncio.sleep(3)  # a fast question run again would show up by now
+        second.terminate()
+    report("kill past a slow record", fast=FAST, fast_out_before_kill=fast_before_kill,
+           replies=sum(len(rs) for rs in replies.by_question.values()),
+           duplicates=replies.duplicates)
+    assert fast_before_kill == FAST
+    assert set(replies.by_question) == {k.encode() for k in [slow_id, *fast]}
+    assert replies.duplicates == 0, log.read_text()[-3000:]
+
+
+def slow_worker(env: dict[str, str], log: Path) -> Worker:
+    worker = Worker(env, log=log)
+    worker.args = [sys.executable, "-m", "tests.support.slow_worker"]
+    return worker
