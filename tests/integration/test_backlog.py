@@ -7,10 +7,12 @@ Each test prints its counts; the adapter always has fresh evidence about the que
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import orjson
 import pytest
@@ -26,9 +28,10 @@ from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams.codec import encode
 from pmflow_gateway.streams.runner import RunnerConfig
 from tests.fakes import WEATHER, SlowAdapter
-from tests.support.chaos import report
+from tests.support.chaos import Replies, report
 from tests.support.kafka import collect, produce
 from tests.support.processors import running
+from tests.support.workers import Worker
 
 pytestmark = pytest.mark.kafka
 
@@ -144,3 +147,49 @@ async def test_one_event_id_names_one_content(kafka_bootstrap: str, topics: Topi
     assert statuses["delivered-twice"] == ["answered", "freshness_guard"]
     assert conflicts(got) == 0
     assert len({r.event_id for r in got}) == 4
+
+
+PAUSED_QUESTIONS = 40
+
+
+@pytest.mark.slow
+async def test_questions_queued_behind_a_paused_evidence_worker_are_answered_once_each(
+        kafka_bootstrap: str, topics: Topics, tmp_path: Path) -> None:
+    """The evidence worker stands still (SIGSTOP) for 15 s, past the questions' 4 s budget
+    and past its session timeout, while 40 questions are planned; then it wakes up, is
+    thrown out of its group, rejoins and gets them again. Counted: questions that got a
+    non-answer, and event ids that name two contents."""
+    env = {"PMFLOW_KAFKA_BOOTSTRAP": kafka_bootstrap, "PMFLOW_TOPIC_PREFIX": topics.prefix,
+           "PMFLOW_DEMO": "1", "PMFLOW_DATA_DIR": str(tmp_path / "data"),
+           "OTEL_EXPORTER_OTLP_ENDPOINT": ""}
+    log = tmp_path / "workers.log"
+    others = Worker(env, stages=["plan", "answer", "render"], log=log).start()
+    evidence = Worker(env, stages=["evidence"], log=log).start()
+    try:
+        async with Replies(kafka_bootstrap, topics.reply_rendered) as replies:
+            await produce(kafka_bootstrap, topics.route_decided,
+                          burst(1, deadline_ms=20_000, prefix="warm-up"))
+            await replies.wait_for({b"warm-up-0"}, timeout_s=120, worker=evidence)
+            evidence.pause()
+            try:
+                questions = burst(PAUSED_QUESTIONS, deadline_ms=4_000)
+                await produce(kafka_bootstrap, topics.route_decided, questions)
+                await asyncio.sleep(15)
+            finally:
+                evidence.resume()
+            await replies.wait_for({key for key, _ in questions}, timeout_s=120,
+                                   worker=evidence)
+            await asyncio.sleep(10)  # a second reply, if any, has come by now
+    finally:
+        for worker in (others, evidence):
+            if worker.alive:
+                worker.kill()
+    got = [ReplyRendered.model_validate_json(r.value)
+           for key, rs in replies.by_question.items() if key != b"warm-up-0" for r in rs]
+    not_answered = {r.question_id for r in got if r.status is not AnswerStatus.answered}
+    report("paused evidence worker", questions=PAUSED_QUESTIONS, replies=len(got),
+           duplicates=len(got) - len({r.question_id for r in got}),
+           not_answered=len(not_answered), conflicting_ids=conflicts(got))
+    assert len({r.question_id for r in got}) == PAUSED_QUESTIONS, log.read_text()[-3000:]
+    assert not_answered == set()
+    assert conflicts(got) == 0
