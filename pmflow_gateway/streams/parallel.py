@@ -33,15 +33,18 @@ Process = Callable[[ConsumerRecord], Awaitable[None]]
 class PartitionProgress:
     """Offsets of one partition in arrival order, and how far they are finished without a gap."""
 
-    __slots__ = ("_done", "_order", "committed", "finished_upto")
+    __slots__ = ("_done", "_order", "committed", "finished_upto", "first")
 
     def __init__(self) -> None:
         self._order: deque[int] = deque()
         self._done: set[int] = set()
         self.finished_upto: int | None = None  # one past the finished prefix
         self.committed: int | None = None  # the last offset the broker accepted
+        self.first: int | None = None  # the first offset taken: the ones before were done
 
     def started(self, offset: int) -> None:
+        if self.first is None:
+            self.first = offset
         self._order.append(offset)
 
     def finished(self, offset: int) -> None:
@@ -149,6 +152,12 @@ class OrderedExecutor:
 
     def committed_offsets(self) -> dict[TopicPartition, int]:
         return {tp: p.committed for tp, p in self._progress.items() if p.committed is not None}
+
+    def not_committed_from(self) -> dict[TopicPartition, int]:
+        """Per partition taken, the first offset whose commit is still to come."""
+        found = {tp: p.committed if p.committed is not None else p.first
+                 for tp, p in self._progress.items()}
+        return {tp: offset for tp, offset in found.items() if offset is not None}
 
     def revoke(self, partitions: Iterable[TopicPartition]) -> int:
         """Abandon the in-flight work of lost partitions; returns how many tasks were cancelled."""

@@ -25,6 +25,7 @@ from pmflow_gateway.ports import AdapterResult, PlanDefaults
 from pmflow_gateway.schemas import AnswerStatus, ReplyRendered, RouteDecided, Topics
 from pmflow_gateway.schemas.contracts import AdapterAttempt, ExternalQueryPlan
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
+from pmflow_gateway.streams.app import Processor
 from pmflow_gateway.streams.codec import encode
 from pmflow_gateway.streams.runner import RunnerConfig
 from tests.fakes import WEATHER, SlowAdapter
@@ -193,3 +194,48 @@ async def test_questions_queued_behind_a_paused_evidence_worker_are_answered_onc
     assert len({r.question_id for r in got}) == PAUSED_QUESTIONS, log.read_text()[-3000:]
     assert not_answered == set()
     assert conflicts(got) == 0
+
+
+def lag_by_stage(text: str) -> dict[str, float]:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return {s.labels["stage"]: s.value for family in text_string_to_metric_families(text)
+            if family.name == "pmflow_consumer_lag" for s in family.samples}
+
+
+async def scrape(processor: Processor) -> str:
+    import httpx
+
+    assert processor.health is not None
+    async with httpx.AsyncClient() as client:
+        return (await client.get(f"http://127.0.0.1:{processor.health.port}/metrics")).text
+
+
+async def test_lag_on_metrics_counts_what_waits_and_nothing_a_restart_inherited(
+        kafka_bootstrap: str, topics: Topics) -> None:
+    """A backlog shows as lag (and as time waited); once it is done, a restarted worker
+    reports none, however much the partitions hold from before."""
+    adapter = SlowAdapter(items=[WEATHER], delay_s=0.25)
+    async with running(kafka_bootstrap, topics, adapters=[adapter],
+                       runner_config=RunnerConfig(max_in_flight=8)) as first:
+        await produce(kafka_bootstrap, topics.route_decided, burst(120, deadline_ms=60_000))
+        await replies(kafka_bootstrap, topics, 1, settle_s=0)
+        waiting = lag_by_stage(await scrape(first))
+        await replies(kafka_bootstrap, topics, 120, settle_s=0)
+    async with running(kafka_bootstrap, topics) as second:
+        await produce(kafka_bootstrap, topics.route_decided, burst(1, deadline_ms=20_000,
+                                                                   prefix="after"))
+        await replies(kafka_bootstrap, topics, 121, settle_s=0)
+        idle: dict[str, float] = {}
+        for _ in range(50):  # the last commits land within a few intervals
+            text = await scrape(second)
+            idle = lag_by_stage(text)
+            if not any(idle.values()):
+                break
+            await asyncio.sleep(0.1)
+    report("lag", waiting_evidence=waiting.get("evidence"), idle_after_restart=sum(
+        idle.values()))
+    assert waiting["evidence"] > 0
+    assert 'pmflow_queue_wait_seconds_count{stage="evidence"}' in text
+    assert set(idle) >= {"plan", "evidence", "answer", "render", "memory"}
+    assert sum(idle.values()) == 0, idle
