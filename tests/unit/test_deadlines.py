@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from pmflow_gateway.contract.statuses import status_text
 from pmflow_gateway.handlers.evidence import EXPIRED, collect_evidence, never_asked
 from pmflow_gateway.handlers.plan import plan_question
@@ -90,3 +92,11 @@ class FakeComposerNeverCalled:
 
     async def compose(self, *args: object, **kwargs: object) -> object:
         raise AssertionError("a question no source was asked about is not composed")
+
+
+@pytest.mark.parametrize("locale", ["zh-CN", "en"])
+def test_every_status_that_is_not_an_answer_has_its_own_text(locale: str) -> None:
+    texts = {status: status_text(status, locale) for status in AnswerStatus
+             if status is not AnswerStatus.answered}
+    assert len(set(texts.values())) == len(texts)
+    assert texts[AnswerStatus.timed_out] != texts[AnswerStatus.freshness_guard]
