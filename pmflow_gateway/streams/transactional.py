@@ -192,7 +192,8 @@ class TransactionalCommits:
         # list; the one at `point` may have finished during the awaits above, and waits.
         beyond = {o for o in self._held.get(tp, ()) if point < o <= point + done_map.SPAN}
         taken = self._take(tp, point, also=beyond)
-        done = {o for o in (*self._sent.get(tp, ()), *beyond) if o > point}
+        done = {o for o in (*self._sent.get(tp, ()), *beyond)
+                if point < o <= point + done_map.SPAN}
         attempt = (point, done_map.encode(point, done))
         try:
             await asyncio.wait_for(self._transact(producer, tp, attempt, taken,
