@@ -95,6 +95,7 @@ async def build_deps(settings: Settings) -> Deps:
         composer=composer,
         memory_domain_hints=settings.memory_domain_hints,
         plan_defaults=PlanDefaults(deadline_ms=settings.deadline_ms,
+                                   max_wait_ms=settings.max_wait_ms,
                                    result_limit=settings.result_limit),
         closers=closers,
     )

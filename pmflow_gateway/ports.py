@@ -149,6 +149,9 @@ class Planner(Protocol):
 @dataclass(frozen=True, kw_only=True)
 class PlanDefaults:
     deadline_ms: int = 20_000
+    # How long a question may wait in the stages' queues on top of its budget before no
+    # source is asked any more (it ends timed_out).
+    max_wait_ms: int = 60_000
     result_limit: int = 3
     max_queries: int = 3
     max_query_chars: int = 200

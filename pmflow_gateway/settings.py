@@ -35,7 +35,13 @@ class Settings(BaseSettings):
     mcp_start_timeout_s: float = Field(
         default=30.0, gt=0, description="How long each MCP server may take to start when the "
         "process starts, before any question's clock runs.")
-    deadline_ms: int = Field(default=20_000, ge=100, description="Default budget per question.")
+    deadline_ms: int = Field(
+        default=20_000, ge=100, description="Default budget per question (when the event "
+        "carries no deadline_ms). Time spent waiting for the evidence stage is not charged to it.")
+    max_wait_ms: int = Field(
+        default=60_000, ge=0, le=3_600_000, description="How long a question may wait in the "
+        "stages' queues on top of its budget: one the evidence stage takes up later than "
+        "budget + this after the gateway first saw it is not looked up and ends timed_out.")
     max_message_bytes: int = Field(default=1_048_576, description="Larger inputs dead-letter.")
     result_limit: int = Field(default=3, ge=1, le=10, description="Default evidence count.")
     in_flight: int = Field(default=256, ge=1, description="In-flight messages per slow stage.")
@@ -43,7 +49,8 @@ class Settings(BaseSettings):
         default="at_least_once",
         description="exactly_once: each stage's outputs and input offsets commit in one Kafka "
         "transaction per partition (read them with isolation.level=read_committed); "
-        "at_least_once: a crash may repeat outputs, with the same event_id.")
+        "at_least_once: a crash may repeat outputs, with the same event_id when their content "
+        "is the same.")
     kafka_fetch_max_wait_ms: int = Field(
         default=500, ge=0, le=60_000,
         description="Longest a stage's fetch waits at the broker for new records; it also bounds "

@@ -89,6 +89,32 @@ class InstantAdapter:
 
 
 @dataclass
+class SlowAdapter:
+    """An MCP server that answers every plan with `items` after `delay_s`, and a plan whose
+    topic contains `slow_marker` after `slow_s`; `slow_done` is set when such a call ends."""
+
+    items: list[ExternalEvidence]
+    delay_s: float = 0.0
+    slow_marker: str | None = None
+    slow_s: float = 0.0
+    name: str = "mcp"
+    calls: int = 0
+    slow_done: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def collect(self, plan: ExternalQueryPlan, *, timeout_s: float) -> AdapterResult:
+        self.calls += 1
+        slow = self.slow_marker is not None and self.slow_marker in plan.topic
+        await asyncio.sleep(self.slow_s if slow else self.delay_s)
+        if slow:
+            self.slow_done.set()
+        return AdapterResult(items=self.items, attempts=[AdapterAttempt(
+            adapter=self.name, outcome="ok", evidence_count=len(self.items))])
+
+    async def aclose(self) -> None:
+        return None
+
+
+@dataclass
 class ScriptedModel:
     """A chat model that replies from its script in order, repeating the last reply; an
     exception in the script is raised instead."""
@@ -119,6 +145,22 @@ class FlakyPlanner:
         self.calls += 1
         if self.calls <= self.failures:
             raise ConnectionError(f"planner away (call {self.calls})")
+        return await RulesPlanner().plan(route)
+
+
+@dataclass
+class SlowPlanner:
+    """The rules planner, after `slow_s` for a question containing `slow_marker`; `slow_done`
+    is set when such a plan is made."""
+
+    slow_marker: str
+    slow_s: float
+    slow_done: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def plan(self, route: RouteDecided) -> tuple[ExternalQueryPlan, PlannerInfo]:
+        if self.slow_marker in route.question:
+            await asyncio.sleep(self.slow_s)
+            self.slow_done.set()
         return await RulesPlanner().plan(route)
 
 

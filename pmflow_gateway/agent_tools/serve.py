@@ -14,6 +14,7 @@ async def serve(args: argparse.Namespace, settings: Settings) -> None:
     """Serve until the client goes away (stdio) or the process is stopped (HTTP)."""
     from pmflow_gateway.agent_tools.askers import Asker, EmbeddedAsker, KafkaAsker
     from pmflow_gateway.agent_tools.server import build_agent_server
+    from pmflow_gateway.agent_tools.stdio import well_formed_stdin
     from pmflow_gateway.bootstrap import build_deps
     from pmflow_gateway.schemas import Topics
 
@@ -39,7 +40,8 @@ async def serve(args: argparse.Namespace, settings: Settings) -> None:
         if args.http:
             await server.run_streamable_http_async(host=args.host, port=args.http)
         else:
-            await server.run_stdio_async()
+            with well_formed_stdin():
+                await server.run_stdio_async()
     finally:
         await asker.aclose()
         if args.kafka:

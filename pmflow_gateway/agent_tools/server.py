@@ -49,7 +49,8 @@ class PlanSummary(BaseModel):
 
 class ExternalSearchResult(BaseModel):
     question_id: str
-    status: str = Field(description="answered, freshness_guard, clarify, rejected or failed")
+    status: str = Field(description="answered, freshness_guard, clarify, rejected, failed or "
+                        "timed_out")
     answer: str = Field(description="The verified answer (or what the user is told instead)")
     citations: list[int] = Field(description="The [n] markers the answer uses")
     sources: list[Source] = Field(description="External sources of this execution only")
@@ -137,7 +138,8 @@ def ran_out_of_time(answer: AnswerReady) -> bool:
     """Unanswered, and made when too little of the budget was left for another source
     attempt: the caller's deadline is what failed, not the sources."""
     too_late = answer.context.deadline_at - timedelta(seconds=MIN_ATTEMPT_S)
-    return answer.status is not AnswerStatus.answered and answer.occurred_at >= too_late
+    return answer.status is AnswerStatus.timed_out or (
+        answer.status is not AnswerStatus.answered and answer.occurred_at >= too_late)
 
 
 def search_result(answer: AnswerReady) -> ExternalSearchResult:

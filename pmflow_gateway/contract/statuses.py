@@ -87,6 +87,12 @@ def status_text(status: AnswerStatus, locale: str, *, missing: str | None = None
     if status is AnswerStatus.rejected:
         return ("The answer did not pass source verification and was withheld." if en
                 else "回答未通过来源校验，已拦截，未予发送。")
+    if status is AnswerStatus.timed_out:
+        return ("No external source could be asked in time for this question (the service "
+                "was busy or the time allowed was too short), so there is no answer; please "
+                "ask again." if en
+                else "本次未能在时限内查询任何外部来源（系统繁忙或时限过短），"
+                "暂无回答，请稍后再问。")
     return ("The external query failed; please try again later." if en
             else "外部查询失败，请稍后再试。")
 

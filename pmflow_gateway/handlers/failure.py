@@ -1,4 +1,5 @@
-"""The `failed` answer a question gets when a stage gives up on it, so the user still hears back."""
+"""Answers made without judging any evidence, so the user still hears back: `failed` when a
+stage gives up on the question, `timed_out` when its time ran out before any source was asked."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from pmflow_gateway.schemas import (
 
 
 def failed_answer(event: RouteDecided | PlanCreated | EvidenceCollected, reason: str, *,
-                  clock: Clock) -> AnswerReady:
+                  clock: Clock, status: AnswerStatus = AnswerStatus.failed) -> AnswerReady:
     now = clock.now()
     if isinstance(event, RouteDecided):
         context = QuestionContext(question=event.question, locale=event.locale,
@@ -33,12 +34,19 @@ def failed_answer(event: RouteDecided | PlanCreated | EvidenceCollected, reason:
     return AnswerReady(
         **header_after(event, "answer", now),
         context=context.model_copy(update={"upstream_sources": []}),
-        status=AnswerStatus.failed,
-        answer=status_text(AnswerStatus.failed, context.locale),
+        status=status,
+        answer=status_text(status, context.locale),
         reason=reason,
         plan=plan,
         planner=planner,
-        verdict=Verdict(passed=False, violations=[reason]),
+        verdict=Verdict(passed=False,
+                        violations=[reason] if status is AnswerStatus.failed else []),
         attempts=event.attempts if isinstance(event, EvidenceCollected) else [],
         composer="none",
     )
+
+
+def timed_out_answer(event: EvidenceCollected, *, clock: Clock) -> AnswerReady:
+    """The answer of a question no source was asked about: its attempts say why."""
+    reason = next((a.error for a in event.attempts if a.error), "no source asked in time")
+    return failed_answer(event, reason, clock=clock, status=AnswerStatus.timed_out)

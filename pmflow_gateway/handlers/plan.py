@@ -112,9 +112,11 @@ async def plan_question(
         locale=route.locale,
         thread_id=route.thread_id,
         routing=route.routing(),
-        # The budget starts when we first see the question: a backlog or a replay of an old
-        # event must still get a real attempt, not an instant guard.
+        # The budget starts when we first see the question: a replay of an old event must
+        # still get a real attempt, not an instant guard. The evidence stage restarts what is
+        # left of it when it takes the question up; `expires_at` bounds how long that may be.
         deadline_at=received + timedelta(milliseconds=budget_ms),
+        expires_at=received + timedelta(milliseconds=budget_ms + defaults.max_wait_ms),
         upstream_sources=route.sources,
         stage_timings_ms={"plan": elapsed_ms(started)},
     )

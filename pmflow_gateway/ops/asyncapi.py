@@ -36,11 +36,15 @@ CHANNELS: dict[str, tuple[str, str, str, str]] = {
     "evidenceCollected": (
         "evidence_collected", "EvidenceCollected", "evidence stage",
         "External evidence of one execution (MCP first, live search as fallback) and every "
-        "adapter attempt."),
+        "adapter attempt. The question's budget runs from when this stage takes it up; one "
+        "taken up past its bound (`context.expires_at`) asks no adapter: every attempt says "
+        "`expired`."),
     "answerReady": (
         "answer_ready", "AnswerReady", "verify+compose stage (and any stage that gives up)",
         "The final answer event: status, answer, citations, sources of this execution only, "
-        "the plan, the verifier's verdict, adapter attempts, timings and routing snapshot."),
+        "the plan, the verifier's verdict, adapter attempts, timings and routing snapshot. "
+        "`timed_out`: no source was asked, the question's time ran out first (a backlog past "
+        "its bound, or a budget used up by planning); never reported as missing data."),
     "replyRendered": (
         "reply_rendered", "ReplyRendered", "render stage",
         "The reply the user sees: `外部实时查询：` + answer + `来源摘要：` of external sources."),
@@ -194,8 +198,11 @@ def build_document(prefix: str = DEFAULT_PREFIX) -> dict[str, Any]:
             "description": (
                 "PMFlow's external-query chain as Kafka stages: plan -> evidence -> "
                 "verify+compose -> render / memory. Every message: key = question_id, value = "
-                "JSON, headers `event_type` and `traceparent`. Topic prefix "
-                f"`{prefix}` (PMFLOW_TOPIC_PREFIX); consumer groups `<prefix>gateway-<stage>`."),
+                "JSON, headers `event_type` and `traceparent`. An `event_id` names one content: "
+                "it is a digest of the event without its timestamps and durations, so a copy "
+                "of an event repeats its id and a different event never shares it. Topic "
+                f"prefix `{prefix}` (PMFLOW_TOPIC_PREFIX); consumer groups "
+                "`<prefix>gateway-<stage>`."),
         },
         "defaultContentType": "application/json",
         "servers": {"local": {

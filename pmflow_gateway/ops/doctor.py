@@ -313,7 +313,7 @@ async def check_guarantee(settings: Settings, *, timeout_s: float = 5.0) -> Chec
     name = "processing_guarantee"
     if settings.processing_guarantee == "at_least_once":
         return _ok(name, "at_least_once (after a crash an output may repeat, with the same "
-                         "event_id)")
+                         "event_id when its content is the same)")
     from aiokafka import AIOKafkaProducer
 
     producer = AIOKafkaProducer(bootstrap_servers=settings.kafka_bootstrap,

@@ -24,6 +24,7 @@ from pmflow_gateway.schemas.events import (
     RouteDecided,
     RoutingSnapshot,
     UpstreamSource,
+    content_id,
     stage_event_id,
 )
 from pmflow_gateway.schemas.topics import Topics
@@ -33,5 +34,5 @@ __all__ = [
     "DeadLettered", "EvidenceCollected", "ExternalEvidence", "ExternalEvidenceBundle",
     "ExternalQueryPlan", "FeedbackGiven", "PlanCreated", "PlannerInfo", "QueryKind",
     "QuestionContext", "ReplyRendered", "RouteDecided", "RoutingSnapshot", "SourceUsed",
-    "Topics", "UpstreamSource", "Verdict", "stage_event_id",
+    "Topics", "UpstreamSource", "Verdict", "content_id", "stage_event_id",
 ]

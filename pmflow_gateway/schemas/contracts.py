@@ -69,6 +69,9 @@ class AnswerStatus(StrEnum):
     freshness_guard = "freshness_guard"
     rejected = "rejected"
     failed = "failed"
+    # No source was asked: the question's time ran out first (it waited past its bound in a
+    # backlog, or planning used the whole budget). Not a verdict on the sources.
+    timed_out = "timed_out"
 
 
 class ExternalQueryPlan(Frozen):

@@ -44,10 +44,18 @@ _NAMESPACE_BYTES = _EVENT_NAMESPACE.bytes
 
 
 def stage_event_id(tenant_id: str, question_id: str, stage: str) -> str:
-    """The same id for the same (tenant, question, stage), so a redelivered input yields the
-    same output id; two tenants' equal question ids never share one."""
+    """The same id for the same (tenant, question, stage); two tenants' equal question ids
+    never share one."""
+    return _uuid5(f"{tenant_id}\x1f{question_id}\x1f{stage}".encode())
+
+
+def content_id(kind: str, content: bytes) -> str:
+    """The same id for the same content of one kind, and a different one for any other."""
+    return _uuid5(kind.encode() + b"\x1f" + content)
+
+
+def _uuid5(name: bytes) -> str:
     # uuid.uuid5 spelled out: the same bytes and bits, without building a UUID object per id.
-    name = f"{tenant_id}\x1f{question_id}\x1f{stage}".encode()
     raw = bytearray(hashlib.sha1(_NAMESPACE_BYTES + name, usedforsecurity=False).digest()[:16])
     raw[6] = (raw[6] & 0x0F) | 0x50  # version 5
     raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
@@ -171,7 +179,14 @@ class QuestionContext(Frozen):
     locale: Name
     thread_id: Name | None = None
     routing: RoutingSnapshot
-    deadline_at: datetime
+    deadline_at: datetime = Field(description=(
+        "When the question's work must be done. Set when it is planned; the evidence stage "
+        "moves it to when it takes the question up plus what was left of the budget (never "
+        "past expires_at), so time spent waiting in a queue is not charged to it."))
+    expires_at: datetime | None = Field(default=None, description=(
+        "The latest moment a source may be asked: when the gateway first saw the question, "
+        "plus its budget, plus the wait allowed in the queues. A question taken up later is not "
+        "looked up and ends timed_out. Absent: no bound."))
     upstream_sources: list[UpstreamSource] = Field(default_factory=list, max_length=MAX_ITEMS)
     stage_timings_ms: dict[str, float] = Field(default_factory=dict, max_length=MAX_TERMS)
 

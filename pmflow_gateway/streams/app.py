@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from itertools import chain
 from typing import Any
 
-from aiokafka import ConsumerRecord
+from aiokafka import AIOKafkaConsumer, ConsumerRecord
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from faststream import FastStream
 from faststream.kafka import KafkaBroker
@@ -16,7 +16,9 @@ from faststream.middlewares import AckPolicy
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import Topics
 from pmflow_gateway.settings import Settings
+from pmflow_gateway.streams.consumer_state import fetch_position
 from pmflow_gateway.streams.health import CONSUMER_LAG, GUARANTEE, IN_FLIGHT, HealthServer
+from pmflow_gateway.streams.parallel import OrderedExecutor
 from pmflow_gateway.streams.publisher import EventPublisher
 from pmflow_gateway.streams.runner import RunnerConfig, StageRunner, group_id
 from pmflow_gateway.streams.stages import STAGES
@@ -176,14 +178,8 @@ class Processor:
     def refresh_metrics(self) -> None:
         for runner in self.runners:
             IN_FLIGHT.labels(runner.stage.name).set(runner.executor.in_flight)
-            if runner.consumer is None:
-                continue
-            lag = 0
-            for tp in runner.consumer.assignment():
-                high = runner.consumer.highwater(tp)
-                done = runner.executor.committed_offsets().get(tp, 0)
-                lag += max((high or 0) - done, 0)
-            CONSUMER_LAG.labels(runner.stage.name).set(lag)
+            if runner.consumer is not None:
+                CONSUMER_LAG.labels(runner.stage.name).set(lag(runner.consumer, runner.executor))
 
     async def _drain(self) -> None:
         if self.health is not None:
@@ -206,3 +202,18 @@ class Processor:
         await self._drain()
         await self.broker.stop()
         await self._close()
+
+
+def lag(consumer: AIOKafkaConsumer, executor: OrderedExecutor) -> int:
+    """Records of the consumer's partitions still to be done and committed: from the first
+    whose commit is to come (or, on a partition nothing was taken from yet, from where the
+    consumer fetches) to the partition's end as a read_committed reader sees it."""
+    started = executor.not_committed_from()
+    total = 0
+    for tp in consumer.assignment():
+        end = consumer.last_stable_offset(tp)
+        end = consumer.highwater(tp) if end is None else end
+        start = started.get(tp, fetch_position(consumer, tp))
+        if end is not None and start >= 0:
+            total += max(end - start, 0)
+    return total

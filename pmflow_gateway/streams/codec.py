@@ -10,6 +10,7 @@ from typing import Any, TypeVar, cast
 import orjson
 from pydantic import BaseModel, ValidationError
 
+from pmflow_gateway.contract.broken_characters import lone_surrogates_replaced
 from pmflow_gateway.schemas.events import SCHEMA_VERSION
 
 E = TypeVar("E", bound=BaseModel)
@@ -54,7 +55,16 @@ def _decode(model: type[E], value: bytes) -> E:
     try:
         return model.model_validate_json(value)
     except ValidationError as exc:
+        repaired = lone_surrogates_replaced(value) if _surrogate_error(exc) else None
+        if repaired is not None:
+            return _decode(model, repaired)
         raise Poison(_why(exc, value)) from None
+
+
+def _surrogate_error(exc: ValidationError) -> bool:
+    first = exc.errors(include_url=False, include_input=False)[0]
+    return first["type"] == "json_invalid" and (
+        "surrogate" in first["msg"] or "hex escape" in first["msg"])
 
 
 # Stages of one process that read the same topic (render and memory both read every answer)

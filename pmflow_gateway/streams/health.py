@@ -28,7 +28,12 @@ GUARANTEE = Gauge("pmflow_processing_guarantee",
 TRANSACTIONS = Counter("pmflow_transactions_total",
                        "Exactly-once commit transactions, by stage and outcome",
                        ["stage", "outcome"])
-CONSUMER_LAG = Gauge("pmflow_consumer_lag", "Records not yet consumed, by stage", ["stage"])
+CONSUMER_LAG = Gauge("pmflow_consumer_lag",
+                     "Records of the assigned partitions not yet done and committed, by stage",
+                     ["stage"])
+QUEUE_WAIT = Histogram("pmflow_queue_wait_seconds",
+                       "Time from a record's write to its stage taking it up, by stage",
+                       ["stage"], buckets=(.01, .05, .1, .5, 1, 5, 10, 30, 60, 120, 300))
 
 question_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("question_id",
                                                                             default=None)

@@ -4,6 +4,8 @@ FastStream processes one message at a time per partition when it commits after e
 Here a batch subscriber hands each record to `OrderedExecutor`, which runs it as a task:
 
 - records with the same key (one question) run one after another, in offset order;
+  records without a key are each their own lane (nothing to keep in order: a producer that
+  sets no key spreads one question's records over partitions anyway);
 - records with different keys run concurrently, up to `max_in_flight` at once (the batch
   handler waits for a free slot, so fetching stops while the executor is full);
 - the offset committed for a partition is the end of its contiguous prefix of finished
@@ -31,15 +33,18 @@ Process = Callable[[ConsumerRecord], Awaitable[None]]
 class PartitionProgress:
     """Offsets of one partition in arrival order, and how far they are finished without a gap."""
 
-    __slots__ = ("_done", "_order", "committed", "finished_upto")
+    __slots__ = ("_done", "_order", "committed", "finished_upto", "first")
 
     def __init__(self) -> None:
         self._order: deque[int] = deque()
         self._done: set[int] = set()
         self.finished_upto: int | None = None  # one past the finished prefix
         self.committed: int | None = None  # the last offset the broker accepted
+        self.first: int | None = None  # the first offset taken: the ones before were done
 
     def started(self, offset: int) -> None:
+        if self.first is None:
+            self.first = offset
         self._order.append(offset)
 
     def finished(self, offset: int) -> None:
@@ -47,13 +52,21 @@ class PartitionProgress:
 
     def commit_point(self) -> int | None:
         """The offset to commit now (one past the finished prefix), or None if unchanged."""
+        self._advance()
+        if self.finished_upto is None or self.finished_upto == self.committed:
+            return None
+        return self.finished_upto
+
+    def position(self) -> int | None:
+        """The first offset not finished: every record before it is. None before the first."""
+        self._advance()
+        return self._order[0] if self._order else self.finished_upto
+
+    def _advance(self) -> None:
         while self._order and self._order[0] in self._done:
             offset = self._order.popleft()
             self._done.discard(offset)
             self.finished_upto = offset + 1
-        if self.finished_upto is None or self.finished_upto == self.committed:
-            return None
-        return self.finished_upto
 
     @property
     def in_flight(self) -> int:
@@ -67,7 +80,7 @@ class OrderedExecutor:
         self._process = process
         self._slots = asyncio.Semaphore(max_in_flight)
         self._progress: dict[TopicPartition, PartitionProgress] = {}
-        self._tails: dict[tuple[TopicPartition, bytes | None], asyncio.Task[None]] = {}
+        self._tails: dict[tuple[TopicPartition, bytes | int], asyncio.Task[None]] = {}
         self._tasks: dict[TopicPartition, set[asyncio.Task[None]]] = {}
         self.finished = asyncio.Event()  # set when a record finishes; the committer clears it
         self.closing = False
@@ -88,7 +101,7 @@ class OrderedExecutor:
         tp = TopicPartition(record.topic, record.partition)
         progress = self._progress.setdefault(tp, PartitionProgress())
         progress.started(record.offset)
-        chain_key = (tp, record.key)
+        chain_key = (tp, record.key if record.key is not None else record.offset)
         before = self._tails.get(chain_key)
         task = asyncio.create_task(self._run(record, tp, progress, before))
         self._tails[chain_key] = task
@@ -109,7 +122,7 @@ class OrderedExecutor:
         finally:
             self._slots.release()
 
-    def _forget(self, tp: TopicPartition, chain_key: tuple[TopicPartition, bytes | None],
+    def _forget(self, tp: TopicPartition, chain_key: tuple[TopicPartition, bytes | int],
                 task: asyncio.Task[None]) -> None:
         if self._tails.get(chain_key) is task:
             del self._tails[chain_key]
@@ -127,6 +140,11 @@ class OrderedExecutor:
                 points[tp] = point
         return points
 
+    def positions(self) -> dict[TopicPartition, int]:
+        """Per partition, the first offset not finished (see `PartitionProgress.position`)."""
+        found = {tp: p.position() for tp, p in self._progress.items()}
+        return {tp: position for tp, position in found.items() if position is not None}
+
     def committed(self, points: dict[TopicPartition, int]) -> None:
         for tp, offset in points.items():
             if tp in self._progress:
@@ -134,6 +152,12 @@ class OrderedExecutor:
 
     def committed_offsets(self) -> dict[TopicPartition, int]:
         return {tp: p.committed for tp, p in self._progress.items() if p.committed is not None}
+
+    def not_committed_from(self) -> dict[TopicPartition, int]:
+        """Per partition taken, the first offset whose commit is still to come."""
+        found = {tp: p.committed if p.committed is not None else p.first
+                 for tp, p in self._progress.items()}
+        return {tp: offset for tp, offset in found.items() if offset is not None}
 
     def revoke(self, partitions: Iterable[TopicPartition]) -> int:
         """Abandon the in-flight work of lost partitions; returns how many tasks were cancelled."""

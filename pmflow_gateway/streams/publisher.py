@@ -19,7 +19,7 @@ from pmflow_gateway.streams.delivery import (
     key_partitioner,
     refusal,
 )
-from pmflow_gateway.streams.transactional import Output, held_outputs
+from pmflow_gateway.streams.outbox import Output, held_outputs
 from pmflow_gateway.tracing import publishing
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ import asyncio
 import base64
 import contextlib
 import logging
-import uuid
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +17,7 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, ConsumerRecord, TopicPartition
 from opentelemetry.trace import Span
 
+from pmflow_gateway.contract.envelopes import identified
 from pmflow_gateway.ports import Deps, Publisher, Unpublishable
 from pmflow_gateway.schemas import DeadLettered, Topics
 from pmflow_gateway.schemas.contracts import Frozen
@@ -24,6 +25,7 @@ from pmflow_gateway.schemas.events import Envelope
 from pmflow_gateway.streams.codec import Poison, decode, record_headers
 from pmflow_gateway.streams.health import (
     DEAD_LETTERS,
+    QUEUE_WAIT,
     STAGE_SECONDS,
     question_id_var,
     record_outcome,
@@ -71,7 +73,8 @@ class StageRunner:
         self.find_consumer: Callable[[], AIOKafkaConsumer | None] = lambda: self.consumer
         self._commit_task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
-        self._seconds = STAGE_SECONDS.labels(stage.name)  # the labelled child, looked up once
+        self._seconds = STAGE_SECONDS.labels(stage.name)  # the labelled children, looked up once
+        self._waited = QUEUE_WAIT.labels(stage.name)
         self.counts = {"processed": 0, "skipped": 0, "dead_lettered": 0, "failed": 0}
 
     def _bound(self) -> Deps:
@@ -89,6 +92,7 @@ class StageRunner:
             await self.executor.submit(record)
 
     async def process(self, record: ConsumerRecord) -> None:
+        self._waited.observe(max(time.time() - record.timestamp / 1000, 0.0))
         timer = self._seconds.time()
         headers = record_headers(record.headers)
         with timer, consuming(topic=record.topic, partition=record.partition,
@@ -165,9 +169,8 @@ class StageRunner:
             original = value.decode("utf-8")
         except UnicodeDecodeError:
             original = "base64:" + base64.b64encode(value).decode()
-        letter = DeadLettered(
-            event_id=str(uuid.uuid5(uuid.NAMESPACE_URL,
-                                    f"{record.topic}/{record.partition}/{record.offset}")),
+        letter = identified(DeadLettered(
+            event_id="",
             question_id=event.question_id if event else _key(record),
             tenant_id=event.tenant_id if event else None,
             occurred_at=self._bound().clock.now(),
@@ -179,7 +182,7 @@ class StageRunner:
             original_headers={k[:200]: v[:1000].decode("utf-8", "replace")
                               for k, v in record_headers(record.headers)[:64]},
             original_value=original[:65536],
-        )
+        ))
         log.warning("dead-lettered %s/%d/%d: %s", record.topic, record.partition, record.offset,
                     reason)
         try:

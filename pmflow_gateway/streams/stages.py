@@ -8,14 +8,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from opentelemetry.trace import Span
 
 from pmflow_gateway import tracing
+from pmflow_gateway.contract.envelopes import identified
 from pmflow_gateway.handlers.answer import verify_and_compose
-from pmflow_gateway.handlers.evidence import collect_evidence
-from pmflow_gateway.handlers.failure import failed_answer
+from pmflow_gateway.handlers.evidence import collect_evidence, never_asked
+from pmflow_gateway.handlers.failure import failed_answer, timed_out_answer
 from pmflow_gateway.handlers.feedback import remember_feedback
 from pmflow_gateway.handlers.memory import preferred_domain_hints, remember_answer
 from pmflow_gateway.handlers.plan import is_for_us, plan_question
@@ -62,7 +63,13 @@ class Stage(Generic[In, Out]):
 
     async def call(self, deps: Deps, event: In, retry: Retries,
                    on_retry: OnRetry | None = None) -> Out:
-        """The core's output, trying again after a failure; the last failure is raised."""
+        """The core's output named by its content, trying again after a failure; the last
+        failure is raised."""
+        output = await self._tries(deps, event, retry, on_retry)
+        return cast(Out, identified(output)) if output is not None else output
+
+    async def _tries(self, deps: Deps, event: In, retry: Retries,
+                     on_retry: OnRetry | None) -> Out:
         delay = retry.backoff_s
         for attempt in range(1, retry.retries + 1):
             try:
@@ -91,6 +98,8 @@ async def _evidence(g: Deps, e: PlanCreated) -> EvidenceCollected:
 
 
 async def _answer(g: Deps, e: EvidenceCollected) -> AnswerReady:
+    if never_asked(e):  # no evidence was looked for: nothing for the verifier to judge
+        return timed_out_answer(e, clock=g.clock)
     return await verify_and_compose(e, clock=g.clock, composer=g.composer)
 
 
@@ -109,7 +118,7 @@ async def _feedback(g: Deps, e: FeedbackGiven) -> None:
 
 
 def _failed(g: Deps, e: RouteDecided | PlanCreated | EvidenceCollected, reason: str) -> AnswerReady:
-    return failed_answer(e, reason, clock=g.clock)
+    return identified(failed_answer(e, reason, clock=g.clock))
 
 
 PLAN: Stage[RouteDecided, PlanCreated | None] = Stage(

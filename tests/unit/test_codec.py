@@ -134,3 +134,21 @@ def test_a_shared_record_is_decoded_once_and_poison_is_refused_every_time() -> N
     for _ in range(2):
         with pytest.raises(Poison):
             decode(RouteDecided, bad, max_bytes=MAX, shared=True)
+
+
+@pytest.mark.parametrize("escape", [rb"\ud800", rb"\udfff", rb"\ud83d\ud83d", rb"x\ud800"])
+def test_a_lone_surrogate_escape_becomes_a_replacement_character(escape: bytes) -> None:
+    """JSON's grammar allows half a surrogate pair (a question cut inside an emoji); no text
+    can hold one, so it is read as U+FFFD and the question is answered."""
+    value = orjson.dumps(ROUTE_DECIDED).replace(b'"question":"', b'"question":"' + escape)
+    event = decode(RouteDecided, value, max_bytes=MAX)
+    assert event.question.endswith(ROUTE_DECIDED["question"])
+    assert "\ufffd" in event.question
+    assert decode(RouteDecided, encode(event), max_bytes=MAX) == event
+
+
+def test_keys_that_differ_only_in_broken_characters_are_refused() -> None:
+    value = orjson.dumps(ROUTE_DECIDED).replace(
+        b'"probe_snapshot":{}', rb'"probe_snapshot":{"\ud800":1,"\udc00":2}')
+    with pytest.raises(Poison, match="undecodable"):
+        decode(RouteDecided, value, max_bytes=MAX)

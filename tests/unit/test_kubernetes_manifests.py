@@ -74,3 +74,12 @@ def test_keda_scales_the_workers_on_each_stage_group_lag() -> None:
         assert int(trigger["lagThreshold"]) > 0
     assert 1 <= scaled["spec"]["minReplicaCount"] <= scaled["spec"]["maxReplicaCount"] \
         <= int(config["PMFLOW_TOPIC_PARTITIONS"])
+
+
+def test_keda_scales_the_evidence_stage_on_the_wait_the_workers_export() -> None:
+    from pmflow_gateway.streams.health import QUEUE_WAIT
+
+    [scaled] = by_kind("ScaledObject").values()
+    [waited] = [t for t in scaled["spec"]["triggers"] if t["type"] == "prometheus"]
+    assert f'{QUEUE_WAIT._name}_bucket{{stage="evidence"}}' in waited["metadata"]["query"]
+    assert "evidence" in STAGES and float(waited["metadata"]["threshold"]) > 0

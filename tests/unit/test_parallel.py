@@ -49,6 +49,25 @@ async def test_different_keys_run_concurrently_same_key_in_order() -> None:
     assert executor.commit_points() == {TP: 3}
 
 
+async def test_records_without_a_key_do_not_wait_for_each_other() -> None:
+    release = asyncio.Event()
+    done: list[int] = []
+
+    async def process(rec: ConsumerRecord) -> None:
+        if rec.offset == 0:
+            await release.wait()
+        done.append(rec.offset)
+
+    executor = OrderedExecutor(process, max_in_flight=10)
+    for offset in range(3):
+        await executor.submit(record(offset, None))
+    await asyncio.sleep(0.01)
+    assert done == [1, 2]
+    release.set()
+    assert await executor.drain(1.0)
+    assert executor.commit_points() == {TP: 3}
+
+
 async def test_a_failed_record_blocks_the_commit_point() -> None:
     async def process(rec: ConsumerRecord) -> None:
         if rec.offset == 1:

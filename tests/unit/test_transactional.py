@@ -10,10 +10,12 @@ from aiokafka import ConsumerRecord, TopicPartition
 
 from pmflow_gateway.ports import Unpublishable
 from pmflow_gateway.schemas import DeadLettered
+from pmflow_gateway.streams import done_map
 from pmflow_gateway.streams.delivery import MAX_REQUEST_BYTES
+from pmflow_gateway.streams.outbox import held_outputs
 from pmflow_gateway.streams.parallel import OrderedExecutor
 from pmflow_gateway.streams.publisher import EventPublisher
-from pmflow_gateway.streams.transactional import TransactionalCommits, held_outputs
+from pmflow_gateway.streams.transactional import TransactionalCommits
 from tests.support.records import record
 
 TP = TopicPartition("t", 0)
@@ -99,3 +101,54 @@ async def test_an_output_too_large_for_any_request_is_refused_when_held() -> Non
     with pytest.raises(Unpublishable, match="MessageSizeTooLarge"):
         await txn.collecting(process)(record(1, b"q"))
     assert txn._take(TP, 2) == {}
+
+
+def test_the_done_map_lists_the_finished_offsets_after_the_committed_one() -> None:
+    assert done_map.encode(100, []) == ""
+    for done in [{101}, {105, 107, 230}, set(range(101, 101 + done_map.SPAN))]:
+        metadata = done_map.encode(100, done)
+        assert done_map.decode(100, metadata) == done
+        assert len(metadata) < 4096 // 2  # far below the broker's default limit
+    with pytest.raises(ValueError):
+        done_map.encode(100, {100})  # the committed offset itself is not done
+    with pytest.raises(ValueError):
+        done_map.encode(100, {101 + done_map.SPAN})
+    assert done_map.decode(100, "some other tool's note") == set()
+    assert done_map.decode(100, "done1:!!not base64") == set()
+
+
+async def test_a_record_the_last_commit_lists_as_done_is_not_run_again() -> None:
+    txn = commits()
+    txn._committed_as(TP, (10, done_map.encode(10, {12, 13})), {12, 13})
+    ran: list[int] = []
+
+    async def process(r: ConsumerRecord) -> None:
+        ran.append(r.offset)
+
+    executor = OrderedExecutor(txn.collecting(process), max_in_flight=8)
+    for offset in range(10, 15):
+        await executor.submit(record(offset, bytes([offset])))
+    assert await executor.drain(1)
+    assert ran == [10, 11, 14]
+    assert executor.positions() == {TP: 15}
+    assert sorted(txn._take(TP, 100)) == [10, 11, 14]  # the skipped ones hold no outputs
+
+
+async def test_records_finished_behind_a_slow_one_are_taken_for_the_next_transaction() -> None:
+    txn = commits()
+    release = asyncio.Event()
+
+    async def process(r: ConsumerRecord) -> None:
+        if r.offset == 0:
+            await release.wait()
+
+    executor = OrderedExecutor(txn.collecting(process), max_in_flight=8)
+    for offset in range(4):
+        await executor.submit(record(offset, bytes([offset])))
+    await asyncio.sleep(0.01)
+    assert executor.positions() == {TP: 0}  # the slow one is the first not finished
+    assert txn._finished_within(TP, 0)
+    assert sorted(txn._take(TP, done_map.SPAN + 1)) == [1, 2, 3]
+    release.set()
+    assert await executor.drain(1)
+    assert executor.positions() == {TP: 4}

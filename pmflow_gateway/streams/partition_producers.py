@@ -1,0 +1,69 @@
+"""The transactional producers of one exactly-once stage: one per input partition.
+
+aiokafka's `send_offsets_to_transaction` takes the group id as a string, not the consumer's
+group metadata, so the broker cannot fence a zombie by group generation. Each stage therefore
+uses one `transactional_id` per input partition. Whoever is assigned a partition starts (or
+keeps) that id's producer, which bumps its epoch: a worker that lost the partition (paused,
+partitioned) can no longer commit for it, and the transaction it had open is aborted. The new
+owner reads the committed offset only after that, so it resumes exactly where the last
+committed transaction ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from aiokafka import AIOKafkaProducer, TopicPartition
+
+from pmflow_gateway.streams.delivery import MAX_REQUEST_BYTES
+
+
+class PartitionProducers:
+    def __init__(self, *, bootstrap: str, group_id: str, timeout_s: float) -> None:
+        self._bootstrap = bootstrap
+        self._group_id = group_id
+        self._timeout_s = timeout_s
+        self._producers: dict[TopicPartition, AIOKafkaProducer] = {}
+
+    def get(self, tp: TopicPartition) -> AIOKafkaProducer | None:
+        return self._producers.get(tp)
+
+    async def open(self, tp: TopicPartition) -> AIOKafkaProducer:
+        """The partition's producer, started (and earlier owners fenced) if it was not."""
+        producer = self._producers.get(tp)
+        if producer is None:
+            producer = AIOKafkaProducer(
+                bootstrap_servers=self._bootstrap,
+                transactional_id=f"{self._group_id}.{tp.topic}.{tp.partition}",
+                enable_idempotence=True,
+                acks="all",
+                max_request_size=MAX_REQUEST_BYTES,
+                max_batch_size=512 * 1024,
+            )
+            try:
+                await asyncio.wait_for(producer.start(), self._timeout_s)
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    await producer.stop()
+                raise
+            self._producers[tp] = producer
+        return producer
+
+    def forget(self, tp: TopicPartition) -> None:
+        """Rebuild the producer on next use, without a word to it (cancelled mid-commit):
+        starting the id again ends whatever it left open."""
+        self._producers.pop(tp, None)
+
+    async def drop(self, tp: TopicPartition) -> None:
+        producer = self._producers.pop(tp, None)
+        if producer is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(producer.stop(), self._timeout_s)
+
+    async def keep_only(self, partitions: set[TopicPartition]) -> None:
+        for tp in set(self._producers) - partitions:
+            await self.drop(tp)
+
+    async def close(self) -> None:
+        await self.keep_only(set())
