@@ -52,8 +52,8 @@ class ToolSession(Protocol):
         """Open the connection now; raises when the server cannot be reached."""
         ...
 
-    async def reset(self) -> None:
-        """Drop the connection; the next call opens a new one."""
+    def retire(self) -> None:
+        """Send the next calls to a new connection; calls in flight finish on this one."""
         ...
 
     async def aclose(self) -> None: ...
@@ -71,9 +71,9 @@ class McpAdapter:
         self.session: ToolSession = session or McpSession(config)
         self.breaker = CircuitBreaker(failure_threshold=config.failure_threshold,
                                       cooldown_s=config.cooldown_s, clock=monotonic)
+        self._slots = asyncio.Semaphore(config.max_concurrent_calls)
         self._now = now
         self._monotonic = monotonic
-        self._resets: set[asyncio.Task[None]] = set()
 
     async def collect(self, plan: ExternalQueryPlan, *, timeout_s: float) -> AdapterResult:
         deadline = self._monotonic() + timeout_s
@@ -94,7 +94,6 @@ class McpAdapter:
         return None
 
     async def aclose(self) -> None:
-        await asyncio.gather(*self._resets, return_exceptions=True)
         await self.session.aclose()
 
     def _queries(self, plan: ExternalQueryPlan) -> list[str]:
@@ -114,8 +113,8 @@ class McpAdapter:
         tool = self.config.search_tool
         assert tool is not None
         arguments = fill_arguments(self.config.search_args, plan, query=query)
-        return await self._call(tool, arguments, deadline,
-                                lambda result: hits_from_search(result, now=self._now()))
+        return await self._call(tool, arguments, deadline, lambda result: hits_from_search(
+            result, now=self._now(), limit=self.config.max_hits))
 
     async def _fetch(self, url: str, plan: ExternalQueryPlan,
                      deadline: float) -> tuple[list[Hit], AdapterAttempt]:
@@ -145,10 +144,19 @@ class McpAdapter:
         timeout = min(self.config.timeout_s, deadline - started)
         if timeout <= 0:  # checked first: a call we never make must not take the probe slot
             return [], attempt("timeout", started, error="no time left in the question budget")
-        if not self.breaker.allow():
+        if self.breaker.refusing():
             return [], attempt("circuit_open", started, error=f"circuit open for {server}")
+        until = asyncio.get_running_loop().time() + timeout
         try:
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout_at(until):
+                await self._slots.acquire()
+        except TimeoutError:
+            return [], attempt("busy", started, error=f"all {self.config.max_concurrent_calls} "
+                               f"call slots of {server} stayed taken for {timeout:.2f}s")
+        try:
+            if not self.breaker.allow():
+                return [], attempt("circuit_open", started, error=f"circuit open for {server}")
+            async with asyncio.timeout_at(until):
                 result = await self.session.call_tool(tool, arguments)
         except TimeoutError:
             self._record_failure()
@@ -156,11 +164,12 @@ class McpAdapter:
         except Exception as exc:
             self._record_failure()
             return [], attempt("error", started, error=_describe(exc))
-        if result.is_error:
-            # The server answered, so the connection is healthy; the tool refused this call.
-            self.breaker.record_success()
-            return [], attempt("error", started, error=tool_error_text(result) or "tool error")
+        finally:
+            self._slots.release()
+        # The server answered (even a tool error), so the connection is healthy.
         self.breaker.record_success()
+        if result.is_error:
+            return [], attempt("error", started, error=tool_error_text(result) or "tool error")
         try:
             hits = parse(result)
         except Exception as exc:  # a result shape nobody foresaw is this call's failure only
@@ -168,15 +177,10 @@ class McpAdapter:
         return hits, attempt("ok" if hits else "empty", started, count=len(hits))
 
     def _record_failure(self) -> None:
-        """Count a failure; when it opens the circuit, also restart the connection (in the
-        background: a wedged stdio server takes seconds to stop) so the half-open probe does
-        not go to the same stuck process."""
-        was_open = self.breaker.state == "open"  # calls already in flight when it opened
-        self.breaker.record_failure()
-        if self.breaker.state == "open" and not was_open:
-            task = asyncio.create_task(self.session.reset())
-            self._resets.add(task)
-            task.add_done_callback(self._resets.discard)
+        """Count a failure; when it opens the circuit, later calls (the probes) go to a new
+        connection, so a wedged stdio server is not asked again. Calls in flight go on."""
+        if self.breaker.record_failure():
+            self.session.retire()
 
     def _merge(self, outcomes: list[tuple[list[Hit], AdapterAttempt]],
                plan: ExternalQueryPlan) -> list[ExternalEvidence]:
