@@ -65,7 +65,7 @@ def build_adapters(settings: Settings) -> list[EvidenceAdapter]:
         engine_limits=HostLimits(settings.live_search_engine_rate,
                                  settings.live_search_engine_burst),
         page_limits=HostLimits(settings.live_search_host_rate, settings.live_search_host_burst))
-    return [*adapters_from_config(settings.mcp_config), fallback]
+    return [*adapters_from_config(settings.mcp_config, settings.fetch_allow_hosts), fallback]
 
 
 async def start_mcp_servers(adapters: list[EvidenceAdapter], timeout_s: float) -> None:

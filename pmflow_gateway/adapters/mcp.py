@@ -2,14 +2,16 @@
 
 Per question it runs the plan's search queries (and configured page fetches) concurrently on
 a long-lived session, turns the results into `ExternalEvidence`, and records every call as
-an `AdapterAttempt`. It never raises for a server's failure: failures are attempts.
+an `AdapterAttempt`. It never raises for a server's failure: failures are attempts. A result
+URL becomes evidence only if it passes the same address rule as a fetched page.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from string import Formatter
@@ -26,6 +28,7 @@ from pmflow_gateway.adapters.mcp_results import (
     tool_error_text,
 )
 from pmflow_gateway.adapters.mcp_session import CircuitBreaker, McpSession
+from pmflow_gateway.contract.addresses import allow_keys, url_refusal
 from pmflow_gateway.contract.scoring import (
     FRESH_ENOUGH,
     authority_score,
@@ -65,9 +68,13 @@ class McpAdapter:
     name = ADAPTER
 
     def __init__(self, config: McpServerConfig, *, session: ToolSession | None = None,
+                 allow_hosts: Iterable[str] = (),
                  now: Callable[[], datetime] = lambda: datetime.now(UTC),
                  monotonic: Callable[[], float] = time.monotonic) -> None:
+        """`allow_hosts` is the fetcher's allow-list (tests only): result URLs on those
+        `host:port`s pass the address rule despite a private address or local name."""
         self.config = config
+        self._allow = allow_keys(allow_hosts)
         self.session: ToolSession = session or McpSession(config)
         self.breaker = CircuitBreaker(failure_threshold=config.failure_threshold,
                                       cooldown_s=config.cooldown_s, clock=monotonic)
@@ -132,49 +139,60 @@ class McpAdapter:
     async def _call(self, tool: str, arguments: dict[str, Any], deadline: float,
                     parse: Callable[[CallToolResult], list[Hit]],
                     ) -> tuple[list[Hit], AdapterAttempt]:
-        server = self.config.name
-
-        def attempt(outcome: str, started: float, count: int = 0,
-                    error: str | None = None) -> AdapterAttempt:
-            latency = round((self._monotonic() - started) * 1000, 3)
-            return AdapterAttempt(adapter=ADAPTER, server=server, tool=tool, outcome=outcome,
-                                  latency_ms=latency, evidence_count=count, error=error)
-
         started = self._monotonic()
-        timeout = min(self.config.timeout_s, deadline - started)
-        if timeout <= 0:  # checked first: a call we never make must not take the probe slot
-            return [], attempt("timeout", started, error="no time left in the question budget")
+
+        def attempt(outcome: str, count: int = 0, error: str | None = None) -> AdapterAttempt:
+            latency = round((self._monotonic() - started) * 1000, 3)
+            return AdapterAttempt(adapter=ADAPTER, server=self.config.name, tool=tool,
+                                  outcome=outcome, latency_ms=latency, evidence_count=count,
+                                  error=error)
+
+        result = await self._send(tool, arguments,
+                                  budget_s=min(self.config.timeout_s, deadline - started))
+        if isinstance(result, _Unanswered):
+            return [], attempt(result.outcome, error=result.why)
+        if result.is_error:
+            return [], attempt("error", error=tool_error_text(result) or "tool error")
+        try:
+            hits = parse(result)
+        except Exception as exc:  # a result shape nobody foresaw is this call's failure only
+            return [], attempt("error", error=f"unreadable result: {_describe(exc)}")
+        verdicts = [(hit, url_refusal(hit.url, self._allow)) for hit in hits]
+        kept = [hit for hit, refusal in verdicts if refusal is None]
+        refused = [refusal for _, refusal in verdicts if refusal is not None]
+        note = f"{len(refused)} hit(s) refused: {refused[0]}" if refused else None
+        return kept, attempt("ok" if kept else "empty", count=len(kept), error=note)
+
+    async def _send(self, tool: str, arguments: dict[str, Any], *,
+                    budget_s: float) -> CallToolResult | _Unanswered:
+        """One call through the breaker and this server's slots, within `budget_s`."""
+        server, timeout = self.config.name, budget_s
+        if timeout <= 0:  # checked first: a call never made takes no slot and no probe
+            return _Unanswered("timeout", "no time left in the question budget")
         if self.breaker.refusing():
-            return [], attempt("circuit_open", started, error=f"circuit open for {server}")
+            return _Unanswered("circuit_open", f"circuit open for {server}")
         until = asyncio.get_running_loop().time() + timeout
         try:
             async with asyncio.timeout_at(until):
                 await self._slots.acquire()
         except TimeoutError:
-            return [], attempt("busy", started, error=f"all {self.config.max_concurrent_calls} "
-                               f"call slots of {server} stayed taken for {timeout:.2f}s")
+            return _Unanswered("busy", f"all {self.config.max_concurrent_calls} call slots "
+                               f"of {server} stayed taken for {timeout:.2f}s")
         try:
             if not self.breaker.allow():
-                return [], attempt("circuit_open", started, error=f"circuit open for {server}")
+                return _Unanswered("circuit_open", f"circuit open for {server}")
             async with asyncio.timeout_at(until):
                 result = await self.session.call_tool(tool, arguments)
         except TimeoutError:
             self._record_failure()
-            return [], attempt("timeout", started, error=f"no answer within {timeout:.2f}s")
+            return _Unanswered("timeout", f"no answer within {timeout:.2f}s")
         except Exception as exc:
             self._record_failure()
-            return [], attempt("error", started, error=_describe(exc))
+            return _Unanswered("error", _describe(exc))
         finally:
             self._slots.release()
-        # The server answered (even a tool error), so the connection is healthy.
-        self.breaker.record_success()
-        if result.is_error:
-            return [], attempt("error", started, error=tool_error_text(result) or "tool error")
-        try:
-            hits = parse(result)
-        except Exception as exc:  # a result shape nobody foresaw is this call's failure only
-            return [], attempt("error", started, error=f"unreadable result: {_describe(exc)}")
-        return hits, attempt("ok" if hits else "empty", started, count=len(hits))
+        self.breaker.record_success()  # the server answered (even a tool error): it is healthy
+        return result
 
     def _record_failure(self) -> None:
         """Count a failure; when it opens the circuit, later calls (the probes) go to a new
@@ -220,6 +238,14 @@ class McpAdapter:
                           "published_at": hit.published_at.isoformat() if hit.published_at
                           else None},
         )
+
+
+@dataclass(frozen=True)
+class _Unanswered:
+    """A call that brought no result: the attempt's outcome and why."""
+
+    outcome: str
+    why: str
 
 
 def plan_values(plan: ExternalQueryPlan, **extra: Any) -> dict[str, Any]:
@@ -274,6 +300,6 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:300]
 
 
-def adapters_from_config(path: Path | None) -> list[McpAdapter]:
+def adapters_from_config(path: Path | None, allow_hosts: Iterable[str] = ()) -> list[McpAdapter]:
     """One adapter per configured server (`PMFLOW_MCP_CONFIG`), in the file's order."""
-    return [McpAdapter(config) for config in load_servers(path)]
+    return [McpAdapter(config, allow_hosts=allow_hosts) for config in load_servers(path)]
