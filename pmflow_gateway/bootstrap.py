@@ -94,6 +94,7 @@ async def build_deps(settings: Settings) -> Deps:
         store=store,
         composer=composer,
         memory_domain_hints=settings.memory_domain_hints,
+        remember_agent_questions=settings.agent_memory_writes,
         plan_defaults=PlanDefaults(deadline_ms=settings.deadline_ms,
                                    result_limit=settings.result_limit),
         closers=closers,

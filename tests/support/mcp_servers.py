@@ -5,10 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
 from pmflow_gateway.adapters.mcp_config import McpServerConfig
 from tests.support.processes import free_port, stop, wait_for_port
@@ -61,3 +65,11 @@ def hostile_http_server() -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         stop(process)
+
+
+@asynccontextmanager
+async def bearer_client(url: str, token: str) -> AsyncIterator[Client]:
+    """The SDK's client over streamable HTTP, sending `token` as its bearer credential."""
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http, \
+            Client(streamable_http_client(url, http_client=http)) as client:
+        yield client
