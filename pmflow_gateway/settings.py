@@ -61,8 +61,8 @@ class Settings(BaseSettings):
         default=9464, description="Port of /metrics, /healthz, /readyz (0: any free port; "
         "unset with an empty value: no server).")
     http_host: str = Field(
-        default="0.0.0.0", description="Address /metrics, /healthz, /readyz listen on "
-        "(127.0.0.1: this machine only).")
+        default="127.0.0.1", description="Address /metrics, /healthz, /readyz listen on "
+        "(0.0.0.0: every interface, as a container needs for its probes and scrapes).")
     jaeger_url: str = Field(
         default="http://127.0.0.1:16686",
         description="Jaeger query API that `pmflow-gateway trace` reads.")
