@@ -75,6 +75,25 @@ async def test_a_stall_costs_only_the_questions_it_touched() -> None:
     assert late == []
 
 
+@pytest.mark.slow
+async def test_opening_the_circuit_cancels_no_call_in_flight() -> None:
+    """40 questions wait on a server stalled for 3 s: half can wait 1 s, half 6 s. The short
+    ones fail and open the circuit; the long ones are still answered when the stall ends."""
+    with hostile_http_server() as url:
+        adapter = McpAdapter(hostile_http_config(url, timeout_s=10.0))
+        assert await adapter.warm_up(30) is None
+        async with Client(url) as control:
+            await control.call_tool("stall", {"seconds": 3.0})
+        try:
+            results = await asyncio.gather(*(adapter.collect(PLAN, timeout_s=1.0 + 5 * (n % 2))
+                                             for n in range(40)))
+        finally:
+            await adapter.aclose()
+    patient = [bool(r.items) for n, r in enumerate(results) if n % 2]
+    print(f"\ncircuit opened by the impatient; patient questions answered: {sum(patient)} of 20")
+    assert all(patient)
+
+
 async def collect_watched(adapter: McpAdapter, questions: int = 1) -> tuple[list[Any], float,
                                                                             float]:
     """The attempts of `questions` concurrent questions, the memory they added at the peak and
