@@ -65,7 +65,7 @@ def build_adapters(settings: Settings) -> list[EvidenceAdapter]:
         engine_limits=HostLimits(settings.live_search_engine_rate,
                                  settings.live_search_engine_burst),
         page_limits=HostLimits(settings.live_search_host_rate, settings.live_search_host_burst))
-    return [*adapters_from_config(settings.mcp_config), fallback]
+    return [*adapters_from_config(settings.mcp_config, settings.fetch_allow_hosts), fallback]
 
 
 async def start_mcp_servers(adapters: list[EvidenceAdapter], timeout_s: float) -> None:
@@ -94,6 +94,7 @@ async def build_deps(settings: Settings) -> Deps:
         store=store,
         composer=composer,
         memory_domain_hints=settings.memory_domain_hints,
+        remember_agent_questions=settings.agent_memory_writes,
         plan_defaults=PlanDefaults(deadline_ms=settings.deadline_ms,
                                    max_wait_ms=settings.max_wait_ms,
                                    result_limit=settings.result_limit),

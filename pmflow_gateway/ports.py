@@ -185,6 +185,8 @@ class Deps:
     store: MemoryStore
     composer: Composer
     memory_domain_hints: bool = False
+    remember_agent_questions: bool = False
+    """Whether questions agents asked through the MCP tools are remembered."""
     plan_defaults: PlanDefaults = field(default_factory=PlanDefaults)
     # What else the process opened (a chat model shared by planner and composer), closed first.
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)

@@ -68,8 +68,8 @@ class Settings(BaseSettings):
         default=9464, description="Port of /metrics, /healthz, /readyz (0: any free port; "
         "unset with an empty value: no server).")
     http_host: str = Field(
-        default="0.0.0.0", description="Address /metrics, /healthz, /readyz listen on "
-        "(127.0.0.1: this machine only).")
+        default="127.0.0.1", description="Address /metrics, /healthz, /readyz listen on "
+        "(0.0.0.0: every interface, as a container needs for its probes and scrapes).")
     jaeger_url: str = Field(
         default="http://127.0.0.1:16686",
         description="Jaeger query API that `pmflow-gateway trace` reads.")
@@ -103,8 +103,26 @@ class Settings(BaseSettings):
     llm_model: str = Field(default="gpt-4o-mini", description="Model name sent to it.")
     llm_api_key: str | None = Field(default=None, description="Bearer token for it.")
     llm_timeout_s: float = Field(default=8.0, gt=0, description="Per model call.")
+    agent_tokens_file: Path | None = Field(
+        default=None, description="TOML file of the bearer tokens `pmflow-gateway mcp --http` "
+        "accepts, each issued for one tenant (`[[tokens]]` with `tenant` and `token` or its hex "
+        "`sha256`); a caller's tenant is the one its token names. Required for --http.")
+    agent_tenant: str = Field(
+        default="local", min_length=1, max_length=200,
+        description="The tenant of `pmflow-gateway mcp` over stdio (the local user).")
+    agent_memory_writes: bool = Field(
+        default=False, description="Remember questions asked through the MCP tools (QA record "
+        "and route memory of the caller's tenant). In Kafka mode the workers read it.")
+    agent_allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="Host header values `pmflow-gateway mcp --http` "
+        "answers (`host:port`, `host:*`; comma-separated). Empty: this machine's names and the "
+        "bind address only, whatever the bind address.")
+    agent_sessions_per_tenant: int = Field(
+        default=8, ge=1, description="MCP sessions one tenant may hold open over HTTP.")
+    agent_session_idle_s: float = Field(
+        default=60.0, gt=0, description="An MCP session with no request for this long closes.")
 
-    @field_validator("fetch_allow_hosts", mode="before")
+    @field_validator("fetch_allow_hosts", "agent_allowed_hosts", mode="before")
     @classmethod
     def _comma_separated(cls, value: Any) -> Any:
         # An environment variable is text: "a.test,b.test" (a JSON list still works).

@@ -3,12 +3,16 @@ that published its input. Context crosses Kafka in the `traceparent`/`tracestate
 
 Configured by the standard `OTEL_*` variables. Without `OTEL_EXPORTER_OTLP_ENDPOINT` (or
 `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) no SDK is installed and the API's no-op tracer costs
-next to nothing.
+next to nothing. A collector that is away never holds the process: each export waits at most
+`OTEL_EXPORTER_OTLP_TIMEOUT` (default here 5 s), and the flush at shutdown at most
+`SHUTDOWN_S`, after which the spans not yet sent are dropped.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -20,7 +24,10 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from pmflow_gateway import SERVICE_NAME
 
 tracer = trace.get_tracer("pmflow_gateway")
+log = logging.getLogger(__name__)
 _configured = False
+SHUTDOWN_S = 5.0
+EXPORT_TIMEOUT_S = 5.0  # the SDK's default is 10 s a request
 
 
 def configure_tracing(service_name: str = SERVICE_NAME) -> bool:
@@ -36,8 +43,11 @@ def configure_tracing(service_name: str = SERVICE_NAME) -> bool:
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
     name = os.environ.get("OTEL_SERVICE_NAME", service_name)
-    provider = TracerProvider(resource=Resource.create({"service.name": name}))
-    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    timeout = None if _timeout_configured() else EXPORT_TIMEOUT_S
+    # Not at exit: `shutdown_tracing` stops it, bounded; the SDK's own exit hook is not.
+    provider = TracerProvider(resource=Resource.create({"service.name": name}),
+                              shutdown_on_exit=False)
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(timeout=timeout)))
     trace.set_tracer_provider(provider)
     instrument_libraries()
     _configured = True
@@ -59,11 +69,28 @@ def instrument_libraries() -> None:
         sql_spans.instrument(skip_dep_check=True)
 
 
-def shutdown_tracing() -> None:
+def _timeout_configured() -> bool:
+    return any(os.environ.get(name) for name in ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+                                                 "OTEL_EXPORTER_OTLP_TIMEOUT"))
+
+
+def shutdown_tracing(timeout_s: float = SHUTDOWN_S) -> bool:
+    """Send the spans still queued and stop the exporter, waiting at most `timeout_s`; False
+    when the collector did not take them in time (they are dropped, the process goes on)."""
     provider = trace.get_tracer_provider()
     shutdown = getattr(provider, "shutdown", None)
-    if callable(shutdown):
-        shutdown()
+    if not callable(shutdown):
+        return True
+    # The SDK's flush waits up to 30 s per batch for a collector that never answers; it runs
+    # in a daemon thread so that only this wait bounds it.
+    stopper = threading.Thread(target=shutdown, name="otel-shutdown", daemon=True)
+    stopper.start()
+    stopper.join(timeout_s)
+    if stopper.is_alive():
+        log.warning("the OTLP collector took no spans within %.1f s; the rest are dropped",
+                    timeout_s)
+        return False
+    return True
 
 
 Headers = Sequence[tuple[str, bytes]]

@@ -2,14 +2,16 @@
 
 Per question it runs the plan's search queries (and configured page fetches) concurrently on
 a long-lived session, turns the results into `ExternalEvidence`, and records every call as
-an `AdapterAttempt`. It never raises for a server's failure: failures are attempts.
+an `AdapterAttempt`. It never raises for a server's failure: failures are attempts. A result
+URL becomes evidence only if it passes the same address rule as a fetched page.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from string import Formatter
@@ -26,6 +28,7 @@ from pmflow_gateway.adapters.mcp_results import (
     tool_error_text,
 )
 from pmflow_gateway.adapters.mcp_session import CircuitBreaker, McpSession
+from pmflow_gateway.contract.addresses import allow_keys, url_refusal
 from pmflow_gateway.contract.scoring import (
     FRESH_ENOUGH,
     authority_score,
@@ -52,8 +55,8 @@ class ToolSession(Protocol):
         """Open the connection now; raises when the server cannot be reached."""
         ...
 
-    async def reset(self) -> None:
-        """Drop the connection; the next call opens a new one."""
+    def retire(self) -> None:
+        """Send the next calls to a new connection; calls in flight finish on this one."""
         ...
 
     async def aclose(self) -> None: ...
@@ -65,15 +68,19 @@ class McpAdapter:
     name = ADAPTER
 
     def __init__(self, config: McpServerConfig, *, session: ToolSession | None = None,
+                 allow_hosts: Iterable[str] = (),
                  now: Callable[[], datetime] = lambda: datetime.now(UTC),
                  monotonic: Callable[[], float] = time.monotonic) -> None:
+        """`allow_hosts` is the fetcher's allow-list (tests only): result URLs on those
+        `host:port`s pass the address rule despite a private address or local name."""
         self.config = config
+        self._allow = allow_keys(allow_hosts)
         self.session: ToolSession = session or McpSession(config)
         self.breaker = CircuitBreaker(failure_threshold=config.failure_threshold,
                                       cooldown_s=config.cooldown_s, clock=monotonic)
+        self._slots = asyncio.Semaphore(config.max_concurrent_calls)
         self._now = now
         self._monotonic = monotonic
-        self._resets: set[asyncio.Task[None]] = set()
 
     async def collect(self, plan: ExternalQueryPlan, *, timeout_s: float) -> AdapterResult:
         deadline = self._monotonic() + timeout_s
@@ -97,7 +104,6 @@ class McpAdapter:
         return None
 
     async def aclose(self) -> None:
-        await asyncio.gather(*self._resets, return_exceptions=True)
         await self.session.aclose()
 
     def _queries(self, plan: ExternalQueryPlan) -> list[str]:
@@ -117,8 +123,8 @@ class McpAdapter:
         tool = self.config.search_tool
         assert tool is not None
         arguments = fill_arguments(self.config.search_args, plan, query=query)
-        return await self._call(tool, arguments, deadline,
-                                lambda result: hits_from_search(result, now=self._now()))
+        return await self._call(tool, arguments, deadline, lambda result: hits_from_search(
+            result, now=self._now(), limit=self.config.max_hits))
 
     async def _fetch(self, url: str, plan: ExternalQueryPlan,
                      deadline: float) -> tuple[list[Hit], AdapterAttempt]:
@@ -156,50 +162,66 @@ class McpAdapter:
     async def _call(self, tool: str, arguments: dict[str, Any], deadline: float,
                     parse: Callable[[CallToolResult], list[Hit]],
                     ) -> tuple[list[Hit], AdapterAttempt]:
-        server = self.config.name
-
-        def attempt(outcome: str, started: float, count: int = 0,
-                    error: str | None = None) -> AdapterAttempt:
-            latency = round((self._monotonic() - started) * 1000, 3)
-            return AdapterAttempt(adapter=ADAPTER, server=server, tool=tool, outcome=outcome,
-                                  latency_ms=latency, evidence_count=count, error=error)
-
         started = self._monotonic()
-        timeout = min(self.config.timeout_s, deadline - started)
-        if timeout <= 0:  # checked first: a call we never make must not take the probe slot
-            return [], attempt("timeout", started, error="no time left in the question budget")
-        if not self.breaker.allow():
-            return [], attempt("circuit_open", started, error=f"circuit open for {server}")
-        try:
-            async with asyncio.timeout(timeout):
-                result = await self.session.call_tool(tool, arguments)
-        except TimeoutError:
-            self._record_failure()
-            return [], attempt("timeout", started, error=f"no answer within {timeout:.2f}s")
-        except Exception as exc:
-            self._record_failure()
-            return [], attempt("error", started, error=_describe(exc))
+
+        def attempt(outcome: str, count: int = 0, error: str | None = None) -> AdapterAttempt:
+            latency = round((self._monotonic() - started) * 1000, 3)
+            return AdapterAttempt(adapter=ADAPTER, server=self.config.name, tool=tool,
+                                  outcome=outcome, latency_ms=latency, evidence_count=count,
+                                  error=error)
+
+        result = await self._send(tool, arguments,
+                                  budget_s=min(self.config.timeout_s, deadline - started))
+        if isinstance(result, _Unanswered):
+            return [], attempt(result.outcome, error=result.why)
         if result.is_error:
-            # The server answered, so the connection is healthy; the tool refused this call.
-            self.breaker.record_success()
-            return [], attempt("error", started, error=tool_error_text(result) or "tool error")
-        self.breaker.record_success()
+            return [], attempt("error", error=tool_error_text(result) or "tool error")
         try:
             hits = parse(result)
         except Exception as exc:  # a result shape nobody foresaw is this call's failure only
-            return [], attempt("error", started, error=f"unreadable result: {_describe(exc)}")
-        return hits, attempt("ok" if hits else "empty", started, count=len(hits))
+            return [], attempt("error", error=f"unreadable result: {_describe(exc)}")
+        verdicts = [(hit, url_refusal(hit.url, self._allow)) for hit in hits]
+        kept = [hit for hit, refusal in verdicts if refusal is None]
+        refused = [refusal for _, refusal in verdicts if refusal is not None]
+        note = f"{len(refused)} hit(s) refused: {refused[0]}" if refused else None
+        return kept, attempt("ok" if kept else "empty", count=len(kept), error=note)
+
+    async def _send(self, tool: str, arguments: dict[str, Any], *,
+                    budget_s: float) -> CallToolResult | _Unanswered:
+        """One call through the breaker and this server's slots, within `budget_s`."""
+        server, timeout = self.config.name, budget_s
+        if timeout <= 0:  # checked first: a call never made takes no slot and no probe
+            return _Unanswered("timeout", "no time left in the question budget")
+        if self.breaker.refusing():
+            return _Unanswered("circuit_open", f"circuit open for {server}")
+        until = asyncio.get_running_loop().time() + timeout
+        try:
+            async with asyncio.timeout_at(until):
+                await self._slots.acquire()
+        except TimeoutError:
+            return _Unanswered("busy", f"all {self.config.max_concurrent_calls} call slots "
+                               f"of {server} stayed taken for {timeout:.2f}s")
+        try:
+            if not self.breaker.allow():
+                return _Unanswered("circuit_open", f"circuit open for {server}")
+            async with asyncio.timeout_at(until):
+                result = await self.session.call_tool(tool, arguments)
+        except TimeoutError:
+            self._record_failure()
+            return _Unanswered("timeout", f"no answer within {timeout:.2f}s")
+        except Exception as exc:
+            self._record_failure()
+            return _Unanswered("error", _describe(exc))
+        finally:
+            self._slots.release()
+        self.breaker.record_success()  # the server answered (even a tool error): it is healthy
+        return result
 
     def _record_failure(self) -> None:
-        """Count a failure; when it opens the circuit, also restart the connection (in the
-        background: a wedged stdio server takes seconds to stop) so the half-open probe does
-        not go to the same stuck process."""
-        was_open = self.breaker.state == "open"  # calls already in flight when it opened
-        self.breaker.record_failure()
-        if self.breaker.state == "open" and not was_open:
-            task = asyncio.create_task(self.session.reset())
-            self._resets.add(task)
-            task.add_done_callback(self._resets.discard)
+        """Count a failure; when it opens the circuit, later calls (the probes) go to a new
+        connection, so a wedged stdio server is not asked again. Calls in flight go on."""
+        if self.breaker.record_failure():
+            self.session.retire()
 
     def _merge(self, outcomes: list[tuple[list[Hit], AdapterAttempt]],
                plan: ExternalQueryPlan) -> list[ExternalEvidence]:
@@ -251,6 +273,14 @@ def _with_page(result: Hit, page: Hit) -> Hit:
     return Hit(title=result.title or page.title, url=result.url, snippet=page.snippet,
                published_at=result.published_at or page.published_at,
                site=result.site or page.site, source_type=page.source_type)
+
+
+@dataclass(frozen=True)
+class _Unanswered:
+    """A call that brought no result: the attempt's outcome and why."""
+
+    outcome: str
+    why: str
 
 
 def plan_values(plan: ExternalQueryPlan, **extra: Any) -> dict[str, Any]:
@@ -305,6 +335,6 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:300]
 
 
-def adapters_from_config(path: Path | None) -> list[McpAdapter]:
+def adapters_from_config(path: Path | None, allow_hosts: Iterable[str] = ()) -> list[McpAdapter]:
     """One adapter per configured server (`PMFLOW_MCP_CONFIG`), in the file's order."""
-    return [McpAdapter(config) for config in load_servers(path)]
+    return [McpAdapter(config, allow_hosts=allow_hosts) for config in load_servers(path)]

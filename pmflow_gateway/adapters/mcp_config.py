@@ -14,6 +14,8 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from pmflow_gateway.adapters.mcp_results import MAX_HITS
+
 Transport = Literal["stdio", "http"]
 
 
@@ -59,9 +61,20 @@ class McpServerConfig(BaseModel):
     timeout_s: float = 8.0
     """Per tool call; the question's remaining budget shortens it."""
     failure_threshold: int = 3
-    """Consecutive failed calls that open the circuit."""
-    cooldown_s: float = 30.0
-    """How long an open circuit refuses calls before one half-open probe."""
+    """Consecutive failed calls that open the circuit (calls in flight go on)."""
+    cooldown_s: float = 1.0
+    """While the circuit is open, one probe call goes out this often; one success closes it."""
+    max_concurrent_calls: int = 64
+    """Calls in flight to this server at once; more wait for a slot within their own time, so
+    a stalled server holds only its own slots."""
+    max_hits: int = MAX_HITS
+    """Hits kept from one call; the rest of a longer result is never turned into evidence."""
+    max_result_bytes: int = 1_000_000
+    """Largest message read from the server (a result, a stdio line, an HTTP body); a larger
+    one fails its call unread."""
+    max_server_messages: int = 100
+    """Requests and notifications the server may send us in one session; later ones are
+    dropped unanswered and the next call opens a new connection."""
 
     @model_validator(mode="after")
     def _usable(self) -> Self:
@@ -73,10 +86,12 @@ class McpServerConfig(BaseModel):
             raise ValueError("needs `search_tool`, or `fetch_tool` with `fetch_urls`")
         if self.fetch_results and not (self.search_tool and self.fetch_tool):
             raise ValueError("fetch_results needs both `search_tool` and `fetch_tool`")
-        if self.timeout_s <= 0 or self.cooldown_s < 0 or self.max_queries < 1 \
-                or self.failure_threshold < 1:
-            raise ValueError("timeout_s must be > 0, max_queries and failure_threshold >= 1, "
-                             "cooldown_s >= 0")
+        counts = (self.max_queries, self.failure_threshold, self.max_concurrent_calls,
+                  self.max_hits, self.max_result_bytes, self.max_server_messages)
+        if self.timeout_s <= 0 or self.cooldown_s < 0 or min(counts) < 1:
+            raise ValueError("timeout_s must be > 0, cooldown_s >= 0, and max_queries, "
+                             "failure_threshold, max_concurrent_calls, max_hits, "
+                             "max_result_bytes and max_server_messages >= 1")
         return self
 
 

@@ -32,6 +32,9 @@ LIST_KEYS = ("results", "result", "items", "hits", "documents", "data", "organic
 SNIPPET_CHARS = 400
 PAGE_PASSAGE_CHARS = 1500  # a fetched page's evidence: its lead and its best paragraphs
 LEAD_CHARS = 300
+MAX_HITS = 50
+# A fetched page is searched for its best paragraphs this far: enough for any article.
+PAGE_CHARS = 200_000
 
 _URL = re.compile(r"https?://[^\s<>\"'）)\]]+")
 _ISO = re.compile(
@@ -60,21 +63,28 @@ def tool_error_text(result: CallToolResult) -> str:
     return " ".join(b.text for b in result.content if isinstance(b, TextContent))[:300]
 
 
-def hits_from_search(result: CallToolResult, *, now: datetime) -> list[Hit]:
-    """Every hit with an http(s) URL, in the server's order; anything else is dropped."""
+def hits_from_search(result: CallToolResult, *, now: datetime, limit: int = MAX_HITS,
+                     ) -> list[Hit]:
+    """The first `limit` hits with an http(s) URL, in the server's order; anything else is
+    dropped, and nothing past the limit is read."""
     records = _records(result.structured_content) if result.structured_content else []
     if not records:
         for block in result.content:
             if isinstance(block, TextContent):
                 records.extend(_records_from_text(block.text))
-    hits = [_hit(record, now) for record in records]
-    return [h for h in hits if h is not None]
+    hits: list[Hit] = []
+    for record in records:
+        if (hit := _hit(record, now)) is not None:
+            hits.append(hit)
+            if len(hits) == limit:
+                break
+    return hits
 
 
 def hit_from_page(url: str, result: CallToolResult, *, query: str, now: datetime) -> Hit | None:
     """A fetched page: title from its first heading, date from a labelled date in its text,
     snippet = its lead and the paragraphs sharing most terms with the query (`passage`)."""
-    text = "\n".join(b.text for b in result.content if isinstance(b, TextContent))
+    text = "\n".join(b.text for b in result.content if isinstance(b, TextContent))[:PAGE_CHARS]
     text = re.sub(r"^Contents of \S+:\n", "", text)  # mcp-server-fetch's preamble
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if not lines or urlsplit(url).scheme not in ("http", "https") or len(url) > URL_CHARS:

@@ -1,9 +1,10 @@
 """The SSRF guard: every page the gateway fetches goes through `SafeFetcher`.
 
-A URL is checked before any byte leaves: http/https only, no userinfo, and every address the
-host stands for (a literal in any spelling `inet_aton` accepts, or all DNS answers) must be a
-public one. The connection then goes to the address that was checked, never to a second DNS
-answer: `PinnedTransport` only knows the pinned addresses (no DNS rebinding).
+A URL is checked before any byte leaves: http/https only, no userinfo, a host that passes
+the shared address rule (`contract.addresses`: literals in any spelling, local-only names),
+and every address a name resolves to must be a public one too. The connection then goes to
+the address that was checked, never to a second DNS answer: `PinnedTransport` only knows
+the pinned addresses (no DNS rebinding).
 Redirects are followed by hand and each hop is checked again; bytes, hops and time are capped.
 """
 
@@ -19,14 +20,20 @@ import time
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
 
 from pmflow_gateway.adapters.http_spans import TracedTransport
 from pmflow_gateway.adapters.pinned_transport import PinnedNetworkBackend, PinnedTransport
+from pmflow_gateway.contract.addresses import (
+    address_refusal,
+    allow_keys,
+    host_refusal,
+    is_absolute,
+    parse_numeric_host,
+)
 
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 """`(host, port) -> addresses`: the DNS port, swapped in tests to script answers."""
 
@@ -35,43 +42,6 @@ TEXT_TYPES = ("text/", "application/json", "application/xhtml+xml", "application
 # The content codings read, as zlib window bits; anything else (or two stacked) is refused.
 CODINGS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 USER_AGENT = "Mozilla/5.0 (compatible; pmflow-query-gateway/0.1; +bounded-live-search)"
-
-# Instance metadata services: refused even for allow-listed hosts, because reaching one
-# hands out cloud credentials and no test ever needs it.
-METADATA_ADDRESSES = frozenset(
-    ipaddress.ip_address(a)
-    for a in ("169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200")
-)
-METADATA_HOSTNAMES = frozenset(
-    {"metadata.google.internal", "metadata.goog", "metadata", "instance-data",
-     "instance-data.ec2.internal"}
-)
-
-# Order matters: the first matching range names the refusal.
-REFUSED_NETWORKS: tuple[tuple[str, ipaddress.IPv4Network | ipaddress.IPv6Network], ...] = tuple(
-    (label, ipaddress.ip_network(net))
-    for label, net in (
-        ("unspecified", "0.0.0.0/8"),
-        ("unspecified", "::/128"),
-        ("loopback", "127.0.0.0/8"),
-        ("loopback", "::1/128"),
-        ("private", "10.0.0.0/8"),
-        ("private", "172.16.0.0/12"),
-        ("private", "192.168.0.0/16"),
-        ("link-local", "169.254.0.0/16"),
-        ("link-local", "fe80::/10"),
-        ("CGNAT", "100.64.0.0/10"),
-        ("unique-local (ULA)", "fc00::/7"),
-        # A site's own NAT64 translator: where the IPv4 address sits depends on its prefix
-        # length, so every address of the range is refused.
-        ("NAT64 local-use", "64:ff9b:1::/48"),
-        ("site-local", "fec0::/10"),
-        ("multicast", "224.0.0.0/4"),
-        ("multicast", "ff00::/8"),
-        ("broadcast", "255.255.255.255/32"),
-        ("reserved", "240.0.0.0/4"),
-    )
-)
 
 
 class FetchError(Exception):
@@ -101,99 +71,11 @@ class FetchedPage:
     truncated: bool = False  # the body was cut at `max_bytes`
 
 
-def parse_numeric_host(host: str) -> IPAddress | None:
-    """The address a literal host means to the C resolver, in any spelling; None for names.
-
-    `inet_aton` accepts 1-4 parts, each decimal, octal (leading 0) or hex (0x), the last part
-    filling the remaining bytes: 2130706433, 0177.0.0.1, 0x7f.0.0.1 and 127.1 are all
-    127.0.0.1. Parsing them here means no spelling reaches the network unchecked.
-    """
-    candidate = unquote(host).strip("[]").rstrip(".").lower()
-    if ":" in candidate:
-        try:
-            return ipaddress.IPv6Address(candidate.split("%", 1)[0])
-        except ValueError:
-            return None
-    parts = candidate.split(".")
-    if not 1 <= len(parts) <= 4:
-        return None
-    values: list[int] = []
-    for part in parts:
-        if re.fullmatch(r"0x[0-9a-f]*", part):
-            values.append(int(part[2:] or "0", 16))
-        elif re.fullmatch(r"0[0-7]+", part):
-            values.append(int(part, 8))
-        elif re.fullmatch(r"0|[1-9][0-9]*", part):
-            values.append(int(part))
-        else:
-            return None
-    *leading, last = values
-    if any(v > 255 for v in leading) or last >= 256 ** (4 - len(leading)):
-        return None
-    number = last
-    for index, value in enumerate(leading):
-        number += value << (8 * (3 - index))
-    return ipaddress.IPv4Address(number)
-
-
-_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
-_TRANSLATED = ipaddress.IPv6Network("::ffff:0:0:0/96")  # IPv4-translated (SIIT)
-
-
-def embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
-    """The IPv4 address an IPv6 one tunnels to (mapped, NAT64, 6to4, Teredo, compatible)."""
-    if address.ipv4_mapped is not None:
-        return address.ipv4_mapped
-    if address.sixtofour is not None:
-        return address.sixtofour
-    if address.teredo is not None:
-        return address.teredo[1]
-    packed = address.packed
-    if packed[:12] == bytes(12) and int(address) > 1:  # ::a.b.c.d (deprecated compatible)
-        return ipaddress.IPv4Address(packed[12:])
-    if address in _NAT64 or address in _TRANSLATED:
-        return ipaddress.IPv4Address(packed[12:])
-    return None
-
-
-def address_refusal(address: IPAddress) -> str | None:
-    """Why this address must not be reached (e.g. "loopback"), or None when it is public."""
-    if address in METADATA_ADDRESSES:
-        return "cloud metadata"
-    if isinstance(address, ipaddress.IPv6Address):
-        tunnelled = embedded_ipv4(address)
-        if tunnelled is not None:
-            inner = address_refusal(tunnelled)
-            return f"IPv6-embedded {inner}" if inner else None
-    for label, network in REFUSED_NETWORKS:
-        if address.version == network.version and address in network:
-            return label
-    if not address.is_global:  # documentation, benchmarking and other special ranges
-        return "non-global"
-    return None
-
-
 async def system_resolver(host: str, port: int) -> list[str]:
     """All addresses of `host`, through the event loop's getaddrinfo (never blocking it)."""
     infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
-
-
-def _allow_entries(entry: str) -> tuple[str, ...]:
-    """An allow-list entry as `host:port` keys: the port is part of it, so letting a local test
-    site through never opens the other services of that host; a bare host means its default
-    ports only (80 and 443), as in a URL. IPv6 hosts with a port are written `[::1]:8080`."""
-    entry = entry.strip().lower()
-    if entry.startswith("["):
-        host, _, rest = entry[1:].partition("]")
-        port = rest.removeprefix(":")
-    elif entry.count(":") == 1:
-        host, _, port = entry.partition(":")
-    else:
-        host, port = entry, ""
-    host = host.rstrip(".")
-    return (f"{host}:{port}",) if port else (f"{host}:80", f"{host}:443")
 
 
 class SafeFetcher:
@@ -203,8 +85,7 @@ class SafeFetcher:
                  max_redirects: int = 5, timeout_s: float = 8.0,
                  resolver: Resolver = system_resolver,
                  ssl_context: ssl.SSLContext | None = None) -> None:
-        self.allow_hosts = frozenset(key for h in allow_hosts if h.strip()
-                                     for key in _allow_entries(h))
+        self.allow_hosts = allow_keys(allow_hosts)
         self.max_bytes = max_bytes
         self.max_redirects = max_redirects
         self.timeout_s = timeout_s
@@ -230,8 +111,8 @@ class SafeFetcher:
         host = wire_host.lower().rstrip(".")
         port = parsed.port or (443 if parsed.scheme == "https" else 80)
         allowed = f"{host}:{port}" in self.allow_hosts
-        if host in METADATA_HOSTNAMES:
-            raise FetchRefused(f"cloud metadata host {host} refused")
+        if refusal := host_refusal(host, allowed=allowed):
+            raise FetchRefused(f"{refusal} refused for host {host}")
         literal = parse_numeric_host(parsed.host)
         if literal is not None:
             addresses = [str(literal)]
@@ -250,9 +131,7 @@ class SafeFetcher:
             except ValueError as exc:
                 raise FetchRefused(f"host {host} resolved to {text!r}, not an address") from exc
             reason = address_refusal(address)
-            always_refused = reason is not None and ("metadata" in reason
-                                                     or "unspecified" in reason)
-            if reason and (always_refused or not allowed):
+            if reason and (is_absolute(reason) or not allowed):
                 raise FetchRefused(f"{reason} address {address} refused for host {host}")
         if backend is not None:
             backend.pin(wire_host, port, addresses)

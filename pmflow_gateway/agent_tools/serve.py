@@ -7,10 +7,14 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the CLI builds its parser without loading pydantic (fast `--help`)
+    from mcp.server.mcpserver import MCPServer
+
+    from pmflow_gateway.agent_tools.access import TenantTokens
     from pmflow_gateway.settings import Settings
 
 
-async def serve(args: argparse.Namespace, settings: Settings) -> None:
+async def serve(args: argparse.Namespace, settings: Settings,
+                tokens: TenantTokens | None) -> None:
     """Serve until the client goes away (stdio) or the process is stopped (HTTP)."""
     from pmflow_gateway.agent_tools.askers import Asker, EmbeddedAsker, KafkaAsker
     from pmflow_gateway.agent_tools.server import build_agent_server
@@ -31,14 +35,16 @@ async def serve(args: argparse.Namespace, settings: Settings) -> None:
             raise
     else:
         asker = EmbeddedAsker(deps)
-    server = build_agent_server(asker, deps.store)
+    server = build_agent_server(asker, deps.store, tokens=tokens,
+                                local_tenant=settings.agent_tenant,
+                                remember=settings.agent_memory_writes)
     where = f"http://{args.host}:{args.http}/mcp" if args.http else "stdio"
     mode = (f"through Kafka at {args.kafka}" if args.kafka
             else "in process from the demo corpus" if settings.demo else "in process")
     print(f"pmflow-gateway mcp: serving on {where}, answering {mode}", file=sys.stderr)
     try:
-        if args.http:
-            await server.run_streamable_http_async(host=args.host, port=args.http)
+        if tokens is not None:
+            await _serve_http(server, tokens, args, settings)
         else:
             with well_formed_stdin():
                 await server.run_stdio_async()
@@ -48,11 +54,31 @@ async def serve(args: argparse.Namespace, settings: Settings) -> None:
             await deps.aclose()
 
 
+async def _serve_http(server: MCPServer, tokens: TenantTokens, args: argparse.Namespace,
+                      settings: Settings) -> None:
+    """Streamable HTTP for tenants holding tokens, with the rebinding guard on whatever the
+    bind address, and sessions bounded per tenant."""
+    import uvicorn
+
+    from pmflow_gateway.agent_tools.access import SessionBudget, rebinding_guard
+
+    per_tenant, idle_s = settings.agent_sessions_per_tenant, settings.agent_session_idle_s
+    app = server.streamable_http_app(
+        session_idle_timeout=idle_s, max_sessions=per_tenant * len(tokens.tenants),
+        transport_security=rebinding_guard(args.host, settings.agent_allowed_hosts),
+        host=args.host)
+    budget = SessionBudget(app, tokens=tokens, per_tenant=per_tenant, idle_s=idle_s)
+    config = uvicorn.Config(budget, host=args.host, port=args.http, log_level="warning")
+    await uvicorn.Server(config).serve()
+
+
 def add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     mcp = sub.add_parser("mcp", help="serve external_search and route_prior as MCP tools")
     mcp.add_argument("--http", type=int, metavar="PORT",
                      help="streamable HTTP on PORT (path /mcp) instead of stdio")
-    mcp.add_argument("--host", default="127.0.0.1", help="HTTP address to bind")
+    mcp.add_argument("--host", default="127.0.0.1",
+                     help="HTTP address to bind (the Host header must still be one of "
+                          "PMFLOW_AGENT_ALLOWED_HOSTS, by default this machine's names)")
     mcp.add_argument("--kafka", metavar="BOOTSTRAP",
                      help="answer through the running workers instead of in process")
     mcp.add_argument("--demo", action="store_true",
@@ -69,8 +95,21 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
         print("error: --demo answers in process; in Kafka mode start the workers with "
               "`pmflow-gateway run --demo` instead", file=sys.stderr)
         return 2
+    from pmflow_gateway.agent_tools.access import AccessConfigError, TenantTokens
+
+    tokens = None
+    if args.http:
+        if settings.agent_tokens_file is None:
+            print("error: --http needs PMFLOW_AGENT_TOKENS_FILE, the bearer tokens of the "
+                  "tenants it serves (see the README)", file=sys.stderr)
+            return 2
+        try:
+            tokens = TenantTokens.load(settings.agent_tokens_file)
+        except AccessConfigError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     try:
-        asyncio.run(serve(args, settings))
+        asyncio.run(serve(args, settings, tokens))
     except KeyboardInterrupt:
         return 0
     except OSError as exc:  # a port in use, a broker that is not there

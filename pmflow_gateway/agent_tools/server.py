@@ -1,30 +1,36 @@
 """The MCP server face: `external_search` and `route_prior`, for PMFlow's agents.
 
 Every result is structured content described by a pydantic model; a failure is an MCP tool
-error (`isError`) with one readable sentence, never a traceback.
+error (`isError`) with one readable sentence, never a traceback. The tenant is the caller's
+(`access`): a `tenant_id` argument an older caller still sends is ignored.
 """
 
 from __future__ import annotations
 
+import math
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
+from pmflow_gateway.agent_tools.access import TenantTokens
 from pmflow_gateway.agent_tools.askers import AnswerTimeout, Asker, NotAnswered
 from pmflow_gateway.contract.memory_rules import RoutePrior
 from pmflow_gateway.handlers.evidence import MIN_ATTEMPT_S
-from pmflow_gateway.handlers.memory import prior_for
+from pmflow_gateway.handlers.memory import AGENT_TOOL_ORIGIN, prior_for
 from pmflow_gateway.ports import MemoryStore
 from pmflow_gateway.schemas import AnswerReady, AnswerStatus, RouteDecided
 
 DEFAULT_DEADLINE_MS = 20_000
-TENANT = Annotated[str, Field(min_length=1, max_length=200,
-                              description="The PMFlow tenant the question belongs to")]
+# route_prior's confidence comes in these steps only: an exact figure would tell a caller how
+# alike a stored question is to each guess it sends.
+CONFIDENCE_STEPS = 4
 QUESTION = Annotated[str, Field(min_length=1, max_length=4000,
                                 description="The user's question, in their own words")]
 
@@ -63,7 +69,8 @@ class ExternalSearchResult(BaseModel):
 class RoutePriorResult(BaseModel):
     suggested_route_mode: str | None = Field(
         description="external, internal or uncertain; null when there is no history")
-    confidence: float = Field(description="0..1; grows with agreeing, similar samples")
+    confidence: float = Field(description="0, 0.25, 0.5, 0.75 or 1; grows with agreeing, "
+                              "similar samples")
     samples: int = Field(description="How many similar past questions were weighed")
     outcomes: dict[str, int] = Field(description="Their answer statuses")
     feedback: dict[str, int] = Field(description="Their feedback, including wrong_route")
@@ -77,29 +84,48 @@ EXTERNAL_SEARCH = (
     "resolves to one of the listed external sources; when it cannot answer it says so "
     "(status other than 'answered') and lists what was missing. Never uses private or "
     "internal data: do not call it for questions about the tenant's own documents or chats.")
+WRITES_NOTHING = " It writes nothing: the question and its answer are not remembered."
+WRITES_MEMORY = (" It records the question, its answer and their sources in your tenant's "
+                 "route memory, which route_prior reads.")
 ROUTE_PRIOR = (
     "Before deciding whether a question needs private data (internal), fresh public data "
     "(external) or is unclear (uncertain), ask how this tenant's similar past questions "
     "were routed and rated: returns a suggested route mode with a confidence, the number "
     "of similar samples, their outcomes and feedback (wrong_route counts against the route "
-    "taken), and the domains that grounded well-rated answers. Read-only; empty when the "
-    "tenant has no similar history.")
+    "taken), and the domains that grounded well-rated answers, from your tenant's history "
+    "only. Read-only; empty when there is no similar history.")
 
 
-def build_agent_server(asker: Asker, store: MemoryStore) -> MCPServer:
-    server = MCPServer("pmflow-gateway", version="1", log_level="WARNING")
+def build_agent_server(asker: Asker, store: MemoryStore, *, tokens: TenantTokens | None = None,
+                       local_tenant: str = "local", remember: bool = False) -> MCPServer:
+    """The tools for callers of one tenant each: with `tokens` (HTTP), the tenant their
+    bearer token was issued for; without (stdio), `local_tenant`. `remember` says whether
+    the workers record agent questions (`is_remembered`), so the annotations tell the truth."""
+    auth = None if tokens is None else AuthSettings(
+        issuer_url="http://127.0.0.1", resource_server_url=None)  # tokens from a file
+    server = MCPServer("pmflow-gateway", version="1", log_level="WARNING",
+                       token_verifier=tokens, auth=auth)
 
-    @server.tool(description=EXTERNAL_SEARCH, annotations=ToolAnnotations(
-        title="External search", read_only_hint=True, destructive_hint=False,
-        idempotent_hint=False, open_world_hint=True))
+    def caller_tenant() -> str:
+        access = get_access_token()
+        if access is not None:
+            return access.client_id
+        if tokens is None:
+            return local_tenant
+        raise ToolError("no credential: this server answers callers with a bearer token")
+
+    @server.tool(description=EXTERNAL_SEARCH + (WRITES_MEMORY if remember else WRITES_NOTHING),
+                 annotations=ToolAnnotations(
+                     title="External search", read_only_hint=not remember,
+                     destructive_hint=False, idempotent_hint=False, open_world_hint=True))
     async def external_search(
-        question: QUESTION, tenant_id: TENANT,
+        question: QUESTION,
         locale: Annotated[str, Field(max_length=35, description="e.g. zh-CN, en")] = "zh-CN",
         thread_id: Annotated[str | None, Field(max_length=200)] = None,
         deadline_ms: Annotated[int, Field(ge=100, le=600_000,
                                           description="Time budget")] = DEFAULT_DEADLINE_MS,
     ) -> ExternalSearchResult:
-        route = _route(question, tenant_id, locale, thread_id, deadline_ms)
+        route = _route(question, caller_tenant(), locale, thread_id, deadline_ms)
         try:
             answer = await asker.ask(route, timeout_s=deadline_ms / 1000)
         except AnswerTimeout as exc:
@@ -114,8 +140,8 @@ def build_agent_server(asker: Asker, store: MemoryStore) -> MCPServer:
     @server.tool(description=ROUTE_PRIOR, annotations=ToolAnnotations(
         title="Route prior", read_only_hint=True, destructive_hint=False,
         idempotent_hint=True, open_world_hint=False))
-    async def route_prior(question: QUESTION, tenant_id: TENANT) -> RoutePriorResult:
-        return prior_result(await prior_for(store, tenant_id, question))
+    async def route_prior(question: QUESTION) -> RoutePriorResult:
+        return prior_result(await prior_for(store, caller_tenant(), question))
 
     return server
 
@@ -127,7 +153,7 @@ def _route(question: str, tenant_id: str, locale: str, thread_id: str | None,
             event_id=str(uuid.uuid4()), question_id=f"agent-{uuid.uuid4().hex}",
             tenant_id=tenant_id, occurred_at=datetime.now(UTC), question=question,
             locale=locale, thread_id=thread_id, route_mode="external",
-            effective_source_policy="external_only", decision_origin="agent_tool",
+            effective_source_policy="external_only", decision_origin=AGENT_TOOL_ORIGIN,
             reply_contract="external_realtime", deadline_ms=deadline_ms)
     except ValidationError as exc:
         reasons = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
@@ -163,7 +189,16 @@ def search_result(answer: AnswerReady) -> ExternalSearchResult:
 
 
 def prior_result(prior: RoutePrior) -> RoutePriorResult:
+    """The prior as a caller sees it: confidence in steps, and no vote shares."""
+    basis = (f"{prior.samples} similar past question(s) of your tenant" if prior.samples
+             else prior.basis)
     return RoutePriorResult(
-        suggested_route_mode=prior.suggested_route_mode, confidence=prior.confidence,
-        samples=prior.samples, outcomes=prior.outcomes, feedback=prior.feedback,
-        good_domains=prior.good_domains, basis=prior.basis)
+        suggested_route_mode=prior.suggested_route_mode,
+        confidence=coarse_confidence(prior.confidence), samples=prior.samples,
+        outcomes=prior.outcomes, feedback=prior.feedback, good_domains=prior.good_domains,
+        basis=basis)
+
+
+def coarse_confidence(confidence: float) -> float:
+    """Up to the next step: any evidence at all reads as at least the first step."""
+    return math.ceil(min(max(confidence, 0.0), 1.0) * CONFIDENCE_STEPS) / CONFIDENCE_STEPS

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from pmflow_gateway.contract.addresses import host_refusal
 from pmflow_gateway.contract.text import cached_if_short, clean_sentences, strip_invisible
 from pmflow_gateway.contract.urls import MAX_URL_CHARS, bare_host, registrable_domain
 from pmflow_gateway.schemas import ExternalEvidence
@@ -43,6 +44,10 @@ def url_problem(url: str) -> str | None:
         return f"malformed url: {url[:80]!r}"
     if registrable_domain(parts.hostname) in INTERNAL_DOMAINS:
         return f"internal workspace host: {parts.hostname}"
+    # Adapters already applied the whole address rule, with the tests' allow-list; what no
+    # allow-list lifts is checked again here, where every cited URL passes.
+    if refusal := host_refusal(parts.hostname, allowed=True):
+        return refusal
     return None
 
 

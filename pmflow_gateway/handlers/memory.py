@@ -16,6 +16,14 @@ from pmflow_gateway.schemas import AnswerReady
 
 # How many similar past questions a routing prior weighs.
 PRIOR_SAMPLES = 10
+# The decision origin of a question an agent asked through the MCP tools.
+AGENT_TOOL_ORIGIN = "agent_tool"
+
+
+def is_remembered(event: AnswerReady, *, agent_questions: bool) -> bool:
+    """Whether the answer is recorded: every answer, but one to a question an agent asked
+    through the MCP tools only when agent questions are remembered."""
+    return agent_questions or event.context.routing.decision_origin != AGENT_TOOL_ORIGIN
 
 
 async def remember_answer(event: AnswerReady, *, store: MemoryStore) -> bool:

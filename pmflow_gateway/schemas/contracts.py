@@ -123,7 +123,7 @@ class AdapterAttempt(Frozen):
     server: ClippedName | None = None
     tool: ClippedName | None = None
     outcome: Name  # ok | empty | insufficient | error | timeout | refused | rate_limited |
-    # circuit_open | skipped
+    # circuit_open | busy | skipped
     latency_ms: float = 0.0
     evidence_count: int = 0
     error: ClippedLine | None = None

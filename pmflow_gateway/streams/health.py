@@ -35,6 +35,8 @@ QUEUE_WAIT = Histogram("pmflow_queue_wait_seconds",
                        "Time from a record's write to its stage taking it up, by stage",
                        ["stage"], buckets=(.01, .05, .1, .5, 1, 5, 10, 30, 60, 120, 300))
 
+log = logging.getLogger(__name__)
+
 question_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("question_id",
                                                                             default=None)
 
@@ -76,7 +78,7 @@ def configure_logging(level: int = logging.INFO) -> None:
 class HealthServer:
     """Serves the three routes; `ready` says whether every consumer has its assignment."""
 
-    def __init__(self, *, port: int, host: str = "0.0.0.0", ready: Callable[[], bool],
+    def __init__(self, *, port: int, host: str = "127.0.0.1", ready: Callable[[], bool],
                  refresh: Callable[[], None] = lambda: None) -> None:
         self._port = port
         self._host = host
@@ -99,9 +101,17 @@ class HealthServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         with contextlib.suppress(ConnectionError, asyncio.IncompleteReadError, TimeoutError):
-            request = await asyncio.wait_for(reader.readline(), 5)
-            path = request.split()[1].decode() if len(request.split()) > 1 else "/"
-            status, ctype, body = self._route(path)
+            try:
+                request = await asyncio.wait_for(reader.readline(), 5)
+            except ValueError:  # a line past the reader's limit
+                request = b""
+            path = request_path(request)
+            if path is None:
+                # Anyone who can reach the port can send this: not worth more than a line.
+                log.debug("malformed request on the metrics port: %r", request[:80])
+                status, ctype, body = "400 Bad Request", "text/plain", b"bad request\n"
+            else:
+                status, ctype, body = self._route(path)
             writer.write(f"HTTP/1.0 {status}\r\nContent-Type: {ctype}\r\n"
                          f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
             await writer.drain()
@@ -117,3 +127,12 @@ class HealthServer:
             return ("200 OK", "text/plain", b"ready\n") if self._ready() else \
                 ("503 Service Unavailable", "text/plain", b"not ready\n")
         return "404 Not Found", "text/plain", b"not found\n"
+
+
+def request_path(line: bytes) -> str | None:
+    """The path of a `GET /path HTTP/1.x` request line; None for anything else."""
+    parts = line.split()
+    if len(parts) != 3 or parts[0] != b"GET" or not parts[2].startswith(b"HTTP/") \
+            or not parts[1].startswith(b"/") or not parts[1].isascii():
+        return None
+    return parts[1].decode("ascii").split("?", 1)[0]

@@ -18,7 +18,11 @@ from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.evidence import collect_evidence, never_asked
 from pmflow_gateway.handlers.failure import failed_answer, timed_out_answer
 from pmflow_gateway.handlers.feedback import remember_feedback
-from pmflow_gateway.handlers.memory import preferred_domain_hints, remember_answer
+from pmflow_gateway.handlers.memory import (
+    is_remembered,
+    preferred_domain_hints,
+    remember_answer,
+)
 from pmflow_gateway.handlers.plan import is_for_us, plan_question
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.ports import Deps
@@ -108,6 +112,8 @@ async def _render(g: Deps, e: AnswerReady) -> ReplyRendered:
 
 
 async def _remember(g: Deps, e: AnswerReady) -> None:
+    if not is_remembered(e, agent_questions=g.remember_agent_questions):
+        return
     with tracing.span("db write qa_records", **{"db.operation.name": "record_answer"}) as s:
         s.set_attribute("pmflow.applied", await remember_answer(e, store=g.store))
 

@@ -92,7 +92,7 @@ async def test_one_session_serves_many_questions() -> None:
     assert server_children() == []  # aclose stopped it
 
 
-async def test_killed_server_is_an_error_then_the_next_question_reconnects() -> None:
+async def test_a_killed_server_is_noticed_and_the_next_question_reconnects() -> None:
     adapter = McpAdapter(stdio_config())
     try:
         assert (await adapter.collect(ONE_QUERY, timeout_s=15)).items
@@ -104,10 +104,8 @@ async def test_killed_server_is_an_error_then_the_next_question_reconnects() -> 
         healed = await adapter.collect(ONE_QUERY, timeout_s=15)
     finally:
         await adapter.aclose()
-    # The call that found the dead connection fails; calls still queued behind it may
-    # already run on the new one.
-    assert broken.attempts[0].outcome == "error"
-    assert {a.outcome for a in broken.attempts} <= {"error", "ok"}
+    # Its pipe closed when it died: the next question already goes to a new process.
+    assert [a.outcome for a in broken.attempts] == ["ok"] * 3
     assert [a.outcome for a in healed.attempts] == ["ok"] and healed.items
     assert adapter.session.connects == 2  # one reconnect, however many calls failed
 

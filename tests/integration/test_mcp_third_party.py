@@ -77,7 +77,8 @@ async def test_mcp_server_fetch_reads_a_dated_local_page() -> None:
             name="fetch", command=sys.executable,
             args=["-m", "mcp_server_fetch", "--allow-private-ips"],
             search_tool=None, fetch_tool="fetch",
-            fetch_urls=[site.url("/forecast/{location_hint}")], timeout_s=15))
+            fetch_urls=[site.url("/forecast/{location_hint}")], timeout_s=15),
+            allow_hosts=[f"127.0.0.1:{site.port}"])  # a local test site, as for the fetcher
         [result] = await collect(adapter, timeout_s=20)
         # it checks robots.txt, and we allow it
         assert "/robots.txt" in site.paths_requested()

@@ -43,7 +43,7 @@ class FakeSession:
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     connects: int = 1
     closed: bool = False
-    resets: int = 0
+    retired: int = 0
 
     async def call_tool(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
         self.calls.append((tool, arguments))
@@ -60,8 +60,8 @@ class FakeSession:
     async def connect(self) -> None:
         self.connects += 1
 
-    async def reset(self) -> None:
-        self.resets += 1
+    def retire(self) -> None:
+        self.retired += 1
 
     async def aclose(self) -> None:
         self.closed = True
@@ -151,8 +151,7 @@ async def test_failures_are_attempts_and_open_the_circuit() -> None:
     assert [a.outcome for a in outcomes] == ["error", "error", "circuit_open"]
     assert outcomes[0].error == "ConnectionError: refused"
     assert len(session.calls) == 2
-    await asyncio.sleep(0)
-    assert session.resets == 1  # the probe will use a fresh connection
+    assert session.retired == 1  # the probe will use a fresh connection
     clock[0] += 10
     session.answers["广州 天气"] = [hit("https://a.example", "广州", 1)]
     probe = await mcp.collect(plan, timeout_s=5)
@@ -212,22 +211,56 @@ def test_url_templates_quote_values_and_skip_missing() -> None:
                     PLAN.model_copy(update={"time_range_hint": None})) is None
 
 
-def test_breaker_half_open_lets_one_probe_through() -> None:
+def test_breaker_lets_one_probe_through_per_interval() -> None:
     now = [0.0]
     breaker = CircuitBreaker(failure_threshold=2, cooldown_s=5, clock=lambda: now[0])
-    breaker.record_failure()
+    assert breaker.record_failure() is False
     assert breaker.allow() and breaker.state == "closed"
-    breaker.record_failure()
-    assert breaker.state == "open" and not breaker.allow()
-    now[0] = 5
-    assert breaker.state == "half_open"
-    assert breaker.allow() and not breaker.allow()  # one probe at a time
-    breaker.record_failure()
-    assert breaker.state == "open"  # a failed probe re-opens at once
-    now[0] = 10
+    assert breaker.record_failure() is True  # this one opened it
+    assert breaker.state == "open" and breaker.refusing() and not breaker.allow()
+    now[0] = 5.0
+    assert breaker.state == "half_open" and not breaker.refusing()
+    assert breaker.allow() and not breaker.allow()  # one probe per interval
+    assert breaker.record_failure() is False  # a failed probe: the next one in 5 s
+    assert breaker.state == "open"
+    now[0] = 10.0
     assert breaker.allow()
     breaker.record_success()
     assert breaker.state == "closed" and breaker.allow()
+
+
+def test_any_late_success_closes_the_breaker() -> None:
+    breaker = CircuitBreaker(failure_threshold=1, cooldown_s=30, clock=lambda: 0.0)
+    breaker.record_failure()
+    assert breaker.state == "open"
+    breaker.record_success()  # a call that started before it opened
+    assert breaker.state == "closed"
+
+
+async def test_opening_the_circuit_leaves_calls_in_flight_to_finish() -> None:
+    session = FakeSession({"slow": ("sleep", 0.3), "bad": ConnectionError("refused")})
+    mcp = adapter(session, failure_threshold=1, cooldown_s=30)
+    slow = PLAN.model_copy(update={"search_queries": ["slow"]})
+    bad = PLAN.model_copy(update={"search_queries": ["bad"]})
+    in_flight = asyncio.create_task(mcp.collect(slow, timeout_s=5))
+    await asyncio.sleep(0.05)
+    failed = await mcp.collect(bad, timeout_s=5)
+    assert mcp.breaker.state == "open" and session.retired == 1
+    finished = await in_flight
+    assert [a.outcome for a in failed.attempts] == ["error"]
+    assert [a.outcome for a in finished.attempts] == ["empty"]  # answered, not cancelled
+    assert mcp.breaker.state == "closed"
+
+
+async def test_calls_past_the_servers_slots_wait_and_then_give_up_as_busy() -> None:
+    session = FakeSession({"slow": ("sleep", 0.5)})
+    mcp = adapter(session, max_concurrent_calls=2)
+    slow = PLAN.model_copy(update={"search_queries": ["slow"]})
+    results = await asyncio.gather(*(mcp.collect(slow, timeout_s=0.3) for _ in range(3)))
+    outcomes = sorted(a.outcome for r in results for a in r.attempts)
+    assert outcomes == ["busy", "timeout", "timeout"]
+    assert len(session.calls) == 2  # the third never reached the server
+    assert mcp.breaker.state == "closed"  # waiting for a slot is not the server failing
 
 
 def test_config_from_toml(tmp_path: Path) -> None:

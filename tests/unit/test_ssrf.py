@@ -13,12 +13,8 @@ import httpcore
 import pytest
 
 from pmflow_gateway.adapters.pinned_transport import PinnedNetworkBackend
-from pmflow_gateway.adapters.ssrf import (
-    FetchRefused,
-    SafeFetcher,
-    address_refusal,
-    parse_numeric_host,
-)
+from pmflow_gateway.adapters.ssrf import FetchRefused, SafeFetcher
+from pmflow_gateway.contract.addresses import address_refusal, parse_numeric_host
 
 
 async def resolver_must_not_run(host: str, port: int) -> list[str]:
@@ -87,9 +83,25 @@ async def test_ssrf_refuses_with_a_clear_reason(url: str, reason: str) -> None:
     assert reason in refused.value.reason
 
 
-async def test_ssrf_refuses_a_name_that_resolves_to_loopback_with_the_real_resolver() -> None:
-    with pytest.raises(FetchRefused, match=r"loopback address \S+ refused for host localhost"):
-        await SafeFetcher().fetch("http://localhost:9/")
+async def test_ssrf_refuses_a_name_that_resolves_to_loopback() -> None:
+    async def loopback(host: str, port: int) -> list[str]:
+        return ["127.0.0.1"]
+
+    with pytest.raises(FetchRefused, match=r"loopback address \S+ refused for host lo\.example"):
+        await SafeFetcher(resolver=loopback).fetch("http://lo.example:9/")
+
+
+@pytest.mark.parametrize(("url", "reason"), [
+    ("http://localhost:9/", "loopback name localhost"),
+    ("http://app.localhost/", "loopback name app.localhost"),
+    ("http://printer.local/", "local-network name printer.local"),
+    ("http://db.corp.internal/", "local-network name db.corp.internal"),
+    ("http://nas.home.arpa/", "local-network name nas.home.arpa"),
+    ("http://intranet/", "single-label host 'intranet'"),
+])
+async def test_ssrf_refuses_local_only_names_before_any_dns(url: str, reason: str) -> None:
+    with pytest.raises(FetchRefused, match=re.escape(reason)):
+        await SafeFetcher(resolver=resolver_must_not_run).fetch(url)
 
 
 async def test_ssrf_refuses_a_name_when_any_answer_is_refused() -> None:
