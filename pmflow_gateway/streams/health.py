@@ -29,6 +29,9 @@ TRANSACTIONS = Counter("pmflow_transactions_total",
                        "Exactly-once commit transactions, by stage and outcome",
                        ["stage", "outcome"])
 CONSUMER_LAG = Gauge("pmflow_consumer_lag", "Records not yet consumed, by stage", ["stage"])
+PAUSED_PARTITIONS = Gauge("pmflow_paused_partitions",
+                          "Partitions a stage takes no records from while a dependency it "
+                          "needs (the database) is away, by stage", ["stage"])
 
 question_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("question_id",
                                                                             default=None)
