@@ -47,6 +47,13 @@ class PlanSummary(BaseModel):
     time_range_hint: str | None
 
 
+class MemoryWrite(BaseModel):
+    written: bool | None = Field(description="True: the answer is in the tenant's memories; "
+                                 "false: it could not be written (see error), the answer "
+                                 "itself stands; null: the workers write it")
+    error: str | None = Field(default=None, description="Why it was not written")
+
+
 class ExternalSearchResult(BaseModel):
     question_id: str
     status: str = Field(description="answered, freshness_guard, clarify, rejected or failed")
@@ -57,6 +64,8 @@ class ExternalSearchResult(BaseModel):
     missing: list[str] = Field(description="Why it could not answer, when it did not")
     demo: bool = Field(description="True when the sources are invented demo pages: the answer "
                        "is not real information and must not be presented as such")
+    memory: MemoryWrite = Field(default_factory=lambda: MemoryWrite(written=None),
+                                description="Whether this answer was remembered")
 
 
 class RoutePriorResult(BaseModel):
@@ -100,15 +109,16 @@ def build_agent_server(asker: Asker, store: MemoryStore) -> MCPServer:
     ) -> ExternalSearchResult:
         route = _route(question, tenant_id, locale, thread_id, deadline_ms)
         try:
-            answer = await asker.ask(route, timeout_s=deadline_ms / 1000)
+            asked = await asker.ask(route, timeout_s=deadline_ms / 1000)
         except AnswerTimeout as exc:
             raise ToolError(f"deadline of {deadline_ms} ms expired: {exc}") from None
         except NotAnswered as exc:
             raise ToolError(str(exc)) from None
-        if ran_out_of_time(answer):
+        if ran_out_of_time(asked.answer):
             raise ToolError(f"deadline of {deadline_ms} ms expired before the sources "
                             "answered") from None
-        return search_result(answer)
+        return search_result(asked.answer, MemoryWrite(written=asked.remembered,
+                                                       error=asked.memory_error))
 
     @server.tool(description=ROUTE_PRIOR, annotations=ToolAnnotations(
         title="Route prior", read_only_hint=True, destructive_hint=False,
@@ -140,7 +150,8 @@ def ran_out_of_time(answer: AnswerReady) -> bool:
     return answer.status is not AnswerStatus.answered and answer.occurred_at >= too_late
 
 
-def search_result(answer: AnswerReady) -> ExternalSearchResult:
+def search_result(answer: AnswerReady,
+                  memory: MemoryWrite | None = None) -> ExternalSearchResult:
     plan = answer.plan
     missing = [] if answer.status is AnswerStatus.answered else [
         reason for reason in [answer.reason, *answer.verdict.violations,
@@ -157,7 +168,8 @@ def search_result(answer: AnswerReady) -> ExternalSearchResult:
                          freshness_required=plan.freshness_required,
                          search_queries=list(plan.search_queries),
                          location_hint=plan.location_hint, time_range_hint=plan.time_range_hint),
-        missing=list(dict.fromkeys(missing))[:10], demo=answer.demo)
+        missing=list(dict.fromkeys(missing))[:10], demo=answer.demo,
+        memory=memory or MemoryWrite(written=None))
 
 
 def prior_result(prior: RoutePrior) -> RoutePriorResult:

@@ -26,12 +26,13 @@ async def running(bootstrap: str, topics: Topics, *,
                   store: MemoryStore | None = None,
                   runner_config: RunnerConfig | None = None,
                   guarantee: Guarantee = "at_least_once",
+                  memory_domain_hints: bool = False,
                   ) -> AsyncIterator[Processor]:
     """Every stage in this process; by default the MCP adapter answers with WEATHER."""
     gateway = Deps(
         composer=EXTRACTIVE, clock=SystemClock(), planner=RulesPlanner(),
                       adapters=list(adapters or [FakeAdapter("mcp", items=[WEATHER])]),
-                      store=store or InMemoryStore())
+                      store=store or InMemoryStore(), memory_domain_hints=memory_domain_hints)
     settings = Settings(kafka_bootstrap=bootstrap, topic_prefix=topics.prefix, http_port=0,
                         processing_guarantee=guarantee)
     proc = Processor(settings, deps=gateway, grace_s=5, runner_config=runner_config)
