@@ -150,9 +150,9 @@ async def test_a_store_that_is_away_holds_records_and_partitions_until_it_answer
     runner, publisher, consumer = memory_runner(store)
     first, other = (TopicPartition(MEMORY.source(TOPICS), p) for p in (0, 1))
     await runner.on_batch([answer_record(0, "q-1")])
-    await _until(lambda: store.calls >= 3)  # well past the stage's own retries
+    await _eventually(lambda: store.calls >= 3)  # well past the stage's own retries
     await runner.on_batch([answer_record(0, "q-2", partition=1)])  # arrives during the outage
-    await _until(lambda: consumer.paused == {first, other})
+    await _eventually(lambda: consumer.paused == {first, other})
     await runner.commit()
     assert consumer.commits == [] and publisher.sent == []  # nothing given up, nothing past
 
@@ -242,4 +242,13 @@ async def _until(condition: object) -> None:
         if condition():  # type: ignore[operator]
             return
         await asyncio.sleep(0)
+    raise AssertionError("condition never held")
+
+
+async def _eventually(condition: object) -> None:
+    """Like `_until`, for conditions that need real time to pass (backoff pauses)."""
+    for _ in range(10_000):
+        if condition():  # type: ignore[operator]
+            return
+        await asyncio.sleep(0.001)
     raise AssertionError("condition never held")
