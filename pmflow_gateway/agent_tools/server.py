@@ -19,7 +19,7 @@ from pmflow_gateway.agent_tools.askers import AnswerTimeout, Asker, NotAnswered
 from pmflow_gateway.contract.memory_rules import RoutePrior
 from pmflow_gateway.handlers.evidence import MIN_ATTEMPT_S
 from pmflow_gateway.handlers.memory import prior_for
-from pmflow_gateway.ports import MemoryStore
+from pmflow_gateway.ports import MemoryStore, Unavailable
 from pmflow_gateway.schemas import AnswerReady, AnswerStatus, RouteDecided
 
 DEFAULT_DEADLINE_MS = 20_000
@@ -124,7 +124,11 @@ def build_agent_server(asker: Asker, store: MemoryStore) -> MCPServer:
         title="Route prior", read_only_hint=True, destructive_hint=False,
         idempotent_hint=True, open_world_hint=False))
     async def route_prior(question: QUESTION, tenant_id: TENANT) -> RoutePriorResult:
-        return prior_result(await prior_for(store, tenant_id, question))
+        try:
+            return prior_result(await prior_for(store, tenant_id, question))
+        except Unavailable as away:
+            raise ToolError(f"the route memories cannot be read now ({away}); try again "
+                            "later") from None
 
     return server
 

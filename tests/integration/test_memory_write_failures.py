@@ -77,6 +77,8 @@ async def test_external_search_returns_its_answer_while_the_database_is_away(
             await proxy.refuse()
             away = await client.call_tool("external_search", {"question": QUESTION,
                                                               "tenant_id": "acme"})
+            prior = await client.call_tool("route_prior", {"question": QUESTION,
+                                                           "tenant_id": "acme"})
             await proxy.restore()
             back = await client.call_tool("external_search", {"question": QUESTION,
                                                               "tenant_id": "acme"})
@@ -87,6 +89,7 @@ async def test_external_search_returns_its_answer_while_the_database_is_away(
     assert away.structured_content["status"] == "answered"
     memory = away.structured_content["memory"]
     assert memory["written"] is False and "database" in memory["error"]
+    assert prior.is_error and "database unavailable" in prior.content[0].text  # type: ignore[union-attr]
     assert not back.is_error and back.structured_content is not None
     assert back.structured_content["memory"] == {"written": True, "error": None}
 
