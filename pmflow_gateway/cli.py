@@ -95,9 +95,14 @@ async def _ask_embedded(route: RouteDecided, settings: Settings, as_json: bool) 
         return 1
     if as_json:
         _print_json({"answer_ready": outcome.answer.model_dump(mode="json"),
-                     "reply_rendered": outcome.reply.model_dump(mode="json")})
+                     "reply_rendered": outcome.reply.model_dump(mode="json"),
+                     "memory": {"written": outcome.memory_error is None,
+                                "error": outcome.memory_error}})
     else:
         print(outcome.reply.text)
+    if outcome.memory_error is not None:
+        print(f"warning: the answer was not remembered: {outcome.memory_error} "
+              "(pmflow-gateway doctor checks the database)", file=sys.stderr)
     return 0
 
 

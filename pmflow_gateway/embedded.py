@@ -42,6 +42,9 @@ class Outcome:
     evidence: EvidenceCollected | None
     answer: AnswerReady | None
     reply: ReplyRendered | None
+    memory_error: str | None = None
+    """Why the answer could not be remembered (the store away, or refusing it); the answer
+    and the reply stand either way."""
 
 
 class _GaveUp(Exception):
@@ -81,6 +84,17 @@ class _Chain:
                 annotate(span, output)
             return output
 
+    async def remember(self, answer: AnswerReady, *, after: Span | None) -> str | None:
+        """Write the answer to the memories; why not, when that failed. A store that is away
+        is not waited for here: the caller has its answer and is told it was not kept."""
+        try:
+            await self.run(MEMORY, answer, after=after)
+        except Exception as exc:
+            log.warning("the answer to %s was not remembered: %s", answer.question_id,
+                        failure_reason(exc))
+            return failure_reason(exc)
+        return None
+
 
 _TOPICS = Topics()  # span names as the workers' with the default prefix
 
@@ -88,7 +102,9 @@ _TOPICS = Topics()  # span names as the workers' with the default prefix
 async def ask_in_process(route: RouteDecided, deps: Deps, *, progress: Progress | None = None,
                          retry: Retries | None = None) -> Outcome:
     """Plan, collect, answer, render and remember, exactly as the workers would: a stage that
-    keeps failing leaves the user a `failed` answer, rendered and remembered like any other."""
+    keeps failing leaves the user a `failed` answer, rendered and remembered like any other.
+    A memory write that fails costs nothing else: the outcome carries the answer and says
+    why it was not remembered."""
     report = progress or (lambda stage, event: None)
     chain = _Chain(deps, retry or Retries())
     plan = evidence = None
@@ -107,6 +123,6 @@ async def ask_in_process(route: RouteDecided, deps: Deps, *, progress: Progress 
     # Both read the answer, as both workers do: siblings under the stage that made it.
     answered = chain.last
     reply = await chain.run(RENDER, answer, after=answered)
-    await chain.run(MEMORY, answer, after=answered)
+    memory_error = await chain.remember(answer, after=answered)
     report("reply", reply)
-    return Outcome(plan, evidence, answer, reply)
+    return Outcome(plan, evidence, answer, reply, memory_error)

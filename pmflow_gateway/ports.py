@@ -114,15 +114,38 @@ class SimilarQuestion:
     similarity: float
 
 
+class Unavailable(Exception):
+    """An outside system a stage needs is away (refused, hung, locked, overloaded): the same
+    call can succeed later, unchanged, so the record waits instead of being given up."""
+
+    def __init__(self, dependency: str, reason: str) -> None:
+        super().__init__(f"{dependency} unavailable: {reason}")
+        self.dependency = dependency
+        self.reason = reason
+
+
+class Unstorable(Exception):
+    """The store refuses the record for its content (a value it cannot hold even after the
+    boundary cleaned it): no retry changes that, so the record ends here, with the reason."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class MemoryStore(Protocol):
-    """QA records and route memories, always scoped by tenant."""
+    """QA records and route memories, always scoped by tenant. A write raises `Unavailable`
+    while the store is away and `Unstorable` for content it can never hold."""
 
     async def record_answer(self, event: AnswerReady) -> bool:
-        """Persist the answer once; False when this event was already applied."""
+        """Persist the answer once; False when this event was already applied. Ratings that
+        arrived before it are applied with it."""
         ...
 
     async def apply_feedback(self, event: FeedbackGiven) -> bool:
-        """Write feedback back; raises `UnknownQuestion` when the tenant has no such question."""
+        """Write feedback back; False when already applied, older than the feedback already
+        there, or when the tenant has no record of the question yet: the rating then waits
+        for it (bounded by the store's `feedback_wait`) and is applied when it lands."""
         ...
 
     async def similar(
@@ -134,10 +157,6 @@ class MemoryStore(Protocol):
     async def aclose(self) -> None:
         """Release the connection pool."""
         ...
-
-
-class UnknownQuestion(LookupError):
-    """Feedback for a question this tenant never asked (or another tenant's)."""
 
 
 class Planner(Protocol):

@@ -25,6 +25,14 @@ class Settings(BaseSettings):
         "under PMFLOW_DATA_DIR.",
     )
     data_dir: Path = Field(default=Path(".pmflow"), description="Where embedded state lives.")
+    database_timeout_s: float = Field(
+        default=10.0, gt=0, description="How long one store call may wait for the database "
+        "(a connection, a lock, a statement) before the database counts as away: the memory "
+        "and feedback stages then pause and try again later; nothing is dropped.")
+    feedback_wait_s: float = Field(
+        default=604_800.0, gt=0, description="How long a rating whose QA record has not "
+        "been stored yet waits for it (kept in `pending_feedback`, applied when the record "
+        "lands); after that it is dropped as an orphan and logged. Default 7 days.")
     mcp_config: Path | None = Field(
         default=None,
         description="TOML file listing MCP servers. Unset: none, the live search alone.",

@@ -22,7 +22,7 @@ from pmflow_gateway.contract.memory_rules import (
 )
 from pmflow_gateway.contract.similarity import most_similar, question_key
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
-from pmflow_gateway.ports import AdapterResult, Headers, SimilarQuestion, UnknownQuestion
+from pmflow_gateway.ports import AdapterResult, Headers, SimilarQuestion
 from pmflow_gateway.schemas import (
     AdapterAttempt,
     AnswerReady,
@@ -200,16 +200,32 @@ class RecordingPublisher:
 
 @dataclass
 class CommittingConsumer:
-    """The one call the runner makes on its Kafka consumer: committing offsets."""
+    """The calls the runner makes on its Kafka consumer: committing offsets, and pausing and
+    resuming the assigned partitions while a dependency is away."""
 
     commits: list[dict[TopicPartition, int]] = field(default_factory=list)
     fail_next: int = 0  # how many commits fail, as during a rebalance
+    assigned: set[TopicPartition] = field(default_factory=set)
+    paused: set[TopicPartition] = field(default_factory=set)
+    resumed: list[TopicPartition] = field(default_factory=list)
 
     async def commit(self, offsets: dict[TopicPartition, int]) -> None:
         if self.fail_next:
             self.fail_next -= 1
             raise RuntimeError("rebalance in progress")
         self.commits.append(dict(offsets))
+
+    def assignment(self) -> set[TopicPartition]:
+        return set(self.assigned)
+
+    def pause(self, *partitions: TopicPartition) -> None:
+        assert set(partitions) <= self.assigned, "pausing a partition that is not assigned"
+        self.paused.update(partitions)
+
+    def resume(self, *partitions: TopicPartition) -> None:
+        assert set(partitions) <= self.assigned, "resuming a partition that is not assigned"
+        self.paused.difference_update(partitions)
+        self.resumed.extend(partitions)
 
 
 def evidence(url: str, snippet: str, *, fresh: float = 0.9, source_type: str = "mcp_search",
@@ -244,6 +260,7 @@ class InMemoryStore:
     answers: dict[tuple[str, str], AnswerReady] = field(default_factory=dict)
     memories: dict[tuple[str, str], _Memory] = field(default_factory=dict)
     applied: set[tuple[str, str, str]] = field(default_factory=set)
+    pending: dict[tuple[str, str], list[FeedbackGiven]] = field(default_factory=dict)
 
     def _claim(self, tenant_id: str, kind: str, event_id: str) -> bool:
         claim = (tenant_id, kind, event_id)
@@ -270,15 +287,27 @@ class InMemoryStore:
             sources_used=[s.model_dump(mode="json") for s in event.sources_used])
         self.answers[at] = event
         self._recount(event.tenant_id, key)
+        if previous is None:
+            for rating in sorted(self.pending.pop(at, []), key=lambda e: e.occurred_at):
+                self._rate(rating)
         return True
 
     async def apply_feedback(self, event: FeedbackGiven) -> bool:
         at = (event.tenant_id, event.question_id)
         record = self.records.get(at)
-        if record is None:
-            raise UnknownQuestion(f"no question {at[1]} for tenant {at[0]}")
+        if record is None:  # waits for its record, as the SQL store's pending_feedback
+            if self._claim(event.tenant_id, "feedback", event.event_id):
+                self.pending.setdefault(at, []).append(event)
+            return False
         if feedback_is_late(record, event.occurred_at) or not self._claim(
                 event.tenant_id, "feedback", event.event_id):
+            return False
+        return self._rate(event)
+
+    def _rate(self, event: FeedbackGiven) -> bool:
+        at = (event.tenant_id, event.question_id)
+        record = self.records[at]
+        if feedback_is_late(record, event.occurred_at):
             return False
         memory = self.memories[(event.tenant_id, record.question_key)]
         values = count_feedback(memory.row, record, outcome=event.outcome, at=event.occurred_at)

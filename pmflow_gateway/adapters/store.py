@@ -7,31 +7,44 @@ deliveries of one event meet at that primary key: PostgreSQL makes the second `I
 CONFLICT DO NOTHING` wait for the first transaction and then insert nothing; SQLite runs one
 writer at a time (`BEGIN IMMEDIATE`). Rows that several transactions update (a QA record, a
 route memory) are read `FOR UPDATE`, always the QA record before the memory, so concurrent
-writers serialise without deadlocking.
+writers serialise without deadlocking. The writes of one question (its answer, its ratings)
+also take a transaction-scoped advisory lock on PostgreSQL: a rating that finds no record
+waits in `pending_feedback`, and the answer that lands at the same moment must see it.
+
+Every call is bounded by `timeout_s` and fails in the port's terms (`store_engine.answering`):
+`Unavailable` while the database is away, `Unstorable` for a row it refuses for its content.
+Every text it writes is made storable first (`store_schema.StorableText`).
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from pathlib import Path
+import asyncio
+import hashlib
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Row, Table, event, select, text, update
+from sqlalchemy import Row, Table, delete, select, text, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext import asyncio as sqlalchemy_asyncio
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from pmflow_gateway.adapters.migrations import apply_migrations
+from pmflow_gateway.adapters.store_engine import answering, create_engine, database_url
 from pmflow_gateway.adapters.store_schema import (
     RECORD_ROW_COLUMNS,
     answer_values,
     applied_events,
     memory_row,
+    pending_feedback,
     qa_records,
     query_route_memories,
     record_row,
     similar_question,
+    storable_text,
 )
+from pmflow_gateway.adapters.store_similar import candidates
 from pmflow_gateway.contract.memory_rules import (
     answer_is_late,
     count_answer,
@@ -40,23 +53,33 @@ from pmflow_gateway.contract.memory_rules import (
     rank_good_domains,
 )
 from pmflow_gateway.contract.similarity import most_similar, question_key
-from pmflow_gateway.ports import Clock, SimilarQuestion, UnknownQuestion
+from pmflow_gateway.ports import Clock, SimilarQuestion
 from pmflow_gateway.schemas import AnswerReady, FeedbackGiven
 from pmflow_gateway.settings import Settings
 
+__all__ = ["SqlMemoryStore", "create_engine", "database_url", "open_store"]
+
+log = logging.getLogger(__name__)
+
 # similar() ranks this many candidates from the trigram index by bigram Jaccard.
 SIMILAR_CANDIDATES = 200
-# The trigram index's own similarity below which a memory is not even a candidate.
-TRIGRAM_THRESHOLD = 0.1
-# A long question is looked up by its first trigrams only: enough to find its neighbours.
-MAX_QUERY_TRIGRAMS = 64
 # Below this bigram Jaccard a past question is noise, not a similar sample.
 MIN_SIMILARITY = 0.2
 # The good-domain recount reads at most this many recent answers to one question key.
 GOOD_DOMAIN_SCAN_LIMIT = 50
+# How long one call may wait for the database before it counts as away.
+TIMEOUT_S = 10.0
+# Calls that may use the database at once: fewer than the engine's connections (5 + 10
+# overflow), so a call whose turn it is never queues for one. The turn is waited for without
+# a limit: a queue in this process says nothing about the database.
+CONCURRENT_CALLS = 10
+# How long a rating waits for the QA record it rates before it is dropped as an orphan.
+FEEDBACK_WAIT = timedelta(days=7)
+# Orphans are swept while a rating is parked, at most this often and this many at a time.
+ORPHAN_SWEEP_EVERY = timedelta(seconds=10)
+ORPHAN_SWEEP = 5000
 
 _ANSWER, _FEEDBACK = "answer", "feedback"
-_MEMORY_COLUMNS = ", ".join(column.name for column in query_route_memories.c)
 
 
 class SqlMemoryStore:
@@ -69,25 +92,35 @@ class SqlMemoryStore:
         clock: Clock | None = None,
         similar_candidates: int = SIMILAR_CANDIDATES,
         min_similarity: float = MIN_SIMILARITY,
+        timeout_s: float = TIMEOUT_S,
+        feedback_wait: timedelta = FEEDBACK_WAIT,
     ) -> None:
         """Use `from_url` or `open_store`: they also bring the schema up to date."""
         self._engine = engine
         self._clock = clock
         self._candidates = similar_candidates
         self._min_similarity = min_similarity
+        self._timeout_s = timeout_s
+        self._feedback_wait = feedback_wait
         self._on_postgres = engine.dialect.name == "postgresql"
+        self._turns = asyncio.Semaphore(CONCURRENT_CALLS)
+        self._swept_at: datetime | None = None
 
     @classmethod
     async def from_url(cls, url: str, *, clock: Clock | None = None,
+                       timeout_s: float = TIMEOUT_S, feedback_wait: timedelta = FEEDBACK_WAIT,
                        **engine_options: Any) -> SqlMemoryStore:
-        """A store on `url` with all migrations applied; `engine_options` go to the engine."""
+        """A store on `url` with all migrations applied; `engine_options` go to the engine.
+        A database that cannot be reached raises `Unavailable` (no time limit: a migration
+        may take long)."""
         engine = create_engine(url, **engine_options)
         try:
-            await apply_migrations(engine)
+            async with answering(None):
+                await apply_migrations(engine)
         except BaseException:
             await engine.dispose()
             raise
-        return cls(engine, clock=clock)
+        return cls(engine, clock=clock, timeout_s=timeout_s, feedback_wait=feedback_wait)
 
     @property
     def engine(self) -> AsyncEngine:
@@ -102,6 +135,12 @@ class SqlMemoryStore:
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
+    @asynccontextmanager
+    async def _turn(self) -> AsyncIterator[None]:
+        """This call's turn at the database, then its time limit (`answering`)."""
+        async with self._turns, answering(self._timeout_s):
+            yield
+
     def _insert(self, table: Table) -> postgresql.Insert | sqlite.Insert:
         """An INSERT that can say ON CONFLICT: both dialects spell it the same way."""
         return postgresql.insert(table) if self._on_postgres else sqlite.insert(table)
@@ -110,10 +149,15 @@ class SqlMemoryStore:
 
     async def record_answer(self, event: AnswerReady) -> bool:
         """Persist the answer once. False when this event was already applied, or when the
-        question already holds a newer answer (an older event arriving late changes nothing)."""
-        now = self._now()
+        question already holds a newer answer (an older event arriving late changes nothing).
+        Ratings that waited for this record are applied with it, oldest first."""
+        async with self._turn():
+            return await self._record_answer(event, self._now())
+
+    async def _record_answer(self, event: AnswerReady, now: datetime) -> bool:
         key = question_key(event.context.question)
         async with self._engine.begin() as conn:
+            await self._serialise(conn, event.tenant_id, event.question_id)
             if not await self._claim(conn, event, _ANSWER, now):
                 return False
             previous = await self._lock_record(conn, event.tenant_id, event.question_id)
@@ -125,28 +169,98 @@ class SqlMemoryStore:
                 await self._update_record(conn, event.tenant_id, event.question_id,
                                           **answer_values(event, key), updated_at=now)
             await self._count_answer(conn, event, key, previous, now)
+            if previous is None:
+                await self._apply_waiting(conn, event.tenant_id, event.question_id, now)
             return True
 
     async def apply_feedback(self, event: FeedbackGiven) -> bool:
         """Write feedback onto the QA record and its route memory. False when this event was
-        already applied or newer feedback is already there; `UnknownQuestion` when the tenant
-        has no such question (nothing is written then, not even the claim)."""
-        now = self._now()
+        already applied or newer feedback is already there, and when the tenant has no such
+        record yet: the rating then waits in `pending_feedback` for the record to land.
+        Ratings that waited longer than `feedback_wait` are dropped as orphans."""
+        async with self._turn():
+            return await self._apply_feedback(event, self._now())
+
+    async def _apply_feedback(self, event: FeedbackGiven, now: datetime) -> bool:
         async with self._engine.begin() as conn:
+            await self._serialise(conn, event.tenant_id, event.question_id)
             if not await self._claim(conn, event, _FEEDBACK, now):
                 return False
             record = await self._lock_record(conn, event.tenant_id, event.question_id)
             if record is None:
-                raise UnknownQuestion(
-                    f"tenant {event.tenant_id!r} has no question {event.question_id!r}")
-            if feedback_is_late(record_row(record), event.occurred_at):
+                await conn.execute(self._insert(pending_feedback).values(
+                    tenant_id=event.tenant_id, event_id=event.event_id,
+                    question_id=event.question_id, outcome=event.outcome,
+                    comment=event.comment, occurred_at=event.occurred_at, received_at=now))
+                if self._swept_at is None or now - self._swept_at >= ORPHAN_SWEEP_EVERY:
+                    self._swept_at = now
+                    await self._drop_orphans(conn, now - self._feedback_wait)
                 return False
-            await self._update_record(
-                conn, event.tenant_id, event.question_id, feedback_outcome=event.outcome,
-                feedback_comment=event.comment, feedback_at=event.occurred_at,
-                feedback_event_id=event.event_id, updated_at=now)
-            await self._count_feedback(conn, event, record, now)
-            return True
+            return await self._rate(conn, record, event_id=event.event_id,
+                                    outcome=event.outcome, comment=event.comment,
+                                    at=event.occurred_at, now=now)
+
+    async def _rate(self, conn: AsyncConnection, record: Row[Any], *, event_id: str,
+                    outcome: str, comment: str | None, at: datetime, now: datetime) -> bool:
+        """Write one rating onto a locked QA record; False when newer feedback is there."""
+        if feedback_is_late(record_row(record), at):
+            return False
+        await self._update_record(
+            conn, record.tenant_id, record.question_id, feedback_outcome=outcome,
+            feedback_comment=comment, feedback_at=at, feedback_event_id=event_id,
+            updated_at=now)
+        await self._count_feedback(conn, record, outcome, at, now)
+        return True
+
+    async def _apply_waiting(self, conn: AsyncConnection, tenant_id: str, question_id: str,
+                             now: datetime) -> None:
+        """Apply the ratings that arrived before this question's record, oldest first; one
+        that waited longer than `feedback_wait` is an orphan, dropped unapplied."""
+        waiting = (await conn.execute(
+            delete(pending_feedback)
+            .where(pending_feedback.c.tenant_id == tenant_id,
+                   pending_feedback.c.question_id == question_id)
+            .returning(*pending_feedback.c))).all()
+        cutoff = now - self._feedback_wait
+        if expired := [row for row in waiting if row.received_at < cutoff]:
+            self._log_orphans(expired)
+        for rating in sorted((row for row in waiting if row.received_at >= cutoff),
+                             key=lambda row: (row.occurred_at, row.event_id)):
+            record = await self._lock_record(conn, tenant_id, question_id)
+            assert record is not None  # inserted by this transaction
+            await self._rate(conn, record, event_id=rating.event_id, outcome=rating.outcome,
+                             comment=rating.comment, at=rating.occurred_at, now=now)
+
+    async def _drop_orphans(self, conn: AsyncConnection, before: datetime) -> None:
+        """Delete ratings that waited since before `before` for a record that never came;
+        rows another transaction holds are left for the next sweep (no one waits here).
+        Swept while parking a rating, as orphans are only made there."""
+        columns = (pending_feedback.c.tenant_id, pending_feedback.c.event_id)
+        expired = (await conn.execute(
+            select(*columns, pending_feedback.c.question_id)
+            .where(pending_feedback.c.received_at < before)
+            .order_by(pending_feedback.c.received_at).limit(ORPHAN_SWEEP)
+            .with_for_update(skip_locked=True))).all()
+        if expired:
+            await conn.execute(delete(pending_feedback).where(
+                tuple_(*columns).in_([(row.tenant_id, row.event_id) for row in expired])))
+            self._log_orphans(expired)
+
+    def _log_orphans(self, expired: Sequence[Any]) -> None:
+        log.warning("dropped %d rating(s) whose QA record did not come within %s, e.g. %s",
+                    len(expired), self._feedback_wait,
+                    ", ".join(f"{r.tenant_id}/{r.question_id} ({r.event_id})"
+                              for r in expired[:5]))
+
+    async def _serialise(self, conn: AsyncConnection, tenant_id: str, question_id: str) -> None:
+        """Let one transaction at a time write this question (SQLite already runs one
+        writer at a time)."""
+        if not self._on_postgres:
+            return
+        digest = hashlib.blake2b(f"{tenant_id}\x1f{question_id}".encode("utf-8", "replace"),
+                                 digest_size=8).digest()
+        await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"),
+                           {"key": int.from_bytes(digest, "big", signed=True)})
 
     async def _claim(self, conn: AsyncConnection, event: AnswerReady | FeedbackGiven, kind: str,
                      now: datetime) -> bool:
@@ -219,15 +333,14 @@ class SqlMemoryStore:
                               else record_row(previous), key=key, status=str(event.status))
         await self._update_memory(conn, event.tenant_id, key, now, **sample, **counts)
 
-    async def _count_feedback(self, conn: AsyncConnection, event: FeedbackGiven,
-                              record: Row[Any], now: datetime) -> None:
+    async def _count_feedback(self, conn: AsyncConnection, record: Row[Any], outcome: str,
+                              at: datetime, now: datetime) -> None:
         seed = {"sample_question": record.question, "route_mode": record.routing_snapshot.get(
             "route_mode", "external"), "query_kind": record.plan.get("query_kind", "unknown"),
             "last_question_id": record.question_id}
-        memory = await self._lock_memory(conn, event.tenant_id, record.question_key, seed, now)
-        values = count_feedback(memory_row(memory), record_row(record),
-                                outcome=event.outcome, at=event.occurred_at)
-        await self._update_memory(conn, event.tenant_id, record.question_key, now, **values)
+        memory = await self._lock_memory(conn, record.tenant_id, record.question_key, seed, now)
+        values = count_feedback(memory_row(memory), record_row(record), outcome=outcome, at=at)
+        await self._update_memory(conn, record.tenant_id, record.question_key, now, **values)
 
     async def _update_memory(self, conn: AsyncConnection, tenant_id: str, key: str,
                              now: datetime, **values: Any) -> None:
@@ -256,54 +369,14 @@ class SqlMemoryStore:
         """The tenant's past questions most like this one, best first (ties: most recently
         updated first). The database's trigram index finds candidates among all of the
         tenant's memories; they are then ranked by the same similarity everywhere."""
-        key = question_key(question)
-        async with self._engine.connect() as conn:
-            if len(key) < 3:  # no trigram to look up: compare with the most recent
-                rows = await self._recent(conn, tenant_id)
-            elif self._on_postgres:
-                rows = await self._postgres_candidates(conn, tenant_id, key)
-            else:
-                rows = await self._sqlite_candidates(conn, tenant_id, key)
+        # The text queries below bind plain strings: cleaned here as the columns clean theirs.
+        key, tenant_id = storable_text(question_key(question)), storable_text(tenant_id)
+        async with self._turn(), self._engine.connect() as conn:
+            rows = await candidates(conn, tenant_id, key, limit=self._candidates)
         rows.sort(key=lambda row: (row.updated_at, row.question_key), reverse=True)
         by_key = {row.question_key: row for row in rows}
         best = most_similar(question, by_key, limit=limit, min_similarity=self._min_similarity)
         return [similar_question(by_key[scored.key], scored.similarity) for scored in best]
-
-    async def _recent(self, conn: AsyncConnection, tenant_id: str) -> list[Row[Any]]:
-        return list((await conn.execute(
-            select(query_route_memories)
-            .where(query_route_memories.c.tenant_id == tenant_id)
-            .order_by(query_route_memories.c.updated_at.desc())
-            .limit(self._candidates)
-        )).all())
-
-    async def _postgres_candidates(self, conn: AsyncConnection, tenant_id: str,
-                                   key: str) -> list[Row[Any]]:
-        # Loose on purpose: trigram similarity only preselects, bigram Jaccard decides.
-        await conn.execute(text("SELECT set_config('pg_trgm.similarity_threshold', "
-                                ":threshold, true)"), {"threshold": str(TRIGRAM_THRESHOLD)})
-        return list((await conn.execute(
-            text(f"SELECT {_MEMORY_COLUMNS} FROM query_route_memories "
-                 "WHERE tenant_id = :tenant AND question_key OPERATOR(public.%) :key "
-                 "ORDER BY public.similarity(question_key, :key) DESC LIMIT :n")
-            .columns(*query_route_memories.c),
-            {"tenant": tenant_id, "key": key, "n": self._candidates},
-        )).all())
-
-    async def _sqlite_candidates(self, conn: AsyncConnection, tenant_id: str,
-                                 key: str) -> list[Row[Any]]:
-        grams = list(dict.fromkeys(key[i:i + 3] for i in range(len(key) - 2)))
-        match = " OR ".join('"' + gram.replace('"', '""') + '"'
-                            for gram in grams[:MAX_QUERY_TRIGRAMS])
-        columns = ", ".join(f"m.{c.name}" for c in query_route_memories.c)
-        return list((await conn.execute(
-            text(f"SELECT {columns} FROM query_route_memories_trgm AS f "
-                 "JOIN query_route_memories AS m ON m.rowid = f.rowid "
-                 "WHERE query_route_memories_trgm MATCH :match AND m.tenant_id = :tenant "
-                 "ORDER BY f.rank LIMIT :n")
-            .columns(*query_route_memories.c),
-            {"match": match, "tenant": tenant_id, "n": self._candidates},
-        )).all())
 
     async def qa_record(self, tenant_id: str, question_id: str) -> dict[str, Any] | None:
         """The tenant's QA record of one question, as stored."""
@@ -317,7 +390,7 @@ class SqlMemoryStore:
     async def _read_one(self, table: Table, tenant_id: str, **match: str) -> dict[str, Any] | None:
         conditions = [table.c.tenant_id == tenant_id]
         conditions += [table.c[name] == value for name, value in match.items()]
-        async with self._engine.connect() as conn:
+        async with self._turn(), self._engine.connect() as conn:
             row = (await conn.execute(select(table).where(*conditions))).first()
         return dict(row._mapping) if row is not None else None
 
@@ -325,43 +398,8 @@ class SqlMemoryStore:
         return self._clock.now() if self._clock is not None else datetime.now(UTC)
 
 
-def create_engine(url: str, **options: Any) -> AsyncEngine:
-    """An async engine; on SQLite, one whose transactions really are transactions."""
-    is_sqlite = url.startswith("sqlite")
-    if is_sqlite:
-        # Writers queue for the file lock instead of failing at once.
-        options["connect_args"] = {"timeout": 30.0, **options.get("connect_args", {})}
-    # Looked up at call time: the SQLAlchemy instrumentation, installed with tracing after
-    # this module was imported, replaces the function there to trace every new engine.
-    engine = sqlalchemy_asyncio.create_async_engine(url, **options)
-    if is_sqlite:
-        _take_over_sqlite_transactions(engine)
-    return engine
-
-
-def _take_over_sqlite_transactions(engine: AsyncEngine) -> None:
-    """The sqlite3 driver only BEGINs before DML, so reads and DDL would escape the
-    transaction. SQLAlchemy emits BEGIN instead, IMMEDIATE so that the write lock is taken
-    up front and two writers queue rather than deadlock on the upgrade from read to write."""
-
-    @event.listens_for(engine.sync_engine, "connect")
-    def _driver_leaves_transactions_alone(dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.isolation_level = None
-
-    @event.listens_for(engine.sync_engine, "begin")
-    def _begin_immediate(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
-
-
-def database_url(settings: Settings) -> str:
-    """`PMFLOW_DATABASE_URL`, or a SQLite file under `PMFLOW_DATA_DIR` (created if missing)."""
-    if settings.database_url:
-        return settings.database_url
-    data_dir = Path(settings.data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
-    return f"sqlite+aiosqlite:///{(data_dir / 'memory.sqlite3').resolve()}"
-
-
 async def open_store(settings: Settings, *, clock: Clock | None = None) -> SqlMemoryStore:
     """The store the settings point at, its schema migrated; close it with `aclose()`."""
-    return await SqlMemoryStore.from_url(database_url(settings), clock=clock)
+    return await SqlMemoryStore.from_url(
+        database_url(settings), clock=clock, timeout_s=settings.database_timeout_s,
+        feedback_wait=timedelta(seconds=settings.feedback_wait_s))

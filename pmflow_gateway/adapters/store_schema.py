@@ -39,7 +39,56 @@ class UtcDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-Json: Any = JSON().with_variant(JSONB(), "postgresql")
+def storable_text(text: str) -> str:
+    """`text` as every store can keep it, the same on PostgreSQL and SQLite: NUL removed
+    (PostgreSQL's text and JSON cannot hold it, and it carries nothing a reader sees), lone
+    surrogates (which no UTF-8 text can hold) replaced by U+FFFD; a surrogate pair becomes
+    the character it spells."""
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+def storable_json(value: Any) -> Any:
+    """`value` with every string in it, keys included, made storable."""
+    if isinstance(value, str):
+        return storable_text(value)
+    if isinstance(value, dict):
+        return {storable_text(str(k)): storable_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [storable_json(v) for v in value]
+    return value
+
+
+class StorableText(TypeDecorator[str]):
+    """TEXT whose every bound value, written or compared, is made storable first: a field
+    that carries a NUL or a lone surrogate costs that character, never the row."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        return None if value is None else storable_text(value)
+
+
+class StorableJson(TypeDecorator[Any]):
+    """JSON (JSONB on PostgreSQL) whose strings are made storable before it is written."""
+
+    impl = JSON
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> Any:
+        return dialect.type_descriptor(JSONB() if dialect.name == "postgresql" else JSON())
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
+        return storable_json(value)
+
 
 metadata = MetaData()
 
@@ -52,60 +101,73 @@ def _tenant_rows(name: str, key: str, *columns: Column[Any]) -> Table:
     """A table of rows each tenant keeps apart, one per `key`, stamped when first written and
     when last changed."""
     return Table(name, metadata,
-                 Column("tenant_id", Text, primary_key=True), Column(key, Text, primary_key=True),
+                 Column("tenant_id", StorableText, primary_key=True),
+                 Column(key, StorableText, primary_key=True),
                  *columns,
                  _required("created_at", UtcDateTime), _required("updated_at", UtcDateTime))
 
 
 qa_records = _tenant_rows(
     "qa_records", "question_id",
-    _required("question_key", Text),
-    Column("thread_id", Text),
-    _required("question", Text),
-    _required("locale", Text),
-    _required("status", Text),
-    Column("reason", Text),
-    _required("answer", Text),
-    _required("routing_snapshot", Json),
-    _required("plan", Json),
-    _required("planner", Json),
-    _required("verdict", Json),
-    _required("citations", Json),
-    _required("sources_used", Json),
-    _required("attempts", Json),
-    _required("stage_timings_ms", Json),
-    _required("composer", Text),
-    Column("execution_id", Text),
-    _required("answer_event_id", Text),
+    _required("question_key", StorableText),
+    Column("thread_id", StorableText),
+    _required("question", StorableText),
+    _required("locale", StorableText),
+    _required("status", StorableText),
+    Column("reason", StorableText),
+    _required("answer", StorableText),
+    _required("routing_snapshot", StorableJson),
+    _required("plan", StorableJson),
+    _required("planner", StorableJson),
+    _required("verdict", StorableJson),
+    _required("citations", StorableJson),
+    _required("sources_used", StorableJson),
+    _required("attempts", StorableJson),
+    _required("stage_timings_ms", StorableJson),
+    _required("composer", StorableText),
+    Column("execution_id", StorableText),
+    _required("answer_event_id", StorableText),
     _required("answered_at", UtcDateTime),
-    Column("feedback_outcome", Text),
-    Column("feedback_comment", Text),
+    Column("feedback_outcome", StorableText),
+    Column("feedback_comment", StorableText),
     Column("feedback_at", UtcDateTime),
-    Column("feedback_event_id", Text),
+    Column("feedback_event_id", StorableText),
 )
 
 query_route_memories = _tenant_rows(
     "query_route_memories", "question_key",
-    _required("sample_question", Text),
-    _required("route_mode", Text),
-    _required("query_kind", Text),
+    _required("sample_question", StorableText),
+    _required("route_mode", StorableText),
+    _required("query_kind", StorableText),
     _required("hit_count", Integer),
-    _required("outcome_counts", Json),
-    _required("feedback_counts", Json),
-    Column("feedback_outcome", Text),
+    _required("outcome_counts", StorableJson),
+    _required("feedback_counts", StorableJson),
+    Column("feedback_outcome", StorableText),
     Column("feedback_at", UtcDateTime),
-    _required("good_domains", Json),
-    _required("last_question_id", Text),
+    _required("good_domains", StorableJson),
+    _required("last_question_id", StorableText),
 )
 
 applied_events = Table(
     "applied_events",
     metadata,
-    Column("tenant_id", Text, primary_key=True),
-    Column("kind", Text, primary_key=True),
-    Column("event_id", Text, primary_key=True),
-    _required("question_id", Text),
+    Column("tenant_id", StorableText, primary_key=True),
+    Column("kind", StorableText, primary_key=True),
+    Column("event_id", StorableText, primary_key=True),
+    _required("question_id", StorableText),
     _required("applied_at", UtcDateTime),
+)
+
+pending_feedback = Table(
+    "pending_feedback",
+    metadata,
+    Column("tenant_id", StorableText, primary_key=True),
+    Column("event_id", StorableText, primary_key=True),
+    _required("question_id", StorableText),
+    _required("outcome", StorableText),
+    Column("comment", StorableText),
+    _required("occurred_at", UtcDateTime),
+    _required("received_at", UtcDateTime),
 )
 
 # The QA record columns the memory rules read (see `record_row`).

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from dataclasses import dataclass
 from typing import Protocol
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
@@ -27,8 +28,19 @@ class NotAnswered(RuntimeError):
     """The stage cores declined the question (an internal route is not ours to answer)."""
 
 
+@dataclass(frozen=True)
+class Asked:
+    """A question's final answer, and what became of its memory write."""
+
+    answer: AnswerReady
+    remembered: bool | None = None
+    """True: written to the tenant's memories; False: not (see `memory_error`), the answer
+    stands; None: the workers write it, durably, on their own time."""
+    memory_error: str | None = None
+
+
 class Asker(Protocol):
-    async def ask(self, route: RouteDecided, *, timeout_s: float) -> AnswerReady:
+    async def ask(self, route: RouteDecided, *, timeout_s: float) -> Asked:
         """The question's final answer; `AnswerTimeout` after `timeout_s`."""
         ...
 
@@ -42,7 +54,7 @@ class EmbeddedAsker:
     def __init__(self, deps: Deps) -> None:
         self._deps = deps
 
-    async def ask(self, route: RouteDecided, *, timeout_s: float) -> AnswerReady:
+    async def ask(self, route: RouteDecided, *, timeout_s: float) -> Asked:
         try:
             async with asyncio.timeout(timeout_s):
                 outcome = await ask_in_process(route, self._deps)
@@ -50,7 +62,8 @@ class EmbeddedAsker:
             raise AnswerTimeout(f"no answer within {timeout_s * 1000:.0f} ms") from exc
         if outcome.answer is None:
             raise NotAnswered("the question was not routed to external sources")
-        return outcome.answer
+        return Asked(outcome.answer, remembered=outcome.memory_error is None,
+                     memory_error=outcome.memory_error)
 
     async def aclose(self) -> None:
         await self._deps.aclose()
@@ -101,7 +114,7 @@ class KafkaAsker:
             except ValidationError as exc:
                 log.warning("unreadable AnswerReady at offset %s: %s", record.offset, exc)
 
-    async def ask(self, route: RouteDecided, *, timeout_s: float) -> AnswerReady:
+    async def ask(self, route: RouteDecided, *, timeout_s: float) -> Asked:
         if self._producer is None or self._reader is None or self._reader.done():
             raise RuntimeError("the Kafka answer reader is not running")
         if route.question_id in self._waiting:
@@ -113,7 +126,7 @@ class KafkaAsker:
                 await self._producer.send_and_wait(
                     self._topics.route_decided, encode(route), key=route.question_id.encode(),
                     headers=[("event_type", b"RouteDecided")])
-                return await waiter
+                return Asked(await waiter)
         except TimeoutError as exc:
             raise AnswerTimeout(f"no answer within {timeout_s * 1000:.0f} ms; are the "
                                 "workers running (pmflow-gateway run)?") from exc

@@ -24,7 +24,7 @@ from pmflow_gateway.agent_tools.askers import AnswerTimeout, Asker, NotAnswered
 from pmflow_gateway.contract.memory_rules import RoutePrior
 from pmflow_gateway.handlers.evidence import MIN_ATTEMPT_S
 from pmflow_gateway.handlers.memory import AGENT_TOOL_ORIGIN, prior_for
-from pmflow_gateway.ports import MemoryStore
+from pmflow_gateway.ports import MemoryStore, Unavailable
 from pmflow_gateway.schemas import AnswerReady, AnswerStatus, RouteDecided
 
 DEFAULT_DEADLINE_MS = 20_000
@@ -53,6 +53,13 @@ class PlanSummary(BaseModel):
     time_range_hint: str | None
 
 
+class MemoryWrite(BaseModel):
+    written: bool | None = Field(description="True: the answer is in the tenant's memories; "
+                                 "false: it could not be written (see error), the answer "
+                                 "itself stands; null: the workers write it")
+    error: str | None = Field(default=None, description="Why it was not written")
+
+
 class ExternalSearchResult(BaseModel):
     question_id: str
     status: str = Field(description="answered, freshness_guard, clarify, rejected, failed or "
@@ -64,6 +71,8 @@ class ExternalSearchResult(BaseModel):
     missing: list[str] = Field(description="Why it could not answer, when it did not")
     demo: bool = Field(description="True when the sources are invented demo pages: the answer "
                        "is not real information and must not be presented as such")
+    memory: MemoryWrite = Field(default_factory=lambda: MemoryWrite(written=None),
+                                description="Whether this answer was remembered")
 
 
 class RoutePriorResult(BaseModel):
@@ -127,21 +136,26 @@ def build_agent_server(asker: Asker, store: MemoryStore, *, tokens: TenantTokens
     ) -> ExternalSearchResult:
         route = _route(question, caller_tenant(), locale, thread_id, deadline_ms)
         try:
-            answer = await asker.ask(route, timeout_s=deadline_ms / 1000)
+            asked = await asker.ask(route, timeout_s=deadline_ms / 1000)
         except AnswerTimeout as exc:
             raise ToolError(f"deadline of {deadline_ms} ms expired: {exc}") from None
         except NotAnswered as exc:
             raise ToolError(str(exc)) from None
-        if ran_out_of_time(answer):
+        if ran_out_of_time(asked.answer):
             raise ToolError(f"deadline of {deadline_ms} ms expired before the sources "
                             "answered") from None
-        return search_result(answer)
+        return search_result(asked.answer, MemoryWrite(written=asked.remembered,
+                                                       error=asked.memory_error))
 
     @server.tool(description=ROUTE_PRIOR, annotations=ToolAnnotations(
         title="Route prior", read_only_hint=True, destructive_hint=False,
         idempotent_hint=True, open_world_hint=False))
     async def route_prior(question: QUESTION) -> RoutePriorResult:
-        return prior_result(await prior_for(store, caller_tenant(), question))
+        try:
+            return prior_result(await prior_for(store, caller_tenant(), question))
+        except Unavailable as away:
+            raise ToolError(f"the route memories cannot be read now ({away}); try again "
+                            "later") from None
 
     return server
 
@@ -168,7 +182,8 @@ def ran_out_of_time(answer: AnswerReady) -> bool:
         answer.status is not AnswerStatus.answered and answer.occurred_at >= too_late)
 
 
-def search_result(answer: AnswerReady) -> ExternalSearchResult:
+def search_result(answer: AnswerReady,
+                  memory: MemoryWrite | None = None) -> ExternalSearchResult:
     plan = answer.plan
     missing = [] if answer.status is AnswerStatus.answered else [
         reason for reason in [answer.reason, *answer.verdict.violations,
@@ -185,7 +200,8 @@ def search_result(answer: AnswerReady) -> ExternalSearchResult:
                          freshness_required=plan.freshness_required,
                          search_queries=list(plan.search_queries),
                          location_hint=plan.location_hint, time_range_hint=plan.time_range_hint),
-        missing=list(dict.fromkeys(missing))[:10], demo=answer.demo)
+        missing=list(dict.fromkeys(missing))[:10], demo=answer.demo,
+        memory=memory or MemoryWrite(written=None))
 
 
 def prior_result(prior: RoutePrior) -> RoutePriorResult:

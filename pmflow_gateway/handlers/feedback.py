@@ -10,6 +10,7 @@ from pmflow_gateway.schemas import FeedbackGiven
 
 
 async def remember_feedback(event: FeedbackGiven, *, store: MemoryStore) -> bool:
-    """Write the user's feedback back; False when it was already applied or is older than
-    the feedback already there."""
+    """Write the user's feedback back; False when it was already applied, is older than the
+    feedback already there, or waits for the QA record it rates (the store applies it when
+    the record lands)."""
     return await store.apply_feedback(event)

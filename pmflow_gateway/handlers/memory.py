@@ -8,11 +8,15 @@ lend what to a new one.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import dataclass
 
 from pmflow_gateway.contract.memory_rules import NEGATIVE_FEEDBACK, RoutePrior, route_prior
-from pmflow_gateway.ports import MemoryStore
+from pmflow_gateway.ports import MemoryStore, SimilarQuestion, Unavailable, Unstorable
 from pmflow_gateway.schemas import AnswerReady
+
+log = logging.getLogger(__name__)
 
 # How many similar past questions a routing prior weighs.
 PRIOR_SAMPLES = 10
@@ -53,17 +57,21 @@ class DomainHintPolicy:
     """At most this many domains are suggested."""
     candidates: int = 5
     """How many similar questions are consulted."""
+    timeout_s: float = 1.0
+    """The longest planning waits for the memories; a store that is away or slower than
+    this gives no hints, and the question is planned without them."""
 
 
 async def preferred_domain_hints(
     store: MemoryStore, tenant_id: str, question: str, policy: DomainHintPolicy | None = None
 ) -> list[str]:
     """Domains that grounded well-rated answers to this tenant's similar past questions,
-    best first. A memory whose latest feedback is negative lends nothing."""
+    best first. A memory whose latest feedback is negative lends nothing. Hints only raise
+    a domain's score, so none (the store away or slow) is an answer too."""
     policy = policy or DomainHintPolicy()
     weights: dict[str, float] = {}
     first_seen: dict[str, int] = {}
-    for similar in await store.similar(tenant_id, question, limit=policy.candidates):
+    for similar in await _similar_or_none(store, tenant_id, question, policy):
         if similar.similarity < policy.min_similarity:
             continue
         if similar.feedback_outcome in NEGATIVE_FEEDBACK:
@@ -73,3 +81,14 @@ async def preferred_domain_hints(
             first_seen.setdefault(domain, len(first_seen))
     ranked = sorted(weights, key=lambda domain: (-weights[domain], first_seen[domain]))
     return ranked[: policy.max_hints]
+
+
+async def _similar_or_none(store: MemoryStore, tenant_id: str, question: str,
+                           policy: DomainHintPolicy) -> list[SimilarQuestion]:
+    try:
+        async with asyncio.timeout(policy.timeout_s):
+            return await store.similar(tenant_id, question, limit=policy.candidates)
+    except (Unavailable, Unstorable, TimeoutError) as exc:
+        log.warning("planning without domain hints: the route memories did not answer (%s)",
+                    exc or f"no answer within {policy.timeout_s:g} s")
+        return []

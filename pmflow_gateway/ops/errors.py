@@ -11,11 +11,16 @@ from typing import Any
 USAGE_ERRORS = {"pydantic_core._pydantic_core.ValidationError",
                 "pmflow_gateway.adapters.mcp_config.McpConfigError"}
 OPERATIONAL_ERRORS = {"builtins.OSError", "aiokafka.errors.KafkaError",
-                      "sqlalchemy.exc.SQLAlchemyError", "httpx.HTTPError"}
+                      "sqlalchemy.exc.SQLAlchemyError", "httpx.HTTPError",
+                      "pmflow_gateway.ports.Unavailable"}
 HINTS = {"run": "is Kafka up at PMFLOW_KAFKA_BOOTSTRAP? (pmflow-gateway doctor)",
          "topics": "is Kafka up at PMFLOW_KAFKA_BOOTSTRAP? (pmflow-gateway doctor)",
          "ask": "are Kafka, the database and the MCP servers up? (pmflow-gateway doctor)",
          "memory": "is the database at PMFLOW_DATABASE_URL up? (pmflow-gateway doctor)"}
+# An error that names the dependency that is away gets that dependency's hint, whatever the
+# command: a worker whose database is down must not be told to look at Kafka.
+DEPENDENCY_HINTS = {"database": "is the database at PMFLOW_DATABASE_URL up? (pmflow-gateway "
+                                "doctor)"}
 # Where a rejected event field came from on the command line.
 ARGUMENT_OF_FIELD = {"question": "QUESTION", "tenant_id": "--tenant", "locale": "--locale"}
 
@@ -53,6 +58,7 @@ def error_lines(command: str, exc: BaseException) -> list[str]:
     kind = type(exc).__name__
     text = " ".join(str(exc).split("\n", 1)[0].split()).removeprefix(f"{kind}: ") or kind
     lines = [f"error: {command}: {kind}: {text[:300]}"]
-    if exit_code_of(exc) == 1 and command in HINTS:
-        lines.append(f"hint: {HINTS[command]}")
+    hint = DEPENDENCY_HINTS.get(getattr(exc, "dependency", None) or "") or HINTS.get(command)
+    if exit_code_of(exc) == 1 and hint:
+        lines.append(f"hint: {hint}")
     return lines

@@ -34,6 +34,9 @@ CONSUMER_LAG = Gauge("pmflow_consumer_lag",
 QUEUE_WAIT = Histogram("pmflow_queue_wait_seconds",
                        "Time from a record's write to its stage taking it up, by stage",
                        ["stage"], buckets=(.01, .05, .1, .5, 1, 5, 10, 30, 60, 120, 300))
+PAUSED_PARTITIONS = Gauge("pmflow_paused_partitions",
+                          "Partitions a stage takes no records from while a dependency it "
+                          "needs (the database) is away, by stage", ["stage"])
 
 log = logging.getLogger(__name__)
 

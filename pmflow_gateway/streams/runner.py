@@ -10,7 +10,7 @@ import base64
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +18,7 @@ from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, ConsumerRecord
 from opentelemetry.trace import Span
 
 from pmflow_gateway.contract.envelopes import identified
-from pmflow_gateway.ports import Deps, Publisher, Unpublishable
+from pmflow_gateway.ports import Deps, Publisher, Unpublishable, Unstorable
 from pmflow_gateway.schemas import DeadLettered, Topics
 from pmflow_gateway.schemas.contracts import Frozen
 from pmflow_gateway.schemas.events import Envelope
@@ -30,6 +30,7 @@ from pmflow_gateway.streams.health import (
     question_id_var,
     record_outcome,
 )
+from pmflow_gateway.streams.outage import Backoff, Outage
 from pmflow_gateway.streams.parallel import OrderedExecutor
 from pmflow_gateway.streams.stages import STAGES, Retries, Stage, annotate, failure_reason
 from pmflow_gateway.streams.transactional import TransactionalCommits
@@ -43,6 +44,8 @@ class RunnerConfig:
     max_in_flight: int = 256
     max_message_bytes: int = 1_048_576
     retry: Retries = field(default_factory=Retries)
+    # Pauses between tries while a dependency is away (no limit on how many).
+    outage: Backoff = field(default_factory=Backoff)
     commit_interval_s: float = 0.1
 
 
@@ -75,6 +78,7 @@ class StageRunner:
         self._stopping = asyncio.Event()
         self._seconds = STAGE_SECONDS.labels(stage.name)  # the labelled children, looked up once
         self._waited = QUEUE_WAIT.labels(stage.name)
+        self.outage = Outage(stage.name, config.outage, pause=self._pause, resume=self._resume)
         self.counts = {"processed": 0, "skipped": 0, "dead_lettered": 0, "failed": 0}
 
     def _bound(self) -> Deps:
@@ -135,15 +139,23 @@ class StageRunner:
 
     async def _handle(self, record: ConsumerRecord, event: Envelope, span: Span) -> Frozen | None:
         """The core's output; on a refusal or after the last retry, None (the runner has
-        dead-lettered the input and, where the stage says so, answered `failed`)."""
+        dead-lettered the input and, where the stage says so, answered `failed`). While a
+        dependency is away the record waits for it (`Outage`), however long that takes."""
         def on_retry(attempt: int, exc: Exception) -> None:
             span.add_event("retry", {"attempt": attempt, "error": repr(exc)[:200]})
             log.warning("stage %s failed on %s (attempt %d): %r", self.stage.name,
                         event.question_id, attempt, exc)
 
+        def call() -> Awaitable[Frozen | None]:
+            return self.stage.call(self._bound(), event, self._config.retry, on_retry)
+
         try:
-            output: Frozen | None = await self.stage.call(self._bound(), event,
-                                                          self._config.retry, on_retry)
+            output = await self.outage.through(TopicPartition(record.topic, record.partition),
+                                               call)
+        except Unstorable as refused:
+            mark_error(span, refused.reason)
+            await self._give_up(record, event, f"not storable: {refused.reason}")
+            return None
         except Exception as exc:
             mark_error(span, repr(exc))
             tries = self._config.retry.retries + 1
@@ -190,6 +202,16 @@ class StageRunner:
         except Unpublishable as refused:  # the input is ended either way; say so loudly
             log.error("dead letter of %s/%d/%d refused: %s", record.topic, record.partition,
                       record.offset, refused.reason)
+
+    def _pause(self, tp: TopicPartition) -> None:
+        consumer = self.find_consumer()
+        if consumer is not None and tp in consumer.assignment():
+            consumer.pause(tp)
+
+    def _resume(self, partitions: Iterable[TopicPartition]) -> None:
+        consumer = self.find_consumer()
+        if consumer is not None:
+            consumer.resume(*(set(partitions) & consumer.assignment()))
 
     # -- commits ------------------------------------------------------------------------
 
@@ -248,6 +270,7 @@ class StageRunner:
             async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
                 await runner.commit()
                 dropped = runner.executor.revoke(revoked)
+                runner.outage.forget(revoked)
                 if runner.transactions is not None:
                     runner.transactions.revoked(revoked)
                 if dropped:

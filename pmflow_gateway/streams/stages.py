@@ -25,7 +25,7 @@ from pmflow_gateway.handlers.memory import (
 )
 from pmflow_gateway.handlers.plan import is_for_us, plan_question
 from pmflow_gateway.handlers.render import render_reply
-from pmflow_gateway.ports import Deps
+from pmflow_gateway.ports import Deps, Unavailable, Unstorable
 from pmflow_gateway.schemas import (
     AnswerReady,
     EvidenceCollected,
@@ -68,7 +68,9 @@ class Stage(Generic[In, Out]):
     async def call(self, deps: Deps, event: In, retry: Retries,
                    on_retry: OnRetry | None = None) -> Out:
         """The core's output named by its content, trying again after a failure; the last
-        failure is raised."""
+        failure is raised. A dependency that is away (`Unavailable`) or a record the store
+        refuses for good (`Unstorable`) is raised at once: how long to wait for the one is the
+        caller's decision, and no retry changes the other."""
         output = await self._tries(deps, event, retry, on_retry)
         return cast(Out, identified(output)) if output is not None else output
 
@@ -78,6 +80,8 @@ class Stage(Generic[In, Out]):
         for attempt in range(1, retry.retries + 1):
             try:
                 return await self.handle(deps, event)
+            except (Unavailable, Unstorable):
+                raise
             except Exception as exc:
                 if on_retry is not None:
                     on_retry(attempt, exc)
@@ -146,8 +150,8 @@ RENDER: Stage[AnswerReady, ReplyRendered] = Stage(
 MEMORY: Stage[AnswerReady, None] = Stage(
     name="memory", description="Answer -> QA record and route memory.",
     source=lambda t: t.answer_ready, model=AnswerReady, handle=_remember)
-# Feedback for an unknown question is retried like any failure before it is dead-lettered:
-# it may simply have overtaken the answer it is about.
+# Feedback for a question with no record yet is kept by the store until the record lands
+# (it may simply have overtaken the answer it is about): it neither waits here nor fails.
 FEEDBACK: Stage[FeedbackGiven, None] = Stage(
     name="feedback", description="Feedback -> QA record and route memory.",
     source=lambda t: t.feedback, model=FeedbackGiven, handle=_feedback)

@@ -103,6 +103,20 @@ def test_a_worker_that_cannot_start_says_so_in_one_json_error_line(tmp_path: Pat
     assert "Unclosed" not in done.stderr  # what it opened before failing is closed again
 
 
+@pytest.mark.kafka
+def test_a_worker_whose_database_is_down_names_the_database(kafka_bootstrap: str,
+                                                            tmp_path: Path) -> None:
+    done = cli("run", "--stage", "memory", tmp_path=tmp_path, env={
+        "PMFLOW_KAFKA_BOOTSTRAP": kafka_bootstrap, "PMFLOW_HTTP_PORT": "0",
+        "PMFLOW_TOPIC_PREFIX": f"dbdown{time.time_ns()}.",
+        "PMFLOW_DATABASE_URL": "postgresql+asyncpg://u:p@127.0.0.1:1/db"})
+    assert done.returncode == 1
+    [error] = [line for line in _json_lines(done.stderr) if line["level"] == "ERROR"
+               and line["logger"] == "pmflow_gateway"]
+    assert "database" in str(error["msg"]) and "PMFLOW_DATABASE_URL" in str(error["msg"])
+    assert "Kafka" not in str(error["msg"])
+
+
 def test_a_bad_setting_stops_a_worker_with_one_json_line(tmp_path: Path) -> None:
     done = cli("run", tmp_path=tmp_path, env={"PMFLOW_LOG_LEVEL": "LOUD"})
     assert done.returncode == 2

@@ -39,14 +39,15 @@ async def versions(engine: AsyncEngine) -> list[int]:
 def describe(conn: AsyncConnection) -> Any:
     def read(sync_conn: Any) -> dict[str, Any]:
         inspector = inspect(sync_conn)
+        tables = set(inspector.get_table_names())
+        known = [name for name in metadata.tables if name in tables]  # as far as migrated
         return {
-            "tables": set(inspector.get_table_names()),
+            "tables": tables,
             "columns": {name: [c["name"] for c in inspector.get_columns(name)]
-                        for name in metadata.tables},
+                        for name in known},
             "primary_keys": {name: inspector.get_pk_constraint(name)["constrained_columns"]
-                             for name in metadata.tables},
-            "indexes": {i["name"] for name in metadata.tables
-                        for i in inspector.get_indexes(name)},
+                             for name in known},
+            "indexes": {i["name"] for name in known for i in inspector.get_indexes(name)},
         }
     return conn.run_sync(read)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from pmflow_gateway.schemas import (
@@ -112,3 +113,19 @@ def feedback_given(
         "occurred_at": BASE_TIME + timedelta(minutes=minutes),
         "outcome": outcome, "comment": f"{outcome} comment",
     })
+
+
+@asynccontextmanager
+async def own_database(postgres_url: str) -> AsyncIterator[str]:
+    """The URL of a database made for one test and dropped after it: a test that locks tables
+    or cuts connections must not touch a database other tests (or other people) use."""
+    name = f"pmflow_own_{uuid.uuid4().hex[:12]}"
+    admin = create_async_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    try:
+        async with admin.connect() as conn:
+            await conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        yield str(make_url(postgres_url).set(database=name).render_as_string(hide_password=False))
+    finally:
+        async with admin.connect() as conn:
+            await conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.dispose()

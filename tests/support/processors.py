@@ -28,12 +28,14 @@ async def running(bootstrap: str, topics: Topics, *,
                   guarantee: Guarantee = "at_least_once",
                   plan_defaults: PlanDefaults | None = None,
                   planner: Planner | None = None,
+                  memory_domain_hints: bool = False,
                   ) -> AsyncIterator[Processor]:
     """Every stage in this process; by default the MCP adapter answers with WEATHER."""
     gateway = Deps(
         composer=EXTRACTIVE, clock=SystemClock(), planner=planner or RulesPlanner(),
                       adapters=list(adapters or [FakeAdapter("mcp", items=[WEATHER])]),
-                      store=store or InMemoryStore(), plan_defaults=plan_defaults or PlanDefaults())
+                      store=store or InMemoryStore(), plan_defaults=plan_defaults or PlanDefaults(),
+                      memory_domain_hints=memory_domain_hints)
     settings = Settings(kafka_bootstrap=bootstrap, topic_prefix=topics.prefix, http_port=0,
                         processing_guarantee=guarantee)
     proc = Processor(settings, deps=gateway, grace_s=5, runner_config=runner_config)

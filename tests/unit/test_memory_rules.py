@@ -20,7 +20,7 @@ from pmflow_gateway.contract.memory_rules import (
     route_prior,
 )
 from pmflow_gateway.handlers.memory import prior_for
-from pmflow_gateway.ports import SimilarQuestion, UnknownQuestion
+from pmflow_gateway.ports import SimilarQuestion
 from tests.fakes import InMemoryStore
 from tests.support.pg import answer_ready, feedback_given
 
@@ -155,8 +155,9 @@ async def test_the_fake_store_applies_the_rules_like_the_real_one() -> None:
     assert found.hit_count == 1 and found.feedback_counts == {"incorrect": 1}
     assert found.good_domains == []  # rated incorrect: its domains stop counting
     assert await store.similar("other", "帮我看看未来5天的广州天气如何") == []
-    with pytest.raises(UnknownQuestion):
-        await store.apply_feedback(feedback_given(tenant="other"))
+    # Another tenant's rating of this question waits for that tenant's record, never ours.
+    assert await store.apply_feedback(feedback_given("stale", tenant="other")) is False
+    assert store.feedback_of("acme", "q-1") == "incorrect"
 
 
 async def test_wrong_route_feedback_moves_the_prior_through_the_store() -> None:

@@ -4,7 +4,7 @@ with a recording publisher and a consumer that only records commits."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 import orjson
 import pytest
@@ -13,7 +13,7 @@ from aiokafka import ConsumerRecord, TopicPartition
 from pmflow_gateway.embedded import ask_in_process
 from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
-from pmflow_gateway.ports import Deps
+from pmflow_gateway.ports import Deps, Unavailable, Unstorable
 from pmflow_gateway.schemas import (
     AnswerReady,
     AnswerStatus,
@@ -23,6 +23,7 @@ from pmflow_gateway.schemas import (
     Topics,
 )
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
+from pmflow_gateway.streams.outage import Backoff
 from pmflow_gateway.streams.runner import RunnerConfig, StageRunner
 from pmflow_gateway.streams.stages import MEMORY, PLAN, Retries
 from tests.fakes import (
@@ -35,6 +36,7 @@ from tests.fakes import (
     InMemoryStore,
     RecordingPublisher,
 )
+from tests.support.pg import answer_ready
 
 TOPICS = Topics(prefix="t.")
 CONFIG = RunnerConfig(retry=Retries(retries=2, backoff_s=0), max_message_bytes=4096)
@@ -105,18 +107,73 @@ async def test_after_the_last_retry_the_user_gets_a_failed_answer_and_the_input_
     assert runner.counts["failed"] == 1 and runner.counts["dead_lettered"] == 1
 
 
-async def test_a_stage_without_an_answer_to_give_only_dead_letters() -> None:
-    class DownStore(InMemoryStore):
-        async def record_answer(self, event: object) -> bool:
-            raise ConnectionError("database away")
+@dataclass
+class DownStore(InMemoryStore):
+    """Away (or refusing rows, with `refuse`) until `back` is set."""
 
+    back: asyncio.Event = field(default_factory=asyncio.Event)
+    refuse: bool = False
+    calls: int = 0
+
+    async def record_answer(self, event: AnswerReady) -> bool:
+        self.calls += 1
+        if self.refuse:
+            raise Unstorable("DataError: value too long for an index row")
+        if not self.back.is_set():
+            raise Unavailable("database", "ConnectionRefusedError: refused")
+        return await super().record_answer(event)
+
+
+def memory_runner(store: DownStore) -> tuple[StageRunner, RecordingPublisher,
+                                             CommittingConsumer]:
     publisher = RecordingPublisher()
-    failing = Deps(clock=FixedClock(), planner=RulesPlanner(), adapters=[], store=DownStore(),
-                   composer=EXTRACTIVE)
-    runner = StageRunner(MEMORY, deps=failing, publisher=publisher, topics=TOPICS, config=CONFIG)
-    answer = await _an_answer()
-    await runner.process(record(0, answer.model_dump_json().encode()))
-    assert [s.topic for s in publisher.sent] == [TOPICS.dead_letter]
+    runner = StageRunner(MEMORY, publisher=publisher, topics=TOPICS, config=replace(
+        CONFIG, outage=Backoff(first_s=0.001, max_s=0.005)), deps=Deps(
+        clock=FixedClock(), planner=RulesPlanner(), adapters=[], store=store,
+        composer=EXTRACTIVE))
+    consumer = CommittingConsumer(assigned={TopicPartition(MEMORY.source(TOPICS), p)
+                                            for p in range(3)})
+    runner.consumer = consumer  # type: ignore[assignment]
+    return runner, publisher, consumer
+
+
+def answer_record(offset: int, question_id: str, partition: int = 0) -> ConsumerRecord:
+    value = answer_ready(question_id=question_id).model_dump_json().encode()
+    return ConsumerRecord(topic=MEMORY.source(TOPICS), partition=partition, offset=offset,
+                          timestamp=0, timestamp_type=0, key=question_id.encode(), value=value,
+                          checksum=None, serialized_key_size=0, serialized_value_size=0,
+                          headers=())
+
+
+async def test_a_store_that_is_away_holds_records_and_partitions_until_it_answers() -> None:
+    store = DownStore()
+    runner, publisher, consumer = memory_runner(store)
+    first, other = (TopicPartition(MEMORY.source(TOPICS), p) for p in (0, 1))
+    await runner.on_batch([answer_record(0, "q-1")])
+    await _eventually(lambda: store.calls >= 3)  # well past the stage's own retries
+    await runner.on_batch([answer_record(0, "q-2", partition=1)])  # arrives during the outage
+    await _eventually(lambda: consumer.paused == {first, other})
+    await runner.commit()
+    assert consumer.commits == [] and publisher.sent == []  # nothing given up, nothing past
+
+    store.back.set()
+    assert await runner.executor.drain(5)
+    await runner.commit()
+    assert consumer.commits == [{first: 1, other: 1}]
+    assert consumer.paused == set() and sorted(consumer.resumed) == [first, other]
+    assert {q for _, q in store.records} == {"q-1", "q-2"}
+    assert publisher.sent == [] and runner.counts["dead_lettered"] == 0
+
+
+async def test_a_row_the_store_refuses_for_its_content_is_dead_lettered_at_once() -> None:
+    store = DownStore(refuse=True)
+    runner, publisher, consumer = memory_runner(store)
+    await runner.process(answer_record(4, "q-4"))
+    assert store.calls == 1  # no retry changes the content
+    [letter] = publisher.to(TOPICS.dead_letter)
+    assert isinstance(letter, DeadLettered) and letter.origin_offset == 4
+    assert letter.reason == "not storable: DataError: value too long for an index row"
+    assert publisher.to(TOPICS.answer_ready) == [] and consumer.paused == set()
 
 
 async def _an_answer() -> AnswerReady:
@@ -185,4 +242,13 @@ async def _until(condition: object) -> None:
         if condition():  # type: ignore[operator]
             return
         await asyncio.sleep(0)
+    raise AssertionError("condition never held")
+
+
+async def _eventually(condition: object) -> None:
+    """Like `_until`, for conditions that need real time to pass (backoff pauses)."""
+    for _ in range(10_000):
+        if condition():  # type: ignore[operator]
+            return
+        await asyncio.sleep(0.001)
     raise AssertionError("condition never held")
