@@ -22,6 +22,7 @@ from pmflow_gateway.contract.gazetteer import (
     EVERYDAY_WORD_COMPANIES,
     TERM_ALIASES,
 )
+from pmflow_gateway.contract.lexicon import is_everyday_word
 from pmflow_gateway.contract.metrics import names_an_asked_metric
 from pmflow_gateway.contract.places import (
     Place,
@@ -106,9 +107,16 @@ def name_forms(name: str, kind: QueryKind | None = None) -> tuple[str, ...]:
     return _cached_name_forms(name, kind)
 
 
+_ALIASED = re.compile(r"^(.+?)\s*[(（]\s*([^()（）]{1,40}?)\s*[)）]$")
+
+
 def _name_forms(name: str, kind: QueryKind | None) -> tuple[str, ...]:
     if not name:
         return ()
+    if aliased := _ALIASED.match(name):
+        # "Halvora Therapeutics (HLVR)": either name names it.
+        return tuple(sorted({*_name_forms(aliased.group(1), kind),
+                             *_name_forms(aliased.group(2), kind)}))
     if kind in (QueryKind.company, QueryKind.market) and name in EVERYDAY_WORD_COMPANIES:
         company = EVERYDAY_WORD_COMPANIES[name]
         return (f"{name}公司", company, *_alias_index().get(company.casefold(), ()))
@@ -221,10 +229,71 @@ def _named(form: str, text: str, fold: str) -> bool:
     return pattern is None or pattern.search(text if exact else fold) is not None
 
 
-def names(name: str, text: str, kind: QueryKind | None = None) -> bool:
-    """Whether the text names `name` in any of its forms."""
+def names(name: str, text: str, kind: QueryKind | None = None, *,
+          exactly: bool = False) -> bool:
+    """Whether the text names `name` in any of its forms, or (unless `exactly`), for a long
+    rare word, in a spelling one slip away ("kestral" names Kestrel)."""
     fold = _fold(text)
-    return any(_named(form, text, fold) for form in name_forms(name, kind))
+    return (any(_named(form, text, fold) for form in name_forms(name, kind))
+            or (not exactly and _near_miss(name, fold)))
+
+
+def spelt_as_asked(plan: ExternalQueryPlan, text: str) -> bool:
+    """Whether the text names every asked subject as the question spells it."""
+    return all(names(s, text, plan.query_kind, exactly=True) for s in plan.subject_entities)
+
+
+_WORD_TOKEN = re.compile(r"[a-z]+")
+NEAR_MISS_CHARS = 6  # shorter names have too many neighbours one letter away
+
+
+def _near_miss(name: str, fold: str) -> bool:
+    """A single rare word of a name, misspelt by one letter (changed, dropped, added, or two
+    swapped), where the text has the right spelling; the same first letter on both sides."""
+    word = _fold(name).strip()
+    if len(word) < NEAR_MISS_CHARS or not word.isascii() or not word.isalpha() \
+            or is_everyday_word(word):
+        return False
+    return any(token[0] == word[0] and abs(len(token) - len(word)) <= 1 and token != word
+               and one_edit_apart(token, word) and not is_everyday_word(token)
+               for token in set(_WORD_TOKEN.findall(fold)))
+
+
+def one_edit_apart(a: str, b: str) -> bool:
+    """Whether one letter changed, dropped, added, or two neighbours swapped, makes a of b."""
+    if len(a) > len(b):
+        a, b = b, a
+    if len(b) - len(a) > 1:
+        return False
+    i = next((k for k in range(len(a)) if a[k] != b[k]), len(a))
+    if len(a) == len(b):
+        return a[i + 1:] == b[i + 1:] or (i + 1 < len(a) and a[i] == b[i + 1]
+                                         and a[i + 1] == b[i] and a[i + 2:] == b[i + 2:])
+    return a[i:] == b[i + 1:]
+
+
+# How a page declares a short name: "Halvora Therapeutics (NASDAQ: HLVR)", 科润电气(301287).
+_DECLARED_ALIAS = r"\s*[(（]\s*(?:[A-Za-z]{{2,10}}\s*[:：]\s*)?([A-Z0-9][A-Z0-9.]{{1,7}})\s*[)）]"
+
+
+def with_declared_aliases(plan: ExternalQueryPlan, texts: Iterable[str]) -> ExternalQueryPlan:
+    """The plan with the short names the evidence declares for its subjects: a quote page
+    that names only the ticker is about the company another page says has that ticker."""
+    subjects = list(plan.subject_entities)
+    pages = list(texts)
+    changed = False
+    for i, subject in enumerate(subjects):
+        if _ALIASED.match(subject) or not subject.strip():
+            continue
+        forms = "|".join(re.escape(plain(f)) for f in name_forms(subject, plan.query_kind)
+                         if not CJK.search(f) or CJK.search(subject))
+        pattern = re.compile(rf"(?:{forms}){_DECLARED_ALIAS.format()}", re.IGNORECASE)
+        for text in pages:
+            if (found := pattern.search(plain(text))) and found.group(1) != subject:
+                subjects[i] = f"{subject} ({found.group(1)})"
+                changed = True
+                break
+    return plan.model_copy(update={"subject_entities": subjects}) if changed else plan
 
 
 def asked_names(plan: ExternalQueryPlan) -> list[str]:

@@ -86,6 +86,7 @@ _CURRENCY = re.compile(
     rf"|{_NUMBER}\s*(?:万|亿|千|百)(?:元|美元|欧元|英镑|日元|港元|人民币)"
     rf"|(?<![a-z]){_NUMBER}\s*(?:(?:thousand|million|billion|trillion|bn|mn|m|k)\s+)?"
     r"(?:dollars?|euros?|pounds?|yen|yuan|renminbi|rmb|won|rupees?|pesos?|francs?|kronor|krona"
+    r"|cents?|pence|¢|美分|分钱"
     r"|kroner|zloty|lira|ringgit|baht|usd|eur|gbp|jpy|cny|cnh|hkd|aud|nzd|cad|chf|sek|nok"
     r"|try|pln|inr)(?![a-z])"
     rf"|(?<![a-z])(?:usd|eur|gbp|jpy|cny|cnh|hkd|aud|nzd|cad|chf|us\$|c\$|a\$|hk\$)\s*{_NUMBER}",
@@ -184,6 +185,11 @@ _NUMBER_WORDS = re.compile(
     r"|a hundred|a thousand|a million|a billion|a (?:third|quarter|half)|half)(?![a-z])"
     rf"|{_CN_NUMBER}(?:个|人|家|名|位|辆|台|架|次|场|所|座|条|套|只|部|项|起|例|款|户|艘|颗)",
     re.IGNORECASE)
+
+
+def states_a_price(sentence: str) -> bool:
+    """Whether the sentence carries an amount of money (a price, not a count or a share)."""
+    return bool(_CURRENCY.search(sentence))
 
 
 def _counts_something(sentence: str) -> bool:

@@ -16,6 +16,7 @@ from pmflow_gateway.contract.relevance import (
     names_a_year,
     off_topic,
     place_readings,
+    spelt_as_asked,
     subject_readings,
     timeless,
 )
@@ -152,6 +153,13 @@ def about_asked(plan: ExternalQueryPlan, items: list[ExternalEvidence],
             reasons.append(f"{why} ({bare_host(item.target_url)})")
         else:
             kept.append(item)
+    # A name one slip away from the asked one counts only when no page spells it as asked:
+    # "Halvoro" may be another company when "Halvora" is on the next page.
+    exact = [i for i in kept if spelt_as_asked(plan, evidence_text(i))]
+    if exact and len(exact) < len(kept):
+        reasons += [f"off-topic: names the subject only in another spelling "
+                    f"({bare_host(i.target_url)})" for i in kept if i not in exact]
+        return exact
     return kept
 
 

@@ -17,6 +17,7 @@ from datetime import datetime
 from pmflow_gateway.contract.agreement import DISAGREE
 from pmflow_gateway.contract.demo import is_demo_url
 from pmflow_gateway.contract.envelopes import elapsed_ms, header_after
+from pmflow_gateway.contract.relevance import with_declared_aliases
 from pmflow_gateway.contract.sources import source_title
 from pmflow_gateway.contract.statuses import (
     AMBIGUOUS,
@@ -36,6 +37,7 @@ from pmflow_gateway.contract.verify import (
     ambiguous_place,
     ambiguous_subject,
     asked_about,
+    evidence_text,
     misses_the_question,
     quotes_of_upstream,
     renumbered,
@@ -216,6 +218,10 @@ def _published(item: ExternalEvidence) -> datetime | None:
 async def verify_and_compose(event: EvidenceCollected, *, clock: Clock,
                              composer: Composer = EXTRACTIVE) -> AnswerReady:
     started = time.perf_counter()
+    # The short names the evidence itself declares for the asked subjects (a ticker) count
+    # as theirs in every check below, and the plan the answer carries says so.
+    event = event.model_copy(update={"plan": with_declared_aliases(
+        event.plan, (evidence_text(i) for i in event.bundle.items))})
     outcome = await decide(event, clock=clock, composer=composer)
     sources = _sources(list(outcome.items))
     timings = {**event.context.stage_timings_ms, "answer": elapsed_ms(started)}

@@ -27,7 +27,13 @@ from pmflow_gateway.contract.relevance import (
     names_something_else,
     quotes_a_level,
 )
-from pmflow_gateway.contract.slots import Slot, asked_slot, fills, slot_reason
+from pmflow_gateway.contract.slots import (
+    Slot,
+    asked_slot,
+    fills,
+    slot_reason,
+    states_a_price,
+)
 from pmflow_gateway.contract.text import (
     CJK,
     asked_text,
@@ -161,6 +167,9 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         # dateline never does.
         names = tuple(asked_names(plan))
         found = [c for c in found if fills(slot, c.text, names)]
+        if slot is Slot.amount and asks_a_level(wanted):
+            # A price is money or a quoted level: "3.1 million shares" traded is no price.
+            found = [c for c in found if quotes_a_level(c.text) or states_a_price(c.text)]
         # The value must be the asked one: the sentence speaks of what the question asks
         # about it ("who scored" is not answered by "Wales beat Hungary 2-0").
         stems = topic_words(question, names)

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from pmflow_gateway.contract.envelopes import elapsed_ms, execution_id, header_after
-from pmflow_gateway.contract.relevance import off_topic
+from pmflow_gateway.contract.relevance import off_topic, with_declared_aliases
 from pmflow_gateway.contract.urls import canonical_url
 from pmflow_gateway.contract.verify import freshness_problem
 from pmflow_gateway.ports import Clock, EvidenceAdapter
@@ -92,7 +92,8 @@ async def _ask(event: PlanCreated, adapters: Sequence[EvidenceAdapter], deadline
         result = await adapter.collect(event.plan, timeout_s=left_s * share)
         attempts.extend(result.attempts)
         found = usable(result.items)
-        relevant = [i for i in found if about_the_plan(event.plan, i)]
+        plan = with_declared_aliases(event.plan, (f"{i.title}\n{i.snippet}" for i in found))
+        relevant = [i for i in found if about_the_plan(plan, i)]
         if relevant:
             return relevant[: event.plan.result_limit], attempts
         if found:

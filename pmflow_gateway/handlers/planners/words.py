@@ -142,6 +142,18 @@ def _with_team_word(text: str, span: Span) -> Span:
     return Span(span.start, team.end(), text[span.start:team.end()], span.kind)
 
 
+# A short name given in brackets right after a name is the same thing: "Halvora
+# Therapeutics (HLVR)", 科润电气(301287).
+_ALIAS_IN_BRACKETS = re.compile(r"\s*[(（]\s*([A-Z0-9][A-Z0-9.]{1,7})\s*[)）]")
+
+
+def _with_alias(text: str, span: Span) -> Span:
+    alias = _ALIAS_IN_BRACKETS.match(text, span.end)
+    if alias is None or span.is_place:
+        return span
+    return Span(span.start, alias.end(), f"{span.text} ({alias.group(1)})", span.kind)
+
+
 def _is_country(mention: PlaceMention) -> bool:
     return bool(mention.readings) and all(p.kind == "country" for p in mention.readings)
 
@@ -173,7 +185,7 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
                 found.append(Span(m.start() + cut, m.end(), name[cut:], QueryKind.company))
     else:
         found += _capitalised_phrases(text) + _rare_words(text, lower) + _tickers(text, lower)
-    found = [_with_team_word(text, span) for span in found]
+    found = [_with_alias(text, _with_team_word(text, span)) for span in found]
     kept: list[Span] = []
     # Sorted by start, longest first: a span can only overlap the last one kept.
     for span in sorted(found, key=lambda s: (s.start, -(s.end - s.start))):
