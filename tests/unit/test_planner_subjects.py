@@ -66,3 +66,12 @@ def test_a_period_after_a_name_is_not_part_of_it() -> None:
     assert plan.subject_entities == ["Harlow Mills"]
     plan, _ = draft_plan("北证50今天多少点", locale="zh-CN")
     assert plan.subject_entities == ["北证50"] and plan.query_kind is QueryKind.market
+
+
+def test_a_chinese_question_about_something_foreign_is_also_searched_in_english() -> None:
+    plan, _ = draft_plan("Orvik Lines第二季度营收多少", locale="zh-CN")
+    assert plan.search_queries[1] == "Orvik Lines Q2 revenue"
+    plan, _ = draft_plan("挪威对丹麦比分多少", locale="zh-CN")
+    assert plan.search_queries[1] == "Norway Denmark score"
+    plan, _ = draft_plan("宁德时代最新消息", locale="zh-CN")
+    assert not any(q.isascii() for q in plan.search_queries)

@@ -24,7 +24,7 @@ from pmflow_gateway.contract.gazetteer import (
     MODEL_VENDOR_DOMAINS,
     STOCK_EXCHANGE_DOMAINS,
 )
-from pmflow_gateway.contract.places import Place, search_name
+from pmflow_gateway.contract.places import Place, local_language, search_name
 from pmflow_gateway.contract.relevance import RECENT
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk
 from pmflow_gateway.contract.variants import is_qualifier
@@ -186,6 +186,8 @@ def draft_plan(
     else:
         topic = core
         queries = [] if missing else _queries(core, entities, kind, compare=compare, zh=zh)
+        if queries and zh and (english := english_query(text, spans)):
+            queries.insert(1, english)  # second: a search capped at two queries runs it
     plan = ExternalQueryPlan(
         query_kind=kind,
         answer_contract=contract,
@@ -309,6 +311,43 @@ def _queries(core: str, entities: Sequence[str], kind: QueryKind,
     elif entities and kind is QueryKind.company:
         extra = EVERYDAY_WORD_COMPANIES.get(entities[0], "")
     return _dedupe(q for q in (core, keywords, extra) if q)
+
+
+# What a Chinese question asks, in the words English pages use: a question about a foreign
+# company, team or place is also searched in English ("McClatchy第三季度营收多少" ->
+# "McClatchy Q3 revenue").
+_ZH_TO_EN: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(zh), en) for zh, en in (
+        (r"(?<!前)第?[一1]季度", "Q1"), (r"(?<!前)第?[二2]季度", "Q2"),
+        (r"(?<!前)第?[三3]季度", "Q3"), (r"(?<!前)第?[四4]季度", "Q4"),
+        (r"前三季度", "nine months"), (r"上半年", "first half"), (r"全年|年度", "full year"),
+        (r"营收|营业收入|收入|销售额", "revenue"), (r"净利润|利润|盈利", "net income"),
+        (r"亏损", "loss"), (r"市值", "market cap"), (r"估值", "valuation"),
+        (r"股价|价格|多少钱|售价", "price"), (r"汇率", "exchange rate"), (r"指数", "index"),
+        (r"裁员|裁掉|裁", "layoffs jobs"), (r"收购|买下", "acquisition"), (r"融资", "funding"),
+        (r"比分|几比几", "score"), (r"冠军|谁赢|夺冠|获胜", "won"), (r"进球", "scored goal"),
+        (r"死亡|死了|遇难", "killed dead"), (r"受伤", "injured"), (r"停课", "schools closed"),
+        (r"罚款", "fine"), (r"判[了处]?|刑期", "sentenced"), (r"发布|推出|上线", "launch"),
+        (r"跌", "fell"), (r"涨", "rose"), (r"开盘", "opened"), (r"收盘", "closed"),
+        (r"天气", "weather"), (r"首席执行官|CEO|总裁", "CEO"), (r"主教练|教练", "coach"),
+        (r"多少人", "how many people"), (r"什么时候|何时|哪天", "when"),
+        (r"在哪|哪里", "where"), (r"谁", "who")))
+
+
+def english_query(text: str, spans: Sequence[Span]) -> str | None:
+    """The question in English words when it names something foreign (a Latin name, a place
+    outside China): its names as English pages write them and what it asks of them."""
+    names = []
+    for span in spans:
+        place = span.mention.place if span.mention else None
+        if place is not None and local_language(place) == "en" and place.en:
+            names.append(place.en[0])
+        elif not CJK.search(span.text):
+            names.append(span.text)
+    if not names:
+        return None
+    asked = [en for pattern, en in _ZH_TO_EN if pattern.search(text)]
+    return " ".join(_dedupe([*names, *asked]))
 
 
 def _zh_keywords(core: str, entities: Sequence[str]) -> str:
