@@ -13,6 +13,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from pydantic import ValidationError
 
 from pmflow_gateway.embedded import ask_in_process
+from pmflow_gateway.handlers.memory import is_remembered
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import AnswerReady, RouteDecided, Topics
 from pmflow_gateway.streams.codec import encode
@@ -62,6 +63,8 @@ class EmbeddedAsker:
             raise AnswerTimeout(f"no answer within {timeout_s * 1000:.0f} ms") from exc
         if outcome.answer is None:
             raise NotAnswered("the question was not routed to external sources")
+        if not is_remembered(outcome.answer, agent_questions=self._deps.remember_agent_questions):
+            return Asked(outcome.answer)  # not written, by the setting: nothing to report
         return Asked(outcome.answer, remembered=outcome.memory_error is None,
                      memory_error=outcome.memory_error)
 

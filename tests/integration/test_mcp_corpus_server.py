@@ -47,11 +47,12 @@ def http_server_url() -> Iterator[str]:
 
 
 def assert_weather_evidence(items: list[ExternalEvidence], attempts: list[AdapterAttempt],
-                            server: str) -> None:
+                            server: str, *, fetched: bool = False) -> None:
+    """`fetched`: search, then fetch, the evidence is the result's page."""
     assert attempts and all(a.outcome == "ok" and a.server == server for a in attempts)
     assert "广州" in items[0].title
     first = items[0]
-    assert first.source_type == "mcp_search"
+    assert first.source_type == ("url" if fetched else "mcp_search")
     assert first.target_url.startswith("https://")
     assert first.freshness_score > FRESH_ENOUGH
     assert {"location_hint", "subject_entities"} <= set(first.grounded_fields)
@@ -65,8 +66,10 @@ async def test_weather_question_over_stdio() -> None:
         result = await adapter.collect(WEATHER, timeout_s=15)
     finally:
         await adapter.aclose()
-    assert_weather_evidence(result.items, result.attempts, "pmflow-corpus")
-    assert len(result.attempts) == 2  # one call per search query
+    assert_weather_evidence(result.items, result.attempts, "pmflow-corpus", fetched=True)
+    # One call per search query, then one fetch per result page read.
+    assert [a.tool for a in result.attempts][:2] == ["search", "search"]
+    assert {a.tool for a in result.attempts[2:]} == {"fetch"}
 
 
 async def test_weather_question_over_streamable_http(http_server_url: str) -> None:

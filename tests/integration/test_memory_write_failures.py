@@ -71,17 +71,15 @@ async def test_external_search_returns_its_answer_while_the_database_is_away(
     proxy = await TcpProxy.in_front_of(database).start()
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "pmflow_gateway.cli", "mcp"],
-        env=gateway_env(tmp_path, proxy.url(database), PMFLOW_DATABASE_TIMEOUT_S="3"))
+        env=gateway_env(tmp_path, proxy.url(database), PMFLOW_DATABASE_TIMEOUT_S="3",
+                        PMFLOW_AGENT_MEMORY_WRITES="1"))
     try:
         async with Client(params) as client:
             await proxy.refuse()
-            away = await client.call_tool("external_search", {"question": QUESTION,
-                                                              "tenant_id": "acme"})
-            prior = await client.call_tool("route_prior", {"question": QUESTION,
-                                                           "tenant_id": "acme"})
+            away = await client.call_tool("external_search", {"question": QUESTION})
+            prior = await client.call_tool("route_prior", {"question": QUESTION})
             await proxy.restore()
-            back = await client.call_tool("external_search", {"question": QUESTION,
-                                                              "tenant_id": "acme"})
+            back = await client.call_tool("external_search", {"question": QUESTION})
     finally:
         await proxy.aclose()
     assert not away.is_error, away.content
