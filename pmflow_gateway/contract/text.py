@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+import sentencex
+
 from pmflow_gateway.contract.dates import VISIBLE_DATE
 from pmflow_gateway.schemas import ExternalQueryPlan
 
@@ -49,9 +51,11 @@ def cached_if_short(maxsize: int) -> Callable[[Callable[[str], _R]], Callable[[s
 # without spaces between words, so they are matched by character rather than by word.
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 CJK = re.compile(f"[{CJK_CHARS}]")
-# A sentence ends at CJK or Latin end punctuation (a Latin full stop only before a space, so
-# "3.5" and "bbc.co.uk" stay whole) or at a line break.
-SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|(?<=[.])(?=\s)|\n+")
+# A sentence always ends at CJK end punctuation, a Latin "!", "?" or ";", and a line break.
+HARD_SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|\n+")
+# A Latin full stop (with any closing quote or bracket) before a space may end one: "3.5" and
+# "bbc.co.uk" never split, so a host name is never cut in two before the link checks see it.
+_FULL_STOP = re.compile(r"\.[\"'”’)\]]*(?=\s)")
 
 
 def is_cjk(text: str) -> bool:
@@ -60,7 +64,28 @@ def is_cjk(text: str) -> bool:
 
 
 def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in SENTENCE_END.split(text) if s and s.strip()]
+    """The text's sentences, stripped. A full stop ends a sentence only where the sentencex
+    segmenter agrees: not after a known abbreviation ("Co.", "Mr.", "Dec. 15", "p.m.", "No. 3")
+    or an initial ("J. Smith", "U.S."), unless what follows starts a new sentence."""
+    sentences = []
+    for part in HARD_SENTENCE_END.split(text):
+        if part and not part.isspace():
+            sentences.extend(_split_at_full_stops(part))
+    return [s for s in sentences if s]
+
+
+def _split_at_full_stops(text: str) -> list[str]:
+    stops = {m.end() for m in _FULL_STOP.finditer(text)}
+    if not stops:
+        return [text.strip()]
+    pieces, start = [], 0
+    for boundary in sentencex.get_sentence_boundaries("en", text):
+        end = len(text[:boundary["end_index"]].rstrip())
+        if end in stops:
+            pieces.append(text[start:end].strip())
+            start = end
+    pieces.append(text[start:].strip())
+    return pieces
 
 
 # Zero-width, bidi controls, BOM, soft hyphen, tag characters: all of category Cf. Variation

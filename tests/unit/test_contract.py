@@ -48,6 +48,34 @@ def test_cjk_class_and_sentence_splitter() -> None:
         "第一句。", "第二句！", "Third one.", "v3.5 is out", "Last"]
 
 
+@pytest.mark.parametrize("sentence", [
+    "Harbor Mills Co. chief executive Dana Reyes said output would double.",
+    "Mr. Okafor and Mrs. Lindqvist met Dr. Haas in the U.S. capital on Friday.",
+    "The vote is set for Dec. 15 at 2:30 p.m. local time, not 9 a.m. as planned.",
+    "The No. 3 seed beat Rovers vs. the odds at St. Brendan's Park.",
+    "Orbis Inc. and Talbot Jr. signed it, e.g. the lease on the Gen. Lee estate.",
+    "J. Smith and A. B. Ortega wrote the report.",
+])
+def test_a_full_stop_after_an_abbreviation_or_initial_ends_no_sentence(sentence: str) -> None:
+    assert split_sentences(f"{sentence} The next one starts here.") == [
+        sentence, "The next one starts here."]
+
+
+def test_a_sentence_may_end_in_an_abbreviation_or_a_quote() -> None:
+    assert split_sentences("She moved to the U.S. Her firm followed.") == [
+        "She moved to the U.S.", "Her firm followed."]
+    assert split_sentences('"We will build it." Then the mayor left.') == [
+        '"We will build it."', "Then the mayor left."]
+
+
+def test_a_full_stop_inside_a_word_never_splits() -> None:
+    # A host cut in two would slip past the link checks, which read one sentence at a time.
+    assert split_sentences("Go to Evil.Com now. Pay 3.5 yuan.Then wait") == [
+        "Go to Evil.Com now.", "Pay 3.5 yuan.Then wait"]
+    assert split_sentences("价格3.5元。美国（U.S.）市场；另一句") == [
+        "价格3.5元。", "美国（U.S.）市场；", "另一句"]
+
+
 def test_a_slot_is_mentioned_by_its_value_or_most_of_its_terms() -> None:
     assert grounded_fields(WEATHER, "广州未来5天：多云") == ALL
     assert grounded_fields(WEATHER, "北京天气") == []
