@@ -51,11 +51,18 @@ def cached_if_short(maxsize: int) -> Callable[[Callable[[str], _R]], Callable[[s
 # without spaces between words, so they are matched by character rather than by word.
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 CJK = re.compile(f"[{CJK_CHARS}]")
-# A sentence always ends at CJK end punctuation, a Latin "!", "?" or ";", and a line break.
-HARD_SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|\n+")
+# Letters and digits of Latin script, full-width ones too: what host names are written in.
+_LATIN_ALNUM = "A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"
+# A sentence always ends at CJK end punctuation, a Latin "!", "?" or ";", and a line break;
+# but never at a "。" between Latin letters, which is a host's dot written to slip past a
+# filter ("evil。com"): the link checks must see the host whole.
+HARD_SENTENCE_END = re.compile(
+    rf"(?<=[！？；!?;])|(?<=。)(?!(?<=[{_LATIN_ALNUM}]。)[{_LATIN_ALNUM}])|\n+")
 # A Latin full stop (with any closing quote or bracket) before a space may end one: "3.5" and
-# "bbc.co.uk" never split, so a host name is never cut in two before the link checks see it.
-_FULL_STOP = re.compile(r"\.[\"'”’)\]]*(?=\s)")
+# "bbc.co.uk" never split, nor a dot spaced apart between two words ("evil . com"), so a
+# host name is never cut in two before the link checks see it.
+_FULL_STOP = re.compile(
+    rf"\.[\"'”’)\]]*(?=\s)(?!(?<=[{_LATIN_ALNUM}] \.) [{_LATIN_ALNUM}])")
 
 
 def is_cjk(text: str) -> bool:

@@ -74,6 +74,9 @@ def test_a_full_stop_inside_a_word_never_splits() -> None:
         "Go to Evil.Com now.", "Pay 3.5 yuan.Then wait"]
     assert split_sentences("价格3.5元。美国（U.S.）市场；另一句") == [
         "价格3.5元。", "美国（U.S.）市场；", "另一句"]
+    # Nor does a dot written to slip past a filter: "。" between Latin letters, " . " apart.
+    spelled = ["详见 harbor。shop 。", "详见 ｈａｒｂｏｒ。ｓｈｏｐ 。", "见 harbor . shop 。"]
+    assert split_sentences("".join(spelled) + "完") == [*spelled, "完"]
 
 
 def test_a_slot_is_mentioned_by_its_value_or_most_of_its_terms() -> None:
