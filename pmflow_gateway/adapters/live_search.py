@@ -284,7 +284,7 @@ class LiveSearchAdapter:
             target_url=url,
             snippet=snippet,
             retrieved_at=page.retrieved_at,
-            freshness_score=freshness_score(page.published, plan.query_kind, page.retrieved_at),
+            freshness_score=freshness_score(page.published, plan, page.retrieved_at),
             authority_score=authority_score(url, plan.preferred_domains),
             grounded_fields=grounded_fields(plan, snippet),
             raw_metadata={"search_rank": page.hit.rank,

@@ -209,7 +209,7 @@ class McpAdapter:
             target_url=hit.url,
             snippet=hit.snippet,
             retrieved_at=now,
-            freshness_score=freshness_score(hit.published_at, plan.query_kind, now),
+            freshness_score=freshness_score(hit.published_at, plan, now),
             authority_score=authority_score(hit.url, plan.preferred_domains),
             grounded_fields=grounded_fields(plan, f"{hit.title}\n{hit.snippet}"),
             raw_metadata={"server": self.config.name, "tool": tool,

@@ -5,6 +5,7 @@ meaning whichever adapter found the evidence."""
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime, timedelta
 
 from pmflow_gateway.contract.dates import names_a_day
@@ -24,16 +25,36 @@ FRESHNESS_WINDOW: dict[QueryKind, timedelta] = {
     QueryKind.generic_web: timedelta(days=365),
     QueryKind.unknown: timedelta(days=365),
 }
+# Whether a state still holds ("is the ban still on?", "现在还限行吗") is answered by a page
+# written since it could have changed: a month at most, whatever the kind of question. A
+# numbered release does not change ("does Kafka 4.0 still need ZooKeeper?" asks about 4.0).
+PERSISTS_WINDOW = timedelta(days=30)
+_ASKS_IF_IT_PERSISTS = re.compile(
+    r"(?<![a-z])(?:still|anymore|any longer|no longer)(?![a-z])|还[^，,。？?]{0,10}[吗么]"
+    r"|仍然?|依然|依旧", re.IGNORECASE)
+_NUMBERED_RELEASE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.%])|(?<![\w.])v\d+(?![\w.])",
+                               re.IGNORECASE)
 FRESH_ENOUGH = 0.5  # score of an item published exactly one window ago
 GROUNDING_OVERLAP = 0.5  # share of a hint's terms a text must contain to mention it
 
 
-def freshness_score(published_at: datetime | None, kind: QueryKind, now: datetime) -> float:
+def freshness_window(plan: ExternalQueryPlan) -> timedelta:
+    """How long the answer to this plan's question stays true: its kind's window, and no more
+    than `PERSISTS_WINDOW` for a question whether something still holds."""
+    window = FRESHNESS_WINDOW[plan.query_kind]
+    asked = f"{plan.topic} {' '.join(plan.search_queries[:1])}"
+    if _ASKS_IF_IT_PERSISTS.search(asked) and not _NUMBERED_RELEASE.search(asked):
+        window = min(window, PERSISTS_WINDOW)
+    return window
+
+
+def freshness_score(published_at: datetime | None, plan: ExternalQueryPlan,
+                    now: datetime) -> float:
     """1.0 when published now, 0.5 one window ago, halving every window; 0.0 when unknown."""
     if published_at is None:
         return 0.0
     age = max((now - published_at).total_seconds(), 0.0)
-    window = FRESHNESS_WINDOW[kind].total_seconds()
+    window = freshness_window(plan).total_seconds()
     return round(math.pow(0.5, age / window), 4)
 
 

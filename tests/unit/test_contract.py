@@ -3,9 +3,16 @@ piece of evidence mentions (one meaning, whichever adapter found the evidence)."
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
-from pmflow_gateway.contract.scoring import grounded_fields
+from pmflow_gateway.contract.scoring import (
+    FRESH_ENOUGH,
+    freshness_score,
+    freshness_window,
+    grounded_fields,
+)
 from pmflow_gateway.contract.text import is_cjk, split_sentences
 from pmflow_gateway.contract.urls import canonical_url, registrable_domain, site_of
 from pmflow_gateway.schemas import ExternalQueryPlan
@@ -140,3 +147,20 @@ def test_canonical_url_sorts_parameters_and_keeps_reserved_escapes() -> None:
     assert canonical_url("https://a.example/p?b=2&a=1") == canonical_url("https://a.example/p?a=1&b=2")
     assert canonical_url("https://a.example/a%2fb") == "https://a.example/a%2Fb"
 
+
+
+@pytest.mark.parametrize(("question", "window_days"), [
+    ("Is the Harbor Mills strike still on?", 30),
+    ("Do Ashby residents still have to boil water?", 30),
+    ("平湖现在还限行吗", 30),
+    ("Does Redis 8.0 still need Sentinel?", 365),  # a numbered release does not change
+    ("When did Harbor Mills open its Tacoma plant?", 365),
+])
+def test_whether_a_state_still_holds_is_answered_by_a_page_of_the_last_month(
+        question: str, window_days: int) -> None:
+    plan = ExternalQueryPlan(query_kind="generic_web", freshness_required=True,
+                             topic=question, search_queries=[question])
+    assert freshness_window(plan) == timedelta(days=window_days)
+    published = datetime(2026, 12, 2, tzinfo=UTC) - timedelta(days=45)
+    stale = freshness_score(published, plan, datetime(2026, 12, 2, tzinfo=UTC)) < FRESH_ENOUGH
+    assert stale == (window_days == 30)
