@@ -108,9 +108,10 @@ URL_RE = re.compile(
     r"|(?:\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?/\S*)",
     re.IGNORECASE,
 )
-# A run of labels joined by dots. The look-behind starts a match only where a token starts,
-# and a label cannot contain the dot that ends it, so the scan is linear in the text.
-_DOTTED = re.compile(r"(?<![\w.-])[\w-]+(?:\.[\w-]+)+")
+# A run of labels joined by dots, after any dots that lead it (".evil.com", which a removed
+# "[1]" can leave behind). The look-behind starts a match only where a token or a run of dots
+# starts, and a label cannot contain the dot that ends it, so the scan is linear in the text.
+_DOTTED = re.compile(r"(?<![\w.-])\.*[\w-]+(?:\.[\w-]+)+")
 _MAX_TLD_CHARS = 24  # the longest TLDs; a CJK TLD is read as a prefix of its glued label
 
 
@@ -142,8 +143,8 @@ def _host_like(token: str) -> bool:
 def hosts_named(text: str) -> list[str]:
     """Every host-like token of the text (any TLD, IDN, IPv4), after folding and reading
     obfuscated dots (`evil[.]com`, `evil dot com`) as dots: what a reader could type in."""
-    return [m.group(0).lower().strip("-_") for m in _DOTTED.finditer(detection_form(text))
-            if _host_like(m.group(0))]
+    tokens = (m.group(0).lstrip(".") for m in _DOTTED.finditer(detection_form(text)))
+    return [token.lower().strip("-_") for token in tokens if _host_like(token)]
 
 
 _MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
