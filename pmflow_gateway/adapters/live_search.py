@@ -1,4 +1,4 @@
-"""The bounded live-search fallback: search, fetch the top results, keep the passage that answers.
+"""The bounded live-search fallback: search, fetch the top results, keep the passages that answer.
 
 It runs when MCP is down, slow or empty: scraping a search engine's HTML is too fragile to be
 the first choice, so it serves only as this fallback. Everything is capped: queries, pages,
@@ -12,13 +12,19 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.adapters.page_text import PageText, read_page
-from pmflow_gateway.adapters.passages import BM25, chunk_text
+from pmflow_gateway.adapters.passages import (
+    BM25,
+    PagePassages,
+    Passage,
+    evidence_text,
+    read_passages,
+)
 from pmflow_gateway.adapters.published import plausible_date, published_at
 from pmflow_gateway.adapters.rate_limit import HostLimits
 from pmflow_gateway.adapters.search_engines import DuckDuckGoHtml, SearchEngine, SearchHit
@@ -71,7 +77,7 @@ class _ReadPage:
     text: PageText | None = None
     published: datetime | None = None
     retrieved_at: datetime | None = None
-    chunks: list[str] = field(default_factory=list)
+    passages: PagePassages | None = None
     done: bool = False  # False at the deadline: the read was cut short
 
 
@@ -92,7 +98,8 @@ class LiveSearchAdapter:
         fetch_timeout_s: float = 5.0,
         total_timeout_s: float = 10.0,
         concurrency: int = 4,
-        chunk_chars: int = 500,
+        passage_chars: int = 300,
+        evidence_chars: int = 1500,
         clock: Clock | None = None,
         resolver: Resolver = system_resolver,
         engine_limits: HostLimits | None = None,
@@ -109,7 +116,8 @@ class LiveSearchAdapter:
         self.max_queries = max_queries
         self.max_pages = max_pages
         self.total_timeout_s = total_timeout_s
-        self.chunk_chars = chunk_chars
+        self.passage_chars = passage_chars
+        self.evidence_chars = evidence_chars
         self.concurrency = concurrency
         self._fetcher = fetcher or SafeFetcher(
             allow_hosts=allow_hosts, max_bytes=max_bytes_per_page, max_redirects=max_redirects,
@@ -177,7 +185,7 @@ class LiveSearchAdapter:
                 page.call.started = page.call.started or time.monotonic()
                 page.call.outcome, page.call.error = "timeout", "live-search budget spent"
                 page.call.finished = time.monotonic()
-                page.chunks = []
+                page.passages = None
         return pages
 
     async def _read(self, page: _ReadPage, deadline: float, slots: asyncio.Semaphore) -> None:
@@ -191,16 +199,17 @@ class LiveSearchAdapter:
             page.final_url = fetched.final_url
             try:
                 # Parsing and extraction are CPU work: off the event loop, which serves others.
-                page.text, page.published, page.chunks = await asyncio.to_thread(
+                page.text, page.published, passages = await asyncio.to_thread(
                     self._extract, fetched, page.hit, page.retrieved_at)
-                page.call.outcome = "ok" if page.chunks else "empty"
+                page.passages = passages
+                page.call.outcome = "ok" if passages.passages else "empty"
             except Exception as exc:  # one unreadable page must not sink the others
                 page.call.outcome, page.call.error = "error", f"unreadable page: {exc!r}"
             page.call.finished = time.monotonic()
             page.done = True
 
     def _extract(self, fetched: FetchedPage, hit: SearchHit,
-                 now: datetime) -> tuple[PageText, datetime | None, list[str]]:
+                 now: datetime) -> tuple[PageText, datetime | None, PagePassages]:
         if _is_html(fetched):
             text = read_page(fetched.text)
             published = published_at(fetched.text, text.text, now)
@@ -208,9 +217,9 @@ class LiveSearchAdapter:
             text, published = PageText(title="", site_name=None, text=fetched.text), None
         if published is None and hit.published:
             published = plausible_date(hit.published, now)
-        chunks = chunk_text(text.text, target_chars=self.chunk_chars,
-                            max_chars=int(self.chunk_chars * 1.2))
-        return text, published, chunks
+        passages = read_passages(text.text, target_chars=self.passage_chars,
+                                 max_chars=int(self.passage_chars * 1.3))
+        return text, published, passages
 
     async def _fetch(self, call: _Call, deadline: float,
                      limits: HostLimits) -> FetchedPage | None:
@@ -244,22 +253,27 @@ class LiveSearchAdapter:
         return None
 
     def _evidence(self, plan: ExternalQueryPlan, pages: list[_ReadPage]) -> list[ExternalEvidence]:
-        """Each page's best passage against the plan; the best pages first, up to its limit."""
-        corpus = [(number, chunk) for number, page in enumerate(pages) for chunk in page.chunks]
+        """Each page's lead and best passages against the plan; the pages whose best passage
+        ranks highest first, up to the plan's limit."""
+        corpus = [(number, passage) for number, page in enumerate(pages) if page.passages
+                  for passage in page.passages.passages]
         ranking_terms = [*plan.search_queries, *plan.subject_entities] or [plan.topic]
-        best: dict[int, tuple[float, str]] = {}  # page number -> (score, passage)
-        for scored in BM25([chunk for _, chunk in corpus]).rank(ranking_terms):
-            number, chunk = corpus[scored.index]
-            best.setdefault(number, (scored.score, chunk))
-        answering = sorted(best, key=lambda n: (-best[n][0], pages[n].hit.rank))
+        ranked: dict[int, list[tuple[float, Passage]]] = {}  # page number -> best first
+        for scored in BM25([passage.text for _, passage in corpus]).rank(ranking_terms):
+            number, passage = corpus[scored.index]
+            ranked.setdefault(number, []).append((scored.score, passage))
+        answering = sorted(ranked, key=lambda n: (-ranked[n][0][0], pages[n].hit.rank))
         items = []
         for number in answering[: plan.result_limit]:
-            score, chunk = best[number]
-            pages[number].call.count = 1
-            items.append(self._item(plan, pages[number], chunk, score))
+            page = pages[number]
+            assert page.passages is not None
+            snippet = evidence_text(page.passages, [p for _, p in ranked[number]],
+                                    max_chars=self.evidence_chars)
+            page.call.count = 1
+            items.append(self._item(plan, page, snippet, ranked[number][0][0]))
         return items
 
-    def _item(self, plan: ExternalQueryPlan, page: _ReadPage, chunk: str,
+    def _item(self, plan: ExternalQueryPlan, page: _ReadPage, snippet: str,
               score: float) -> ExternalEvidence:
         assert page.text is not None and page.retrieved_at is not None
         url = page.final_url or page.hit.url
@@ -268,14 +282,14 @@ class LiveSearchAdapter:
             source_label=page.text.site_name or bare_host(url),
             title=page.text.title or page.hit.title or url,
             target_url=url,
-            snippet=chunk,
+            snippet=snippet,
             retrieved_at=page.retrieved_at,
             freshness_score=freshness_score(page.published, plan, page.retrieved_at),
             authority_score=authority_score(url, plan.preferred_domains),
-            grounded_fields=grounded_fields(plan, chunk),
+            grounded_fields=grounded_fields(plan, snippet),
             raw_metadata={"search_rank": page.hit.rank,
                           "published_at": page.published.isoformat() if page.published else None,
-                          "chunk_score": score},
+                          "passage_score": score},
         )
 
     async def aclose(self) -> None:

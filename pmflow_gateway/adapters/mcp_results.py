@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from mcp.types import CallToolResult, TextContent
 
-from pmflow_gateway.adapters.published import plausible_date
+from pmflow_gateway.adapters.published import date_written_in, page_zone, plausible_date
 from pmflow_gateway.contract.terms import terms
 from pmflow_gateway.contract.urls import host_of
 from pmflow_gateway.schemas.contracts import URL_CHARS
@@ -120,8 +120,11 @@ def passage(paragraphs: list[str], query: str, limit: int = PAGE_PASSAGE_CHARS) 
 
 
 def date_in_text(text: str, now: datetime, *, labelled_only: bool = True) -> datetime | None:
-    """A publication date written in the text: a labelled one first ("Published: ..."),
-    else (pages only) the first date that is not in the future."""
+    """A publication date written in the text: its dateline or labelled date at the top
+    ("KINGSTON, Ont., Dec. 2 —", "Published: ...", "发布于 ..."), else a labelled timestamp
+    anywhere, else (pages only) the first date that is not in the future."""
+    if (when := date_written_in(text, now, zone=page_zone(None, text))) is not None:
+        return when
     for match in _DATE_LABEL.finditer(text):
         found = _ISO.match(text, match.end())
         if found and (when := plausible_date(found.group(), now)):

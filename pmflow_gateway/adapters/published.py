@@ -1,9 +1,14 @@
 """When a fetched page was published, from its markup or, failing that, its visible text.
 
 Sources in order of trust: the publication date in the markup (meta tags, JSON-LD,
-`<time datetime>`), a date the text labels as the publication date, the first date inside
-`<article>`, then the modification date in the markup, then the first date in the text. A
-date the text calls today's (a portal header's "今天是…") is page chrome and never counts.
+`<time datetime>`), the date the text gives itself at its top (a dateline, "KINGSTON, Ont.,
+Dec. 2 (Wire) —", "新华社北京12月2日电", or a "Published/Updated/发布于/更新时间" line), a date
+the text labels as the publication date further down, the first date inside `<article>`, then
+the modification date in the markup, then the first date in the text's first lines. Reading
+the top first keeps a related story's, an embedded post's or a footer's date from winning over
+the article's own: a date further down is about something the article tells. A date the
+text calls today's (a portal header's "今天是…") is page chrome and never counts. A dateline
+may leave out the year: it is the latest such day that is not in the future.
 
 Every date from any source must be plausible: not before the web, and not later than now plus
 `CLOCK_SKEW` (a date without a time of day: not later than that day anywhere on Earth, up to
@@ -23,16 +28,16 @@ from typing import Any
 from lxml import etree
 from lxml import html as lxml_html
 
-from pmflow_gateway.contract.dates import VISIBLE_DATE, date_from_match
+from pmflow_gateway.contract.dates import MONTHS, VISIBLE_DATE, date_from_match
 from pmflow_gateway.contract.text import CJK
 
 PUBLISHED_META_KEYS = (
     "article:published_time", "og:published_time", "og:article:published_time",
-    "datepublished", "date", "pubdate", "publishdate", "publish_date", "dc.date",
-    "dc.date.issued", "dcterms.created", "sailthru.date", "parsely-pub-date",
+    "article:published", "datepublished", "date", "pubdate", "publishdate", "publish_date",
+    "dc.date", "dc.date.issued", "dcterms.created", "sailthru.date", "parsely-pub-date",
 )
-MODIFIED_META_KEYS = ("article:modified_time", "og:updated_time", "last-modified",
-                      "dcterms.modified")
+MODIFIED_META_KEYS = ("article:modified_time", "article:modified", "og:updated_time",
+                      "last-modified", "datemodified", "dcterms.modified")
 PUBLISHED_JSON_LD_KEYS = ("datePublished", "dateCreated", "uploadDate")
 MODIFIED_JSON_LD_KEYS = ("dateModified",)
 EARLIEST = datetime(1995, 1, 1, tzinfo=UTC)
@@ -43,8 +48,49 @@ BEIJING = timezone(timedelta(hours=8), "UTC+08:00")
 # A date the page calls today's: page chrome, not when the article was written.
 TODAY_MARK = re.compile(r"(?:今天是|今天|今日|当前日期|today\s+is|today)[\s:：,，]*$",
                         re.IGNORECASE)
+# An embedded social post signs off with its author and day: "— Ann Lee (@annlee) Dec 1, 2026".
+POST_SIGNATURE = re.compile(r"\(@\w{1,30}\)\s*$")
 PUBLISHED_MARK = re.compile(r"(?:发布|发表|刊发|时间|日期|published|posted|date)"
                             r"[^\n0-9]{0,6}$", re.IGNORECASE)
+# Where a text gives its own date: its first lines. Further down a date may be a related
+# story's or the footer's.
+HEAD_LINES = 12
+HEAD_CHARS = 3000
+_MONTH_NAME = "|".join(sorted(MONTHS, key=len, reverse=True))
+_WEEKDAY = (r"(?i:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
+            r"(?:day|nesday|rsday|urday)?\.?,?|星期[一二三四五六日天]|周[一二三四五六日天])")
+_DAY_OF_MONTH = (rf"(?i:(?P<mon>{_MONTH_NAME})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?"
+                 rf"|(?P<day2>\d{{1,2}})\s+(?P<mon2>{_MONTH_NAME})\.?)(?!\d)")
+_YEAR = r"(?P<year>(?:19|20)\d\d)\b"
+_PLACE = r"[A-Z][\w.'’-]*(?:(?:\s+|\s*,\s*)[A-Z][\w.'’-]*){0,4}"
+_AGENCY = r"\([^()\n]{1,30}\)"
+_DASH = r"\s*(?:[—–-]{1,2}|…|\.\.\.)(?=\s|$)"
+# "KINGSTON, Ontario, Dec. 2 (Wire) —", "BEIJING, Dec 2 -", "HANOI (Wire), Dec. 2, 2026 —":
+# a place, the day the story was filed (the year may be left out), a dash.
+_DATELINE = re.compile(
+    rf"^[^\w\n]{{0,3}}{_PLACE}(?:\s*{_AGENCY})?\s*,\s*(?:{_WEEKDAY}\s*)?{_DAY_OF_MONTH}"
+    rf"(?:,?\s+{_YEAR})?\s*(?:{_AGENCY})?{_DASH}")
+# A search snippet's "Dec 2, 2026 — …": no place, so the year must be there (a line
+# "June 9 – Tampa, FL" is a tour date, not the page's).
+_DATED_LEAD = re.compile(
+    rf"^[^\w\n]{{0,3}}(?:{_WEEKDAY}\s*)?{_DAY_OF_MONTH},?\s+{_YEAR}{_DASH}")
+# "新华社北京12月2日电", "本报上海2026年12月2日讯".
+_ZH_DATELINE = re.compile(r"^[^\n，。！？:：]{0,16}?(?:(?P<year>(?:19|20)\d\d)年)?"
+                          r"(?P<mon>\d{1,2})月(?P<day>\d{1,2})日(?:电|讯)")
+# "Published 2 December 2026", "UPDATED: Tue., Dec. 2, 2026", "…Bureau | Updated : 2 December
+# 2026, 09:01 AM", "发布于 2026年12月2日", "发布时间：2026-12-02 10:15": a label at the start
+# of a line or after a separator, then a full date.
+_LABEL_START = r"(?:^[^\w\n]{0,3}|[|·•]\s*)"
+_DATE_LABEL = re.compile(
+    rf"{_LABEL_START}(?:(?:(?:first|last)\s+)?(?:published|updated|posted|modified)"
+    r"(?:\s+(?:on|at))?|(?:发布|发表|更新|刊发)(?:于|时间|日期)?|(?:日期|时间)(?=\s*[:：]))",
+    re.IGNORECASE)
+_AFTER_LABEL = re.compile(rf"[\s:：\[(（【-]*(?:{_WEEKDAY}\s*)?")
+# A machine-written timestamp, its zone included: "2026-12-02T05:00:00Z".
+_TIMESTAMP = re.compile(
+    r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")
+_TIME_OF_DAY = re.compile(r",?\s*(?:at\s+)?(?P<h>\d{1,2}):(?P<m>\d{2})(?::\d{2})?"
+                          r"(?:\s*(?P<ap>[ap])\.?m\.?)?(?![\d:])", re.IGNORECASE)
 
 def published_at(page_html: str, visible_text: str, now: datetime) -> datetime | None:
     """The page's publication time, or None when nothing on it says."""
@@ -62,9 +108,10 @@ def published_at(page_html: str, visible_text: str, now: datetime) -> datetime |
         for text in source:
             if (moment := plausible_date(text, now, zone=zone)) is not None:
                 return moment
-    labelled = first_visible_date(visible_text, now, zone=zone, labelled_only=True)
-    if labelled is not None:
-        return labelled
+    for found in (date_written_in(visible_text, now, zone=zone),
+                  first_visible_date(visible_text, now, zone=zone, labelled_only=True)):
+        if found is not None:
+            return found
     if article and (in_article := first_visible_date(article, now, zone=zone)) is not None:
         return in_article
     if tree is not None:
@@ -73,7 +120,7 @@ def published_at(page_html: str, visible_text: str, now: datetime) -> datetime |
             for text in source:
                 if (moment := plausible_date(text, now, zone=zone)) is not None:
                     return moment
-    return first_visible_date(visible_text, now, zone=zone)
+    return first_visible_date(_head(visible_text), now, zone=zone)
 
 def page_zone(tree: Any, text: str) -> timezone:
     """The zone a time without one is read in: Beijing on a Chinese page, else UTC."""
@@ -88,15 +135,84 @@ def page_zone(tree: Any, text: str) -> timezone:
 def first_visible_date(text: str, now: datetime, *, zone: timezone = UTC,
                        labelled_only: bool = False) -> datetime | None:
     """The first plausible date written in the text (2026-12-01, 2026年12月1日, Dec 1, 2026),
-    skipping one the text calls today's; `labelled_only`: only one labelled as published."""
+    skipping one the text calls today's and an embedded post's signature date; `labelled_only`:
+    only one labelled as published."""
     for match in VISIBLE_DATE.finditer(text):
         before = text[max(match.start() - 12, 0):match.start()]
         if TODAY_MARK.search(before) or (labelled_only and not PUBLISHED_MARK.search(before)):
+            continue
+        if POST_SIGNATURE.search(text[max(match.start() - 48, 0):match.start()]):
             continue
         moment = date_from_match(match, zone)
         if moment is not None and _plausible(moment, now, date_only=True):
             return moment
     return None
+
+def date_written_in(text: str, now: datetime, *, zone: timezone = UTC) -> datetime | None:
+    """The date a text gives itself in its first lines: a dateline or a labelled publication
+    or update date, whichever comes first; None when its top says neither."""
+    for line in _head(text).splitlines():
+        found = _dateline_day(line, now, zone) or _labelled_moment(line, now, zone)
+        if found is not None:
+            return found
+    return None
+
+
+def _head(text: str) -> str:
+    return "\n".join(text[:HEAD_CHARS].splitlines()[:HEAD_LINES])
+
+
+def _dateline_day(line: str, now: datetime, zone: timezone) -> datetime | None:
+    for pattern in (_DATELINE, _DATED_LEAD, _ZH_DATELINE):
+        if (match := pattern.match(line)) is None:
+            continue
+        found = match.groupdict()
+        month_text = found.get("mon") or found.get("mon2") or ""
+        month = int(month_text) if month_text.isdigit() else MONTHS[month_text.lower()]
+        day = int(found.get("day") or found.get("day2") or 0)
+        return _latest_day(month, day, int(found["year"]) if found["year"] else None, now, zone)
+    return None
+
+
+def _latest_day(month: int, day: int, year: int | None, now: datetime,
+                zone: timezone) -> datetime | None:
+    """The day, in the year given or else the latest year in which it is not yet to come."""
+    this_year = now.astimezone(zone).year
+    for candidate in ([year] if year else [this_year, this_year - 1]):
+        try:
+            moment = datetime(candidate, month, day, tzinfo=zone)
+        except ValueError:  # "Feb. 30" names no day
+            return None
+        if _plausible(moment, now, date_only=True):
+            return moment
+    return None
+
+
+def _labelled_moment(line: str, now: datetime, zone: timezone) -> datetime | None:
+    """The date (and time, when one follows) after a publication or update label."""
+    for label in _DATE_LABEL.finditer(line):
+        after = _AFTER_LABEL.match(line, label.end())
+        start = after.end() if after else label.end()
+        if (stamp := _TIMESTAMP.match(line, start)) is not None:
+            if (moment := plausible_date(stamp.group(), now, zone=zone)) is not None:
+                return moment
+            continue
+        date = VISIBLE_DATE.match(line, start)
+        day = date_from_match(date, zone) if date else None
+        if date is None or day is None or not _plausible(day, now, date_only=True):
+            continue
+        time = _TIME_OF_DAY.match(line, date.end())
+        if time is None:
+            return day
+        hour = int(time["h"])
+        if time["ap"]:  # 12-hour clock: 12 a.m. is midnight, 1 p.m. is 13:00
+            hour = hour % 12 + (12 if time["ap"].lower() == "p" else 0)
+        if hour < 24 and int(time["m"]) < 60:
+            moment = day.replace(hour=hour, minute=int(time["m"]))
+            if _plausible(moment, now, date_only=False):
+                return moment
+    return None
+
 
 def plausible_date(value: object, now: datetime, *, zone: timezone = UTC) -> datetime | None:
     """A publication date from any source (text, or epoch seconds/milliseconds as a number),

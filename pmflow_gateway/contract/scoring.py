@@ -5,6 +5,7 @@ meaning whichever adapter found the evidence."""
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime, timedelta
 
 from pmflow_gateway.contract.dates import names_a_day
@@ -28,16 +29,29 @@ FRESHNESS_WINDOW: dict[QueryKind, timedelta] = {
 # Who holds an office or a role now changes on the scale of months, whatever the kind of
 # question: a page older than this naming a CEO or a coach may name the predecessor.
 HOLDER_WINDOW = timedelta(days=120)
+# Whether a state still holds ("is the ban still on?", "现在还限行吗") is answered by a page
+# written since it could have changed: a month at most, whatever the kind of question. A
+# numbered release does not change ("does Kafka 4.0 still need ZooKeeper?" asks about 4.0).
+PERSISTS_WINDOW = timedelta(days=30)
+_ASKS_IF_IT_PERSISTS = re.compile(
+    r"(?<![a-z])(?:still|anymore|any longer|no longer)(?![a-z])|还[^，,。？?]{0,10}[吗么]"
+    r"|仍然?|依然|依旧", re.IGNORECASE)
+_NUMBERED_RELEASE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.%])|(?<![\w.])v\d+(?![\w.])",
+                               re.IGNORECASE)
 FRESH_ENOUGH = 0.5  # score of an item published exactly one window ago
 GROUNDING_OVERLAP = 0.5  # share of a hint's terms a text must contain to mention it
 
 
 def freshness_window(plan: ExternalQueryPlan) -> timedelta:
     """How long the answer to this plan's question stays true: its kind's window, and no more
-    than `HOLDER_WINDOW` for a question about who holds a role."""
+    than `HOLDER_WINDOW` for a question about who holds a role, nor than `PERSISTS_WINDOW`
+    for a question whether something still holds."""
     window = FRESHNESS_WINDOW[plan.query_kind]
-    if asks_who_holds(f"{plan.topic} {' '.join(plan.search_queries[:1])}"):
+    asked = f"{plan.topic} {' '.join(plan.search_queries[:1])}"
+    if asks_who_holds(asked):
         window = min(window, HOLDER_WINDOW)
+    if _ASKS_IF_IT_PERSISTS.search(asked) and not _NUMBERED_RELEASE.search(asked):
+        window = min(window, PERSISTS_WINDOW)
     return window
 
 

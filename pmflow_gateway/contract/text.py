@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+import sentencex
+
 from pmflow_gateway.contract.dates import VISIBLE_DATE
 from pmflow_gateway.schemas import ExternalQueryPlan
 
@@ -49,9 +51,18 @@ def cached_if_short(maxsize: int) -> Callable[[Callable[[str], _R]], Callable[[s
 # without spaces between words, so they are matched by character rather than by word.
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 CJK = re.compile(f"[{CJK_CHARS}]")
-# A sentence ends at CJK or Latin end punctuation (a Latin full stop only before a space, so
-# "3.5" and "bbc.co.uk" stay whole) or at a line break.
-SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|(?<=[.])(?=\s)|\n+")
+# Letters and digits of Latin script, full-width ones too: what host names are written in.
+_LATIN_ALNUM = "A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"
+# A sentence always ends at CJK end punctuation, a Latin "!", "?" or ";", and a line break;
+# but never at a "。" between Latin letters, which is a host's dot written to slip past a
+# filter ("evil。com"): the link checks must see the host whole.
+HARD_SENTENCE_END = re.compile(
+    rf"(?<=[！？；!?;])|(?<=。)(?!(?<=[{_LATIN_ALNUM}]。)[{_LATIN_ALNUM}])|\n+")
+# A Latin full stop (with any closing quote or bracket) before a space may end one: "3.5" and
+# "bbc.co.uk" never split, nor a dot spaced apart between two words ("evil . com"), so a
+# host name is never cut in two before the link checks see it.
+_FULL_STOP = re.compile(
+    rf"\.[\"'”’)\]]*(?=\s)(?!(?<=[{_LATIN_ALNUM}] \.) [{_LATIN_ALNUM}])")
 
 
 def is_cjk(text: str) -> bool:
@@ -60,7 +71,28 @@ def is_cjk(text: str) -> bool:
 
 
 def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in SENTENCE_END.split(text) if s and s.strip()]
+    """The text's sentences, stripped. A full stop ends a sentence only where the sentencex
+    segmenter agrees: not after a known abbreviation ("Co.", "Mr.", "Dec. 15", "p.m.", "No. 3")
+    or an initial ("J. Smith", "U.S."), unless what follows starts a new sentence."""
+    sentences = []
+    for part in HARD_SENTENCE_END.split(text):
+        if part and not part.isspace():
+            sentences.extend(_split_at_full_stops(part))
+    return [s for s in sentences if s]
+
+
+def _split_at_full_stops(text: str) -> list[str]:
+    stops = {m.end() for m in _FULL_STOP.finditer(text)}
+    if not stops:
+        return [text.strip()]
+    pieces, start = [], 0
+    for boundary in sentencex.get_sentence_boundaries("en", text):
+        end = len(text[:boundary["end_index"]].rstrip())
+        if end in stops:
+            pieces.append(text[start:end].strip())
+            start = end
+    pieces.append(text[start:].strip())
+    return pieces
 
 
 # Zero-width, bidi controls, BOM, soft hyphen, tag characters: all of category Cf. Variation
@@ -76,9 +108,10 @@ URL_RE = re.compile(
     r"|(?:\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?/\S*)",
     re.IGNORECASE,
 )
-# A run of labels joined by dots. The look-behind starts a match only where a token starts,
-# and a label cannot contain the dot that ends it, so the scan is linear in the text.
-_DOTTED = re.compile(r"(?<![\w.-])[\w-]+(?:\.[\w-]+)+")
+# A run of labels joined by dots, after any dots that lead it (".evil.com", which a removed
+# "[1]" can leave behind). The look-behind starts a match only where a token or a run of dots
+# starts, and a label cannot contain the dot that ends it, so the scan is linear in the text.
+_DOTTED = re.compile(r"(?<![\w.-])\.*[\w-]+(?:\.[\w-]+)+")
 _MAX_TLD_CHARS = 24  # the longest TLDs; a CJK TLD is read as a prefix of its glued label
 
 
@@ -110,8 +143,8 @@ def _host_like(token: str) -> bool:
 def hosts_named(text: str) -> list[str]:
     """Every host-like token of the text (any TLD, IDN, IPv4), after folding and reading
     obfuscated dots (`evil[.]com`, `evil dot com`) as dots: what a reader could type in."""
-    return [m.group(0).lower().strip("-_") for m in _DOTTED.finditer(detection_form(text))
-            if _host_like(m.group(0))]
+    tokens = (m.group(0).lstrip(".") for m in _DOTTED.finditer(detection_form(text)))
+    return [token.lower().strip("-_") for token in tokens if _host_like(token)]
 
 
 _MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")

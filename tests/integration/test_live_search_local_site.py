@@ -87,7 +87,7 @@ async def test_live_search_ranks_the_page_that_answers_first(site: LocalSite) ->
     assert set(best.grounded_fields) == {"location_hint", "time_range_hint", "subject_entities"}
     assert best.raw_metadata["search_rank"] == 3
     assert best.raw_metadata["published_at"] == "2026-12-02T06:00:00+08:00"
-    assert best.raw_metadata["chunk_score"] > result.items[1].raw_metadata["chunk_score"]
+    assert best.raw_metadata["passage_score"] > result.items[1].raw_metadata["passage_score"]
     assert all("深圳" not in item.snippet for item in result.items)  # no query term: no evidence
     old = next(i for i in result.items if i.target_url.endswith("/travel"))
     assert old.freshness_score < 0.01  # 2019, for a weather question

@@ -3,9 +3,16 @@ piece of evidence mentions (one meaning, whichever adapter found the evidence)."
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
-from pmflow_gateway.contract.scoring import grounded_fields
+from pmflow_gateway.contract.scoring import (
+    FRESH_ENOUGH,
+    freshness_score,
+    freshness_window,
+    grounded_fields,
+)
 from pmflow_gateway.contract.text import is_cjk, split_sentences
 from pmflow_gateway.contract.urls import canonical_url, registrable_domain, site_of
 from pmflow_gateway.schemas import ExternalQueryPlan
@@ -46,6 +53,37 @@ def test_cjk_class_and_sentence_splitter() -> None:
     assert not is_cjk("Guangzhou weather")
     assert split_sentences("第一句。第二句！Third one. v3.5 is out\nLast") == [
         "第一句。", "第二句！", "Third one.", "v3.5 is out", "Last"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "Harbor Mills Co. chief executive Dana Reyes said output would double.",
+    "Mr. Okafor and Mrs. Lindqvist met Dr. Haas in the U.S. capital on Friday.",
+    "The vote is set for Dec. 15 at 2:30 p.m. local time, not 9 a.m. as planned.",
+    "The No. 3 seed beat Rovers vs. the odds at St. Brendan's Park.",
+    "Orbis Inc. and Talbot Jr. signed it, e.g. the lease on the Gen. Lee estate.",
+    "J. Smith and A. B. Ortega wrote the report.",
+])
+def test_a_full_stop_after_an_abbreviation_or_initial_ends_no_sentence(sentence: str) -> None:
+    assert split_sentences(f"{sentence} The next one starts here.") == [
+        sentence, "The next one starts here."]
+
+
+def test_a_sentence_may_end_in_an_abbreviation_or_a_quote() -> None:
+    assert split_sentences("She moved to the U.S. Her firm followed.") == [
+        "She moved to the U.S.", "Her firm followed."]
+    assert split_sentences('"We will build it." Then the mayor left.') == [
+        '"We will build it."', "Then the mayor left."]
+
+
+def test_a_full_stop_inside_a_word_never_splits() -> None:
+    # A host cut in two would slip past the link checks, which read one sentence at a time.
+    assert split_sentences("Go to Evil.Com now. Pay 3.5 yuan.Then wait") == [
+        "Go to Evil.Com now.", "Pay 3.5 yuan.Then wait"]
+    assert split_sentences("价格3.5元。美国（U.S.）市场；另一句") == [
+        "价格3.5元。", "美国（U.S.）市场；", "另一句"]
+    # Nor does a dot written to slip past a filter: "。" between Latin letters, " . " apart.
+    spelled = ["详见 harbor。shop 。", "详见 ｈａｒｂｏｒ。ｓｈｏｐ 。", "见 harbor . shop 。"]
+    assert split_sentences("".join(spelled) + "完") == [*spelled, "完"]
 
 
 def test_a_slot_is_mentioned_by_its_value_or_most_of_its_terms() -> None:
@@ -109,3 +147,20 @@ def test_canonical_url_sorts_parameters_and_keeps_reserved_escapes() -> None:
     assert canonical_url("https://a.example/p?b=2&a=1") == canonical_url("https://a.example/p?a=1&b=2")
     assert canonical_url("https://a.example/a%2fb") == "https://a.example/a%2Fb"
 
+
+
+@pytest.mark.parametrize(("question", "window_days"), [
+    ("Is the Harbor Mills strike still on?", 30),
+    ("Do Ashby residents still have to boil water?", 30),
+    ("平湖现在还限行吗", 30),
+    ("Does Redis 8.0 still need Sentinel?", 365),  # a numbered release does not change
+    ("When did Harbor Mills open its Tacoma plant?", 365),
+])
+def test_whether_a_state_still_holds_is_answered_by_a_page_of_the_last_month(
+        question: str, window_days: int) -> None:
+    plan = ExternalQueryPlan(query_kind="generic_web", freshness_required=True,
+                             topic=question, search_queries=[question])
+    assert freshness_window(plan) == timedelta(days=window_days)
+    published = datetime(2026, 12, 2, tzinfo=UTC) - timedelta(days=45)
+    stale = freshness_score(published, plan, datetime(2026, 12, 2, tzinfo=UTC)) < FRESH_ENOUGH
+    assert stale == (window_days == 30)

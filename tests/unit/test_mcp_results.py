@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -144,3 +144,19 @@ def test_any_tool_output_gives_only_http_hits_and_never_raises(
     for hit in hits_from_search(result, now=NOW):
         assert hit.url.startswith(("http://", "https://"))
         assert hit.published_at is None or hit.published_at <= NOW + timedelta(minutes=5)
+
+
+def test_an_undated_hit_takes_the_dateline_or_published_line_of_its_snippet() -> None:
+    snippets = ["Updated: December 1, 2026\nMarlow Bridge will reopen at 6am tomorrow.",
+                "KINGSTON, Ont., December 1, 2026 - A tentative deal was reached.",
+                "发布于 2026年12月1日\n因供水管网改造施工，部分区域明日停水。",
+                "Dec 1, 2026 — The ferry company said it would add two routes.",
+                "The bridge will reopen at 6am tomorrow."]
+    result = CallToolResult(content=[], structured_content={"results": [
+        {"title": "t", "url": f"https://a.example/{n}", "snippet": s, "published_at": None}
+        for n, s in enumerate(snippets)]})
+    dates = [h.published_at for h in hits_from_search(result, now=NOW)]
+    beijing = timezone(timedelta(hours=8))
+    assert dates == [datetime(2026, 12, 1, tzinfo=UTC), datetime(2026, 12, 1, tzinfo=UTC),
+                     datetime(2026, 12, 1, tzinfo=beijing), datetime(2026, 12, 1, tzinfo=UTC),
+                     None]

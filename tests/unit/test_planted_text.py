@@ -26,6 +26,11 @@ def test_a_foreign_host_in_any_spelling_fails_the_draft_and_leaves_the_snippet(l
     assert clean_sentence(f"广州多云，详见 {link} 获取") is None
 
 
+def test_a_host_joined_again_by_removing_a_planted_marker_is_caught() -> None:
+    assert clean_sentence(".comharbor[1].com/x") is None
+    assert hosts_named("see .harbor.shop now") == ["harbor.shop"]
+
+
 def test_the_cited_pages_own_site_may_be_named() -> None:
     draft = Draft(answer="广州多云，来自 weather.com.cn [1]")
     assert verify_draft(draft, [evidence(PAGE, "x")]) == []

@@ -81,3 +81,65 @@ def test_a_search_hit_whose_url_no_event_can_carry_is_dropped() -> None:
                        text=body)
     assert [h.url for h in SearxngJson("https://searx.example").parse(page)] == \
         ["https://b.example/y"]
+
+
+UNDATED_PAGE = "<html><head><title>t</title></head><body><p>text</p></body></html>"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Harbor Mills doubles output\nKINGSTON, Ontario, Dec. 1 (Wire) — Harbor Mills said on "
+     "Tuesday it would double output.", datetime(2026, 12, 1, tzinfo=UTC)),
+    ("OSLO, Nov 30 — The ferry company said it would add two routes.",
+     datetime(2026, 11, 30, tzinfo=UTC)),
+    ("HANOI (Wire), December 1, 2026 - Flights resumed on Tuesday.",
+     datetime(2026, 12, 1, tzinfo=UTC)),
+    # A dateline without a year names the latest such day that has come: last year's here.
+    ("OSLO, Dec. 24 — The ferry company said it would add two routes.",
+     datetime(2025, 12, 24, tzinfo=UTC)),
+    ("Ferry routes\nBy Ann Lee\nUpdated: Tue., Dec. 1, 2026 6:30 a.m.\nThe company said so.",
+     datetime(2026, 12, 1, 6, 30, tzinfo=UTC)),
+    ("Nordic Desk | Published : 1 December 2026, 09:01 PM\nThe company said so.",
+     datetime(2026, 12, 1, 21, 1, tzinfo=UTC)),
+    ("- Published 30 November 2026\nThe company said so.", datetime(2026, 11, 30, tzinfo=UTC)),
+])
+def test_a_page_without_date_markup_takes_its_dateline_or_published_line(
+        text: str, expected: datetime) -> None:
+    assert published_at(UNDATED_PAGE, text, NOW) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("新华社哈尔滨12月1日电（记者 李明）哈尔滨冰雪大世界今天开园。",
+     datetime(2026, 12, 1, tzinfo=BEIJING)),
+    ("本报南宁2026年11月30日讯 南宁地铁5号线开通。", datetime(2026, 11, 30, tzinfo=BEIJING)),
+    ("发布于 2026年12月1日\n城区部分区域明日停水。", datetime(2026, 12, 1, tzinfo=BEIJING)),
+    ("更新于 2026年11月29日\n脐橙收购价每斤2.6元。", datetime(2026, 11, 29, tzinfo=BEIJING)),
+    ("发布时间：2026-12-01 10:15\n限行规定如下。", datetime(2026, 12, 1, 2, 15, tzinfo=UTC)),
+])
+def test_a_chinese_page_takes_its_dateline_or_published_line(text: str, expected: datetime) -> None:
+    assert published_at('<html lang="zh-CN"><body></body></html>', text, NOW) == expected
+
+
+def test_a_related_story_or_footer_date_does_not_win_over_the_articles_own() -> None:
+    text = "\n".join([
+        "More news", "Port strike ends — November 20, 2026", "Harbor Mills doubles output",
+        "KINGSTON, Ont., Dec. 1 (Wire) — Harbor Mills said it would double output.",
+        "Related: Mill fire under control, November 25, 2026",
+        "Page last updated: November 30, 2026"])
+    assert published_at(UNDATED_PAGE, text, NOW) == datetime(2026, 12, 1, tzinfo=UTC)
+
+
+def test_dates_deep_in_the_body_or_in_an_embedded_post_are_not_the_pages() -> None:
+    post = "Masks for everyone — Ann Lee (@annlee) November 26, 2026\nThe haze stayed."
+    assert published_at(UNDATED_PAGE, post, NOW) is None
+    body = "\n".join(["The plant opened in 1998."] * 20 + ["It last flooded on June 3, 2024."])
+    assert published_at(UNDATED_PAGE, body, NOW) is None
+    assert published_at(UNDATED_PAGE, "No date anywhere. Not even a year.", NOW) is None
+
+
+@pytest.mark.parametrize("text", [
+    "June 9 – Tampa, FL @ Bay Amphitheatre\nJune 10 – Miami, FL",  # a tour list, not a dateline
+    "Sales rose, Dec. 1 - 3 times more than forecast.",
+    "OSLO, Feb. 30 — No such day.",
+])
+def test_what_only_looks_like_a_dateline_dates_nothing(text: str) -> None:
+    assert published_at(UNDATED_PAGE, text, NOW) is None
