@@ -308,7 +308,8 @@ _FUNCTION_WORDS = frozenset({
     "before", "during", "last", "next", "guy", "people", "thing", "things", "kind",
     "over", "under", "into", "onto", "up", "down", "out", "off", "all", "some", "against",
     "versus", "play", "plays", "playing", "start", "starts", "begin", "begins", "happen",
-    "happens", "happened", "place", "held"})
+    "happens", "happened", "place", "held", "night", "nite", "morning", "evening", "afternoon",
+    "week", "weekend", "month", "season", "ago", "recently", "lately"})
 _ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+")
 
 
@@ -320,8 +321,10 @@ def topic_words(question: str, names: tuple[str, ...] = ()) -> tuple[str, ...]:
     if CJK.search(question):
         return ()
     rest = question
-    # Roles and winning are checked as qualifiers, in all their synonyms.
-    for pattern in (*asking_words(), *(p for _, p in _ROLES), _WINNER, _POLE):
+    # Roles, winning, the sport and the team are checked as qualifiers, in all their
+    # synonyms (a basketball result says "EuroLeague", not "basketball").
+    for pattern in (*asking_words(), *(p for _, p in _ROLES), _WINNER, _POLE,
+                    *(p for _, p in _SPORTS), *(p for _, p in _GENDER)):
         rest = pattern.sub(" ", rest)
     named = {w.casefold() for name in names for w in _ENGLISH_WORD.findall(name)}
     stems = []

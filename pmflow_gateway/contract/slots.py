@@ -192,9 +192,16 @@ def states_a_price(sentence: str) -> bool:
     return bool(_CURRENCY.search(sentence))
 
 
+# A number that only qualifies a noun counts nothing: "a five-year plan", "a 7-day trial".
+_MODIFIER = re.compile(
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve)-(?:year|month|week|day"
+    r"|hour|minute|second|point|game|match|inch|foot|mile|page|part|step|man|person|seat"
+    r"|story|storey|star|time|way)s?(?![a-z])", re.IGNORECASE)
+
+
 def _counts_something(sentence: str) -> bool:
-    """A number that is not a year, a date, a time of day or an ordinal."""
-    rest = _without_dates_and_times(sentence)
+    """A number that is not a year, a date, a time of day, an ordinal or a modifier."""
+    rest = _MODIFIER.sub(" ", _without_dates_and_times(sentence))
     rest = re.sub(r"(?<![\d.])(?:19|20)\d{2}(?![\d.])", " ", rest)  # a year counts nothing
     return bool(re.search(r"\d", rest) or _NUMBER_WORDS.search(rest))
 
