@@ -309,7 +309,9 @@ _FUNCTION_WORDS = frozenset({
     "over", "under", "into", "onto", "up", "down", "out", "off", "all", "some", "against",
     "versus", "play", "plays", "playing", "start", "starts", "begin", "begins", "happen",
     "happens", "happened", "place", "held", "night", "nite", "morning", "evening", "afternoon",
-    "week", "weekend", "month", "season", "ago", "recently", "lately"})
+    "week", "weekend", "month", "season", "ago", "recently", "lately", "news", "headline",
+    "headlines", "update", "updates", "info", "information", "story", "stories", "detail",
+    "details", "happening", "happened", "report", "reports", "say", "says", "said"})
 _ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+")
 
 

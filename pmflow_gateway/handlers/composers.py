@@ -25,6 +25,7 @@ from pmflow_gateway.contract.relevance import (
     name_forms,
     names,
     names_something_else,
+    place_of,
     quotes_a_level,
 )
 from pmflow_gateway.contract.slots import (
@@ -182,6 +183,12 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             # predecessor.
             newest = max(items[c.n - 1].freshness_score for c in found)
             found = [c for c in found if items[c.n - 1].freshness_score >= newest]
+    elif plan.query_kind is not QueryKind.weather and _only_a_place(plan):
+        # A question about something in a place is not answered by whatever the place's
+        # pages say: "Tromsø airport passenger numbers" by a line about Tromsø's football club.
+        stems = topic_words(question, tuple(asked_names(plan)))
+        if stems:
+            found = [c for c in found if mentions_topic(c.text, stems)]
     if not found:
         return Draft(answer="", cited=[])
     carrying = [c for c in found if c.hits > 0]
@@ -193,6 +200,13 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             found, key=lambda c: (c.n, c.position))
         return Draft(answer=with_marker(best.text, best.n), cited=[best.n])
     return _summary_lines(carrying)
+
+
+def _only_a_place(plan: ExternalQueryPlan) -> bool:
+    """Whether the only name the question gives is a place."""
+    names = asked_names(plan)
+    return bool(names) and all(place_of(n) is not None or n == plan.location_hint
+                               for n in names)
 
 
 def _on_the_day(found: list[Candidate], day: str | None) -> list[Candidate]:
