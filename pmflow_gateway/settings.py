@@ -172,10 +172,13 @@ class Settings(BaseSettings):
         return value
 
     @model_validator(mode="after")
-    def _engine_is_usable(self) -> Self:
+    def _consistent(self) -> Self:
         if self.live_search_engine == "searxng" and not (self.live_search_endpoint or "").strip():
             raise ValueError("PMFLOW_LIVE_SEARCH_ENGINE=searxng needs PMFLOW_LIVE_SEARCH_ENDPOINT "
                              "(the SearXNG base URL)")
+        if (self.topic_min_insync_replicas or 1) > self.topic_replication_factor:
+            raise ValueError("PMFLOW_TOPIC_MIN_INSYNC_REPLICAS cannot exceed "
+                             "PMFLOW_TOPIC_REPLICATION_FACTOR: no write could ever count")
         if self.live_search_engine == "brave" and not self.live_search_api_key:
             raise ValueError("PMFLOW_LIVE_SEARCH_ENGINE=brave needs PMFLOW_LIVE_SEARCH_API_KEY "
                              "(a Brave Search API key)")
