@@ -147,3 +147,19 @@ def test_the_processor_and_its_search_engine_report_health(compose: dict[str, An
     assert f"http://127.0.0.1:{port}/readyz" in " ".join(processor["healthcheck"]["test"])
     assert "/healthz" in " ".join(services["searxng"]["healthcheck"]["test"])
     assert processor["depends_on"]["searxng"]["condition"] == "service_healthy"
+
+
+def test_docker_compose_itself_reads_the_file_where_it_is_installed() -> None:
+    import shutil
+    import subprocess
+
+    docker = shutil.which("docker")
+    if not docker or subprocess.run([docker, "compose", "version"], capture_output=True,
+                                    check=False).returncode != 0:
+        pytest.skip("no `docker compose` here: the schema test above stands in for it")
+    for demo in ("0", "1"):
+        done = subprocess.run([docker, "compose", "config", "-q"], cwd=ROOT, capture_output=True,
+                              text=True, check=False, timeout=60,
+                              env={"PATH": "/usr/bin:/bin:/usr/local/bin",
+                                   "HOME": str(Path.home()), "PMFLOW_DEMO": demo})
+        assert done.returncode == 0, done.stderr
