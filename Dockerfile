@@ -11,7 +11,7 @@ WORKDIR /src
 # their own), then the project alone on top.
 COPY requirements-runtime.lock ./
 RUN /opt/pmflow/bin/pip install --require-hashes -r requirements-runtime.lock
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md LICENSE ./
 COPY pmflow_gateway ./pmflow_gateway
 RUN /opt/pmflow/bin/pip install --no-deps .
 

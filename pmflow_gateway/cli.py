@@ -264,13 +264,17 @@ def cmd_plan(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_topics(args: argparse.Namespace, settings: Settings) -> int:
     from pmflow_gateway.schemas import Topics
-    from pmflow_gateway.streams.app import ensure_topics
+    from pmflow_gateway.streams.app import ensure_topics, settings_topic_configs
 
     topics = Topics(prefix=settings.topic_prefix)
+    if args.replication_factor:
+        settings = settings.model_copy(update={"topic_replication_factor":
+                                               args.replication_factor})
     created = asyncio.run(ensure_topics(
         settings.kafka_bootstrap, topics,
         partitions=args.partitions or settings.topic_partitions,
-        replication_factor=args.replication_factor or settings.topic_replication_factor))
+        replication_factor=settings.topic_replication_factor,
+        configs=settings_topic_configs(settings, topics)))
     for name in topics.all():
         print(f"{'created' if name in created else 'exists '} {name}")
     return 0

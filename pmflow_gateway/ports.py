@@ -95,7 +95,8 @@ class ChatModel(Protocol):
         schema_name: str,
         timeout_s: float,
     ) -> str:
-        """The raw text of the model's reply (the caller validates it)."""
+        """The raw text of the model's reply (the caller validates it); raises when the reply
+        holds no whole answer (a refusal, output cut at the token limit), saying which."""
         ...
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal, NamedTuple, Self
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -19,6 +19,14 @@ class Settings(BaseSettings):
         "stage can use. Topics with more pass `doctor`.")
     topic_replication_factor: int = Field(
         default=1, ge=1, description="Replicas of each topic created (3 on a production cluster).")
+    topic_min_insync_replicas: int | None = Field(
+        default=None, ge=1, description="`min.insync.replicas` of each topic created: how many "
+        "replicas must have a write before it counts (our producers use acks=all). Unset: one "
+        "less than the replication factor, at least 1 (2 of 3).")
+    dead_letter_retention_ms: int = Field(
+        default=2_592_000_000, ge=3_600_000, description="`retention.ms` of the dead-letter "
+        "topic when it is created: how long operators have to look at a refused record "
+        "(default 30 days; the other topics keep the broker's default).")
     database_url: str | None = Field(
         default=None,
         description="SQLAlchemy async URL (postgresql+asyncpg://...). Unset: SQLite file "
@@ -81,11 +89,18 @@ class Settings(BaseSettings):
     jaeger_url: str = Field(
         default="http://127.0.0.1:16686",
         description="Jaeger query API that `pmflow-gateway trace` reads.")
-    live_search_engine: Literal["duckduckgo", "searxng"] = Field(
-        default="duckduckgo", description="Search endpoint kind of the live-search fallback.")
+    live_search_engine: Literal["duckduckgo", "searxng", "brave"] = Field(
+        default="duckduckgo", description="The live search's engine: searxng (your own "
+        "instance, JSON), brave (the Brave Search API, PMFLOW_LIVE_SEARCH_API_KEY) or "
+        "duckduckgo (its HTML page: zero configuration, not meant for production).")
     live_search_endpoint: str | None = Field(
-        default=None, description="DuckDuckGo HTML URL (default https://html.duckduckgo.com/html/)"
-        " or SearxNG base URL (required for searxng).")
+        default=None, description="Where the engine is: the SearXNG instance's base URL (or "
+        "its /search URL; required for searxng); defaults to DuckDuckGo's HTML page and "
+        "Brave's web search API. A configured endpoint is trusted for the engine's requests "
+        "even on a private or loopback address; page fetches still refuse that address.")
+    live_search_api_key: SecretStr | None = Field(
+        default=None, description="The engine's API key (brave); sent to its endpoint only, "
+        "never logged or traced.")
     live_search_max_queries: int = Field(default=2, ge=1, le=5, description="Searches a question.")
     live_search_max_pages: int = Field(default=4, ge=1, le=10, description="Pages per question.")
     live_search_max_bytes: int = Field(default=1_000_000, ge=10_000, description="Bytes per page.")
@@ -107,9 +122,23 @@ class Settings(BaseSettings):
         "answers to the tenant's similar past questions.")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="INFO", description="Lowest level a worker logs (its log is JSON lines).")
-    llm_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint.")
+    llm_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint "
+                                     "(`.../v1`) of both the planner and the composer.")
     llm_model: str = Field(default="gpt-4o-mini", description="Model name sent to it.")
-    llm_api_key: str | None = Field(default=None, description="Bearer token for it.")
+    llm_api_key: SecretStr | None = Field(
+        default=None, description="Bearer token for it; never logged or traced.")
+    llm_planner_base_url: str | None = Field(
+        default=None, description="The planner's endpoint, if not PMFLOW_LLM_BASE_URL.")
+    llm_planner_model: str | None = Field(
+        default=None, description="The planner's model, if not PMFLOW_LLM_MODEL.")
+    llm_planner_api_key: SecretStr | None = Field(
+        default=None, description="The planner's token, if not PMFLOW_LLM_API_KEY.")
+    llm_composer_base_url: str | None = Field(
+        default=None, description="The composer's endpoint, if not PMFLOW_LLM_BASE_URL.")
+    llm_composer_model: str | None = Field(
+        default=None, description="The composer's model, if not PMFLOW_LLM_MODEL.")
+    llm_composer_api_key: SecretStr | None = Field(
+        default=None, description="The composer's token, if not PMFLOW_LLM_API_KEY.")
     llm_timeout_s: float = Field(default=8.0, gt=0, description="Per model call.")
     agent_tokens_file: Path | None = Field(
         default=None, description="TOML file of the bearer tokens `pmflow-gateway mcp --http` "
@@ -143,8 +172,32 @@ class Settings(BaseSettings):
         return value
 
     @model_validator(mode="after")
-    def _searxng_needs_an_endpoint(self) -> Self:
+    def _consistent(self) -> Self:
         if self.live_search_engine == "searxng" and not (self.live_search_endpoint or "").strip():
             raise ValueError("PMFLOW_LIVE_SEARCH_ENGINE=searxng needs PMFLOW_LIVE_SEARCH_ENDPOINT "
                              "(the SearXNG base URL)")
+        if (self.topic_min_insync_replicas or 1) > self.topic_replication_factor:
+            raise ValueError("PMFLOW_TOPIC_MIN_INSYNC_REPLICAS cannot exceed "
+                             "PMFLOW_TOPIC_REPLICATION_FACTOR: no write could ever count")
+        if self.live_search_engine == "brave" and not self.live_search_api_key:
+            raise ValueError("PMFLOW_LIVE_SEARCH_ENGINE=brave needs PMFLOW_LIVE_SEARCH_API_KEY "
+                             "(a Brave Search API key)")
         return self
+
+    def model_endpoint(self, role: Literal["planner", "composer"]) -> ModelEndpoint | None:
+        """Where the planner's or the composer's model is: its own settings, each falling
+        back to the common one; None when neither names an endpoint (no model)."""
+        base_url = getattr(self, f"llm_{role}_base_url") or self.llm_base_url
+        if not base_url:
+            return None
+        return ModelEndpoint(base_url=base_url,
+                             model=getattr(self, f"llm_{role}_model") or self.llm_model,
+                             api_key=getattr(self, f"llm_{role}_api_key") or self.llm_api_key)
+
+
+class ModelEndpoint(NamedTuple):
+    """One role's model: where, which, and its key (a secret: never printed)."""
+
+    base_url: str
+    model: str
+    api_key: SecretStr | None

@@ -105,13 +105,15 @@ class LiveSearchAdapter:
         engine_limits: HostLimits | None = None,
         page_limits: HostLimits | None = None,
         fetcher: PageFetcher | None = None,
+        engine_fetcher: PageFetcher | None = None,
     ) -> None:
         """Caps: `max_queries` searches and `max_pages` page fetches per plan, each page read
         up to `max_bytes_per_page`, each fetch at most `fetch_timeout_s`, everything within
         `total_timeout_s` (or the caller's shorter budget). `allow_hosts` is the SSRF guard's
         allow-list, empty in production. `engine_limits` and `page_limits` pace the requests
         to the search engine and to each page's host across all questions (None: unpaced).
-        `fetcher` replaces the SSRF-guarded one (and its caps) in tests."""
+        `fetcher` replaces the SSRF-guarded one (and its caps) in tests; `engine_fetcher`
+        asks the engine (default: `fetcher`), e.g. one that trusts a configured endpoint."""
         self.engine = engine or DuckDuckGoHtml()
         self.max_queries = max_queries
         self.max_pages = max_pages
@@ -122,6 +124,7 @@ class LiveSearchAdapter:
         self._fetcher = fetcher or SafeFetcher(
             allow_hosts=allow_hosts, max_bytes=max_bytes_per_page, max_redirects=max_redirects,
             timeout_s=fetch_timeout_s, resolver=resolver)
+        self._engine_fetcher = engine_fetcher or self._fetcher
         self._clock = clock or SystemClock()
         self._engine_limits = engine_limits or HostLimits(rate=0, burst=1)
         self._page_limits = page_limits or HostLimits(rate=0, burst=1)
@@ -156,7 +159,7 @@ class LiveSearchAdapter:
 
     async def _search(self, query: str, deadline: float) -> tuple[list[SearchHit], _Call]:
         call = _Call(tool="search", url=self.engine.search_url(query), started=time.monotonic())
-        page = await self._fetch(call, deadline, self._engine_limits)
+        page = await self._fetch(call, deadline, self._engine_limits, self._engine_fetcher)
         if page is not None and self.engine.rate_limited(page):
             self._engine_limits.bucket(host_of(call.url)).drain()
             call.outcome = "rate_limited"
@@ -191,7 +194,7 @@ class LiveSearchAdapter:
     async def _read(self, page: _ReadPage, deadline: float, slots: asyncio.Semaphore) -> None:
         async with slots:
             page.call.started = time.monotonic()
-            fetched = await self._fetch(page.call, deadline, self._page_limits)
+            fetched = await self._fetch(page.call, deadline, self._page_limits, self._fetcher)
             if fetched is None:
                 page.done = True
                 return
@@ -221,8 +224,8 @@ class LiveSearchAdapter:
                                  max_chars=int(self.passage_chars * 1.3))
         return text, published, passages
 
-    async def _fetch(self, call: _Call, deadline: float,
-                     limits: HostLimits) -> FetchedPage | None:
+    async def _fetch(self, call: _Call, deadline: float, limits: HostLimits,
+                     fetcher: PageFetcher) -> FetchedPage | None:
         """The page, or None with the call marked refused/timeout/rate_limited/error."""
         host = host_of(call.url)
         try:
@@ -233,7 +236,7 @@ class LiveSearchAdapter:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise FetchTimedOut("live-search budget spent before the fetch")
-            page = await self._fetcher.fetch(call.url, timeout_s=remaining)
+            page = await fetcher.fetch(call.url, timeout_s=remaining)
             if page.status == 429:
                 limits.bucket(host).drain()
                 call.outcome, call.error = "rate_limited", f"{host} answered HTTP 429"

@@ -2,8 +2,11 @@
 
 Per question it runs the plan's search queries (and configured page fetches) concurrently on
 a long-lived session, turns the results into `ExternalEvidence`, and records every call as
-an `AdapterAttempt`. It never raises for a server's failure: failures are attempts. A result
-URL becomes evidence only if it passes the same address rule as a fetched page.
+an `AdapterAttempt`. With `fetch_results`, the top results' pages are read (by the server's
+fetch tool, or by the gateway's SSRF-safe fetcher when it has none) and their text is the
+evidence instead of the search snippets. It never raises for a server's failure: failures
+are attempts. A result URL becomes evidence only if it passes the same address rule as a
+fetched page.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from urllib.parse import quote
 
 from mcp.types import CallToolResult
 
+from pmflow_gateway.adapters.live_search import PageFetcher
 from pmflow_gateway.adapters.mcp_config import McpServerConfig, load_servers
 from pmflow_gateway.adapters.mcp_results import (
     Hit,
@@ -28,6 +32,8 @@ from pmflow_gateway.adapters.mcp_results import (
     tool_error_text,
 )
 from pmflow_gateway.adapters.mcp_session import CircuitBreaker, McpSession
+from pmflow_gateway.adapters.result_pages import read_result_page
+from pmflow_gateway.adapters.ssrf import SafeFetcher
 from pmflow_gateway.contract.addresses import allow_keys, url_refusal
 from pmflow_gateway.contract.scoring import (
     FRESH_ENOUGH,
@@ -68,13 +74,16 @@ class McpAdapter:
     name = ADAPTER
 
     def __init__(self, config: McpServerConfig, *, session: ToolSession | None = None,
-                 allow_hosts: Iterable[str] = (),
+                 allow_hosts: Iterable[str] = (), fetcher: PageFetcher | None = None,
                  now: Callable[[], datetime] = lambda: datetime.now(UTC),
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         """`allow_hosts` is the fetcher's allow-list (tests only): result URLs on those
-        `host:port`s pass the address rule despite a private address or local name."""
+        `host:port`s pass the address rule despite a private address or local name.
+        `fetcher` reads the result pages of a `fetch_results` server without a fetch tool
+        (default: the SSRF-safe fetcher with that allow-list)."""
         self.config = config
         self._allow = allow_keys(allow_hosts)
+        self._fetcher = fetcher or SafeFetcher(allow_hosts=allow_hosts)
         self.session: ToolSession = session or McpSession(config)
         self.breaker = CircuitBreaker(failure_threshold=config.failure_threshold,
                                       cooldown_s=config.cooldown_s, clock=monotonic)
@@ -144,20 +153,29 @@ class McpAdapter:
         deadline: float,
     ) -> tuple[list[tuple[list[Hit], AdapterAttempt]], list[AdapterAttempt]]:
         """Search, then fetch: the top results (in the order `_merge` reads them) are fetched
-        at once, and each page that comes back replaces its snippet; a page that fails keeps
-        the search result as it was."""
+        at once, by the fetch tool or else by the gateway, and each page that comes back
+        replaces its snippet; a page that fails keeps the search result as it was."""
         wanted: dict[str, Hit] = {}
         for rank in range(max((len(hits) for hits, _ in outcomes), default=0)):
             for hits, _ in outcomes:
                 if rank < len(hits) and len(wanted) < plan.result_limit + FETCH_SPARES:
                     wanted.setdefault(canonical_url(hits[rank].url), hits[rank])
-        read = await asyncio.gather(*(self._fetch(hit.url, plan, deadline)
+        read = await asyncio.gather(*(self._read_page(hit, plan, deadline)
                                       for hit in wanted.values()))
         pages = {canonical_url(hit.url): _with_page(hit, pages[0])
                  for hit, (pages, _) in zip(wanted.values(), read, strict=True) if pages}
         replaced = [([pages.get(canonical_url(h.url), h) for h in hits], attempt)
                     for hits, attempt in outcomes]
         return replaced, [attempt for _, attempt in read]
+
+    async def _read_page(self, hit: Hit, plan: ExternalQueryPlan,
+                         deadline: float) -> tuple[list[Hit], AdapterAttempt]:
+        if self.config.fetch_tool:
+            return await self._fetch(hit.url, plan, deadline)
+        budget = min(self.config.timeout_s, deadline - self._monotonic())
+        return await read_result_page(self._fetcher, hit, server=self.config.name,
+                                      query=" ".join([plan.topic, *plan.search_queries[:1]]),
+                                      budget_s=budget, now=self._now)
 
     async def _call(self, tool: str, arguments: dict[str, Any], deadline: float,
                     parse: Callable[[CallToolResult], list[Hit]],
@@ -335,6 +353,9 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:300]
 
 
-def adapters_from_config(path: Path | None, allow_hosts: Iterable[str] = ()) -> list[McpAdapter]:
-    """One adapter per configured server (`PMFLOW_MCP_CONFIG`), in the file's order."""
-    return [McpAdapter(config, allow_hosts=allow_hosts) for config in load_servers(path)]
+def adapters_from_config(path: Path | None, allow_hosts: Iterable[str] = (),
+                         fetcher: PageFetcher | None = None) -> list[McpAdapter]:
+    """One adapter per configured server (`PMFLOW_MCP_CONFIG`), in the file's order;
+    `fetcher` reads result pages for servers without a fetch tool."""
+    return [McpAdapter(config, allow_hosts=allow_hosts, fetcher=fetcher)
+            for config in load_servers(path)]

@@ -50,9 +50,10 @@ class McpServerConfig(BaseModel):
     """Tool that returns one page's text for a URL (e.g. mcp-server-fetch's `fetch`)."""
     fetch_args: dict[str, Any] = Field(default_factory=lambda: {"url": "{url}"})
     fetch_results: bool = False
-    """Search, then fetch: the top results' pages are read with `fetch_tool` within the
-    question's budget, and their text (the lead and the passages that match the plan) is the
-    evidence instead of the search snippets. For search tools that return short snippets."""
+    """Search, then fetch: the top results' pages are read within the question's budget, with
+    `fetch_tool` when set, else by the gateway's SSRF-safe fetcher, and their text (the lead
+    and the passages that match the plan) is the evidence instead of the search snippets.
+    For search tools that return short snippets (Brave's, Tavily's, SearXNG's servers)."""
     fetch_urls: list[str] = Field(default_factory=list)
     """Pages to fetch for every plan, as URL templates ("https://x/{location_hint}"); a
     template whose placeholder the plan leaves empty is skipped; values are URL-quoted."""
@@ -84,8 +85,8 @@ class McpServerConfig(BaseModel):
             raise ValueError("http needs an http(s) `url`")
         if not self.search_tool and not (self.fetch_tool and self.fetch_urls):
             raise ValueError("needs `search_tool`, or `fetch_tool` with `fetch_urls`")
-        if self.fetch_results and not (self.search_tool and self.fetch_tool):
-            raise ValueError("fetch_results needs both `search_tool` and `fetch_tool`")
+        if self.fetch_results and not self.search_tool:
+            raise ValueError("fetch_results needs `search_tool`")
         counts = (self.max_queries, self.failure_threshold, self.max_concurrent_calls,
                   self.max_hits, self.max_result_bytes, self.max_server_messages)
         if self.timeout_s <= 0 or self.cooldown_s < 0 or min(counts) < 1:

@@ -18,7 +18,7 @@ import socket
 import ssl
 import time
 import zlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -84,8 +84,13 @@ class SafeFetcher:
     def __init__(self, *, allow_hosts: Iterable[str] = (), max_bytes: int = 2_000_000,
                  max_redirects: int = 5, timeout_s: float = 8.0,
                  resolver: Resolver = system_resolver,
-                 ssl_context: ssl.SSLContext | None = None) -> None:
+                 ssl_context: ssl.SSLContext | None = None,
+                 headers: Mapping[str, str] | None = None) -> None:
+        """`headers` go on top of the usual ones (a search engine's API key) to the origin of
+        the URL asked for only, never to another host a redirect leads to; they are never
+        recorded in spans or attempts."""
         self.allow_hosts = allow_keys(allow_hosts)
+        self._extra_headers = dict(headers or {})
         self.max_bytes = max_bytes
         self.max_redirects = max_redirects
         self.timeout_s = timeout_s
@@ -145,9 +150,12 @@ class SafeFetcher:
         async with httpx.AsyncClient(transport=transport, trust_env=False,
                                      follow_redirects=False) as client:
             current = await self.check(url, backend)
+            origin = _origin(current)
             for hop in range(self.max_redirects + 1):
                 remaining = max(deadline - time.monotonic(), 0.001)
-                request = client.build_request("GET", current, headers=_request_headers(),
+                extra = self._extra_headers if _origin(current) == origin else {}
+                request = client.build_request("GET", current,
+                                               headers={**_request_headers(), **extra},
                                                timeout=remaining)
                 response = await client.send(request, stream=True)
                 try:
@@ -234,6 +242,10 @@ def _parse_url(url: str) -> httpx.URL:
     if not parsed.host:
         raise FetchRefused(f"URL {url!r} has no host")
     return parsed
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port
 
 
 def _request_headers() -> dict[str, str]:

@@ -84,10 +84,12 @@ class ModelComposer:
         except ValidationError as exc:
             return self._fallback(question, plan, items,
                                   f"model output invalid: {exc.error_count()} error(s)")
-        # ModelError and whatever another ChatModel raises: a model failure degrades the
-        # answer to extractive, it never fails the question.
+        # ModelError (a refusal, a truncated output, an endpoint failure) and whatever another
+        # ChatModel raises: a model failure degrades the answer to extractive, it never fails
+        # the question; the reason says which.
         except Exception as exc:
-            return self._fallback(question, plan, items, f"model error: {type(exc).__name__}")
+            return self._fallback(question, plan, items,
+                                  f"model error: {type(exc).__name__}: {exc}"[:200])
         answer = strip_invisible(parsed.answer).strip()
         if not answer:
             return self._fallback(question, plan, items, "model answer empty")

@@ -17,43 +17,24 @@ import sys
 import time
 import uuid
 from collections.abc import Awaitable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:  # the parser is built on every CLI start; the runtime imports wait for use
-    from pmflow_gateway.adapters.mcp_config import McpServerConfig
     from pmflow_gateway.schemas import Topics
     from pmflow_gateway.settings import Settings
 
 
 
-@dataclass(frozen=True, kw_only=True)
-class Check:
-    name: str
-    ok: bool
-    detail: str
-    fix: str | None = None
-    warning: bool = False
-    """Works, but not as production should: said loudly, does not fail the run."""
+from pmflow_gateway.ops.checks import Check
+from pmflow_gateway.ops.checks import fail as _fail
+from pmflow_gateway.ops.checks import ok as _ok
+from pmflow_gateway.ops.checks import why as _why
+from pmflow_gateway.ops.doctor_sources import PROBE_QUERY, check_mcp_servers, check_sources
 
-    def lines(self) -> list[str]:
-        word = "FAIL" if not self.ok else "WARN" if self.warning else "ok"
-        head = f"{word} {self.name}: {self.detail}"
-        return [head] if not self.fix else [head, f"     fix: {self.fix}"]
-
-
-def _ok(name: str, detail: str) -> Check:
-    return Check(name=name, ok=True, detail=detail)
-
-
-def _fail(name: str, detail: str, fix: str) -> Check:
-    return Check(name=name, ok=False, detail=detail, fix=fix)
-
-
-def _why(exc: BaseException) -> str:
-    return "timed out" if isinstance(exc, TimeoutError) else (str(exc) or type(exc).__name__)
+__all__ = ["Check", "check_database", "check_guarantee", "check_kafka", "check_mcp_servers",
+           "check_model", "check_otlp", "check_sources", "report", "run_doctor"]
 
 
 # -- Kafka ----------------------------------------------------------------------------------
@@ -197,84 +178,48 @@ def _latest_migration() -> int | None:
         return None
 
 
-# -- MCP servers ----------------------------------------------------------------------------
-
-
-async def check_mcp_servers(config: Path | None, *, timeout_s: float = 8.0,
-                            demo: bool = False) -> list[Check]:
-    from pmflow_gateway.adapters.mcp_config import McpConfigError, load_servers
-
-    if demo:
-        return [Check(name="mcp", ok=True, warning=True,
-                      detail="demo mode (PMFLOW_DEMO / --demo): the packaged demo corpus is the "
-                      "only provider; every answer is invented demo data",
-                      fix="unset PMFLOW_DEMO and list real servers in PMFLOW_MCP_CONFIG")]
-    if config is None:
-        return [_ok("mcp", "PMFLOW_MCP_CONFIG unset: no MCP server, the live search alone")]
-    try:  # the same validation the workers run at start-up
-        servers = load_servers(config)
-    except McpConfigError as exc:
-        return [_fail("mcp", str(exc), "fix PMFLOW_MCP_CONFIG (see examples/mcp.toml)")]
-    if not servers:
-        return [_fail("mcp", f"{config} lists no [[servers]]",
-                      "add a [[servers]] entry (see examples/mcp.toml)")]
-    return list(await asyncio.gather(*(_check_mcp_server(s, timeout_s) for s in servers)))
-
-
-async def _check_mcp_server(server: McpServerConfig, timeout_s: float) -> Check:
-    from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
-
-    name = f"mcp.{server.name}"
-    transport = server.transport
-    if transport == "http":
-        target: Any = server.url or ""
-        where = target
-    else:
-        target = StdioServerParameters(command=server.command or "", args=list(server.args),
-                                       env=dict(server.env) or None)
-        where = " ".join([server.command or "", *server.args])
-    try:
-        async with asyncio.timeout(timeout_s), Client(target, cache=None) as client:
-            tools = {tool.name for tool in (await client.list_tools()).tools}
-    except Exception as exc:  # any failure to connect or list is the finding itself
-        return _fail(name, f"{transport} {where}: {_why(exc)[:200]}",
-                     "start the server or fix its entry in PMFLOW_MCP_CONFIG")
-    wanted = [t for t in (server.search_tool, server.fetch_tool) if t]
-    absent = [t for t in wanted if t not in tools]
-    if absent:
-        return _fail(name, f"{transport} {where}: no tool {', '.join(absent)} "
-                           f"(has {', '.join(sorted(tools)) or 'none'})",
-                     "set search_tool/fetch_tool to one of the listed tools")
-    return _ok(name, f"{transport} {where}: {len(tools)} tools, {', '.join(wanted) or 'no'} "
-                     "mapped tool(s) present")
-
-
 # -- model and OTLP -------------------------------------------------------------------------
 
 
-async def check_model(settings: Settings, *, timeout_s: float = 5.0) -> Check:
-    if not settings.llm_base_url:
-        return _ok("model", "PMFLOW_LLM_BASE_URL unset: rules planner, extractive composer")
-    base = settings.llm_base_url.rstrip("/")
-    headers = {"Authorization": f"Bearer {settings.llm_api_key}"} if settings.llm_api_key else {}
-    fix = "check PMFLOW_LLM_BASE_URL (an OpenAI-compatible .../v1), PMFLOW_LLM_API_KEY"
+async def check_model(settings: Settings, *, timeout_s: float = 5.0) -> list[Check]:
+    """The planner's and the composer's model endpoints (one check when they are the same)."""
+    endpoints: dict[tuple[str, str], list[str]] = {}
+    keys: dict[tuple[str, str], str | None] = {}
+    for role in ("planner", "composer"):
+        endpoint = settings.model_endpoint(role)
+        if endpoint is not None:
+            where = (endpoint.base_url.rstrip("/"), endpoint.model)
+            endpoints.setdefault(where, []).append(role)
+            keys[where] = endpoint.api_key.get_secret_value() if endpoint.api_key else None
+    if not endpoints:
+        return [_ok("model", "PMFLOW_LLM_BASE_URL unset: rules planner, extractive composer")]
+    return list(await asyncio.gather(*(
+        _check_model(f"model.{'+'.join(roles)}" if len(endpoints) > 1 else "model", base, model,
+                     keys[(base, model)], timeout_s)
+        for (base, model), roles in endpoints.items())))
+
+
+async def _check_model(name: str, base: str, model: str, key: str | None,
+                       timeout_s: float) -> Check:
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    fix = ("check PMFLOW_LLM_BASE_URL (an OpenAI-compatible .../v1) and PMFLOW_LLM_API_KEY, or "
+           "their _PLANNER_/_COMPOSER_ variants")
     try:
         import httpx
 
         async with httpx.AsyncClient(timeout=timeout_s, headers=headers) as client:
             response = await client.get(f"{base}/models")
             if response.status_code == 200:
-                return _ok("model", f"{base}/models answers 200")
+                return _ok(name, f"{base}/models answers 200 ({model})")
             # Some endpoints have no /models: one tiny completion proves the route works.
             response = await client.post(f"{base}/chat/completions", json={
-                "model": settings.llm_model, "max_tokens": 1,
+                "model": model, "max_tokens": 1,
                 "messages": [{"role": "user", "content": "ping"}]})
     except Exception as exc:
-        return _fail("model", f"{base} unreachable ({_why(exc)})", fix)
+        return _fail(name, f"{base} unreachable ({_why(exc)})", fix)
     if response.status_code == 200:
-        return _ok("model", f"{base}/chat/completions answers 200 ({settings.llm_model})")
-    return _fail("model", f"{base} answers HTTP {response.status_code}", fix)
+        return _ok(name, f"{base}/chat/completions answers 200 ({model})")
+    return _fail(name, f"{base} answers HTTP {response.status_code}", fix)
 
 
 async def check_otlp(env: Mapping[str, str], *, timeout_s: float = 3.0) -> Check:
@@ -333,22 +278,23 @@ async def check_guarantee(settings: Settings, *, timeout_s: float = 5.0) -> Chec
 
 
 async def run_doctor(settings: Settings, *, env: Mapping[str, str] | None = None,
-                     timeout_s: float = 5.0, max_lag: int = 1000) -> list[Check]:
+                     timeout_s: float = 5.0, max_lag: int = 1000,
+                     query: str = PROBE_QUERY) -> list[Check]:
     """Every check, run side by side; results in a fixed order."""
     from pmflow_gateway.schemas import Topics
 
     env = os.environ if env is None else env
     topics = Topics(prefix=settings.topic_prefix)
-    kafka, database, mcp, model, otlp, guarantee = await asyncio.gather(
+    kafka, database, sources, model, otlp, guarantee = await asyncio.gather(
         check_kafka(settings.kafka_bootstrap, topics, timeout_s=timeout_s, max_lag=max_lag,
                     min_partitions=settings.topic_partitions),
         check_database(settings.database_url, settings.data_dir, timeout_s=timeout_s),
-        check_mcp_servers(settings.mcp_config, timeout_s=timeout_s + 3, demo=settings.demo),
+        check_sources(settings, query=query, timeout_s=timeout_s + 3),
         check_model(settings, timeout_s=timeout_s),
         check_otlp(env, timeout_s=min(timeout_s, 3.0)),
         check_guarantee(settings, timeout_s=timeout_s),
     )
-    return [*kafka, guarantee, database, *mcp, model, otlp]
+    return [*kafka, guarantee, database, *sources, *model, otlp]
 
 
 def report(checks: list[Check]) -> str:
@@ -359,12 +305,15 @@ def report(checks: list[Check]) -> str:
 
 
 def add_doctor_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("doctor", help="check Kafka, the database, MCP servers, the model "
-                                           "and OTLP; exit 1 when something is wrong")
+    parser = sub.add_parser("doctor", help="check Kafka, the database, the evidence sources "
+                                           "(one real search each), the model and OTLP; exit 1 "
+                                           "when something is wrong")
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds per check")
     parser.add_argument("--max-lag", type=int, default=1000,
                         help="consumer lag per stage above which doctor fails")
     parser.add_argument("--json", action="store_true", help="one JSON object a check")
+    parser.add_argument("--query", default=PROBE_QUERY,
+                        help="what the one real search through each source asks")
     parser.set_defaults(func=cmd_doctor)
 
 
@@ -372,7 +321,8 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     # aiokafka logs every refused connection at ERROR; the check line already says it.
     logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
     started = time.perf_counter()
-    checks = asyncio.run(run_doctor(settings, timeout_s=args.timeout, max_lag=args.max_lag))
+    checks = asyncio.run(run_doctor(settings, timeout_s=args.timeout, max_lag=args.max_lag,
+                                    query=args.query))
     if args.json:
         sys.stdout.write("".join(json.dumps(vars(c), ensure_ascii=False) + "\n" for c in checks))
     else:

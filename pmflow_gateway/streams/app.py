@@ -28,9 +28,31 @@ log = logging.getLogger(__name__)
 MAX_RECORDS = 500  # per poll of one stage
 
 
+def topic_configs(topics: Topics, *, replication_factor: int, min_insync_replicas: int | None,
+                  dead_letter_retention_ms: int) -> dict[str, dict[str, str]]:
+    """Each topic's configs at creation: `min.insync.replicas` (our producers write with
+    acks=all, so a write counts once that many replicas have it; by default one less than
+    the replicas, so one broker may be down), and the dead-letter topic's retention."""
+    isr = min_insync_replicas or max(1, replication_factor - 1)
+    configs = {name: {"min.insync.replicas": str(isr)} for name in topics.all()}
+    configs[topics.dead_letter]["retention.ms"] = str(dead_letter_retention_ms)
+    return configs
+
+
+def settings_topic_configs(settings: Settings, topics: Topics) -> dict[str, dict[str, str]]:
+    return topic_configs(topics, replication_factor=settings.topic_replication_factor,
+                         min_insync_replicas=settings.topic_min_insync_replicas,
+                         dead_letter_retention_ms=settings.dead_letter_retention_ms)
+
+
 async def ensure_topics(bootstrap: str, topics: Topics, *, partitions: int = 3,
-                        replication_factor: int = 1) -> list[str]:
-    """Create the topics that are missing; returns the names it created."""
+                        replication_factor: int = 1,
+                        configs: dict[str, dict[str, str]] | None = None) -> list[str]:
+    """Create the topics that are missing, with `configs` (name -> settings) or the defaults
+    of `topic_configs`; returns the names it created. Existing topics are left as they are."""
+    configs = configs or topic_configs(topics, replication_factor=replication_factor,
+                                       min_insync_replicas=None,
+                                       dead_letter_retention_ms=2_592_000_000)
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
     await admin.start()
     try:
@@ -38,7 +60,8 @@ async def ensure_topics(bootstrap: str, topics: Topics, *, partitions: int = 3,
         missing = [t for t in topics.all() if t not in existing]
         if missing:
             await admin.create_topics(
-                [NewTopic(t, partitions, replication_factor) for t in missing])
+                [NewTopic(t, partitions, replication_factor, topic_configs=configs.get(t, {}))
+                 for t in missing])
         return missing
     finally:
         await admin.close()
@@ -148,7 +171,8 @@ class Processor:
     async def _open(self) -> None:
         created = await ensure_topics(
             self.settings.kafka_bootstrap, self.topics, partitions=self.settings.topic_partitions,
-            replication_factor=self.settings.topic_replication_factor)
+            replication_factor=self.settings.topic_replication_factor,
+            configs=settings_topic_configs(self.settings, self.topics))
         if created:
             log.info("created topics: %s", ", ".join(created))
         if self.deps is None:

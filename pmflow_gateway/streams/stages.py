@@ -184,6 +184,8 @@ def annotate(span: Span, output: Frozen) -> None:
         v = output.verdict
         span.set_attributes({"pmflow.status": str(output.status),
                              "pmflow.composer": output.composer})
+        if output.reason:  # e.g. why the model composer fell back to the extractive one
+            span.set_attribute("pmflow.reason", output.reason[:500])
         span.add_event("verifier.verdict", {
             "passed": v.passed, "kept": v.kept, "dropped": v.dropped,
             "freshness_ok": v.freshness_ok, "multi_source_ok": v.multi_source_ok,

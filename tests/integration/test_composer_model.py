@@ -121,3 +121,17 @@ async def test_a_failing_or_invalid_model_leaves_the_extractive_answer(
     answer = await answer_with(model)
     assert answer.status is AnswerStatus.answered and answer.composer == "extractive"
     assert answer.reason and answer.reason.startswith("model composer fell back")
+
+
+@pytest.mark.parametrize(("scripted", "why"), [
+    (("refusal", "I won't write that."), "ModelRefused: the model refused: I won't write that."),
+    (("length", '{"answer": "广州未来5天多云'), "ModelTruncated: the model's output was cut off"),
+])
+async def test_a_refusal_or_a_cut_off_answer_leaves_the_extractive_one_with_why(
+        server: ScriptedOpenAI, model: OpenAIChatModel, scripted: tuple[str, str],
+        why: str) -> None:
+    server.replies.append(scripted)
+    answer = await answer_with(model)
+    assert answer.status is AnswerStatus.answered and answer.composer == "extractive"
+    assert answer.reason is not None and why in answer.reason
+    assert len(server.requests) == 1

@@ -29,6 +29,7 @@ from pmflow_gateway.settings import Settings
 from pmflow_gateway.streams.app import ensure_topics
 from tests.support.kafka import produce
 from tests.support.openai_server import ScriptedOpenAI
+from tests.support.web_site import LocalSite
 
 DOWN = "127.0.0.1:1"  # nothing listens on port 1: connections are refused at once
 
@@ -42,14 +43,19 @@ def _by_name(checks: list) -> dict:  # type: ignore[type-arg]
 async def test_healthy_stack_passes_every_check(kafka_bootstrap: str, postgres_url: str,
                                                 topics: Topics) -> None:
     await ensure_topics(kafka_bootstrap, topics)
-    settings = Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix,
-                        database_url=postgres_url)
-    checks = await run_doctor(settings, env=os.environ)
+    results = json.dumps({"results": [{"url": "https://weather.example.org/", "title": "w"}]})
+    with LocalSite({"/search": (200, {"Content-Type": "application/json"}, results)}) as searx:
+        settings = Settings(kafka_bootstrap=kafka_bootstrap, topic_prefix=topics.prefix,
+                            database_url=postgres_url, live_search_engine="searxng",
+                            live_search_endpoint=searx.url(""))
+        checks = await run_doctor(settings, env=os.environ)
     text = report(checks)
     assert all(c.ok for c in checks), text
     names = _by_name(checks)
     assert "7 topics with 3 partitions" in names["kafka.topics"].detail
-    assert {"kafka", "database", "otlp", "kafka.lag.plan", "kafka.lag.feedback"} <= set(names)
+    assert {"kafka", "database", "otlp", "kafka.lag.plan", "kafka.lag.feedback",
+            "search.searxng", "search"} <= set(names)
+    assert names["search"].detail.startswith("search.searxng would answer first")
     assert text.endswith(f"all {len(checks)} checks ok\n")
 
 
@@ -125,7 +131,7 @@ def test_doctor_exits_non_zero_when_kafka_is_down() -> None:
     # Through a fresh interpreter: the command owns its event loop, as on the command line.
     code = ("import argparse, sys; from pmflow_gateway.ops.doctor import cmd_doctor; "
             "from pmflow_gateway.settings import Settings; "
-            "args = argparse.Namespace(timeout=5.0, max_lag=1000, json=False); "
+            "args = argparse.Namespace(timeout=5.0, max_lag=1000, json=False, query='w'); "
             "sys.exit(cmd_doctor(args, Settings()))")
     env = {**os.environ, "PMFLOW_KAFKA_BOOTSTRAP": DOWN}
     env.pop("PMFLOW_DATABASE_URL", None)
@@ -180,10 +186,10 @@ async def test_mcp_servers_are_listed_and_their_tools_checked(tmp_path: Path) ->
 
 async def test_model_endpoint_is_probed() -> None:
     with ScriptedOpenAI() as model:  # answers POST only: doctor falls back from GET /models
-        ok = await check_model(Settings(llm_base_url=model.base_url))
+        [ok] = await check_model(Settings(llm_base_url=model.base_url))
         assert ok.ok, ok
         assert model.requests and model.requests[0]["max_tokens"] == 1
-    down = await check_model(Settings(llm_base_url=f"http://{DOWN}/v1"), timeout_s=2)
+    [down] = await check_model(Settings(llm_base_url=f"http://{DOWN}/v1"), timeout_s=2)
     assert not down.ok and "PMFLOW_LLM_BASE_URL" in (down.fix or "")
 
 

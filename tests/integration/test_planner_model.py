@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pmflow_gateway.adapters.llm import OpenAIChatModel
+from pmflow_gateway.adapters.llm import OpenAIChatModel, strict_schema
 from pmflow_gateway.handlers.plan import plan_question
 from pmflow_gateway.handlers.planners.model import ModelPlanner
 from pmflow_gateway.handlers.planners.rules import plan_by_rules
@@ -68,7 +68,8 @@ async def test_a_valid_reply_is_the_plan(server: ScriptedOpenAI) -> None:
     [request] = server.requests
     assert request["temperature"] == 0
     assert request["response_format"]["json_schema"]["name"] == "ExternalQueryPlan"
-    assert request["response_format"]["json_schema"]["schema"] == (
+    assert request["response_format"]["json_schema"]["strict"] is True
+    assert request["response_format"]["json_schema"]["schema"] == strict_schema(
         ExternalQueryPlan.model_json_schema())
 
 
@@ -145,3 +146,24 @@ async def test_the_plan_stage_records_the_model_planner(server: ScriptedOpenAI) 
     assert created is not None and created.planner.mode == "model"
     assert created.plan.search_queries == ["广州 未来5天天气"]
     assert UPSTREAM_SNIPPET not in created.plan.model_dump_json()
+
+
+async def test_strict_output_nulls_for_optional_fields_take_their_defaults(
+        server: ScriptedOpenAI) -> None:
+    strict = {**SEED_PLAN, "result_limit": None, "preferred_domains": None,
+              "time_range_hint": None}  # strict mode sends every field, null when unsure
+    plan, info = await plan_with(server, json.dumps(strict, ensure_ascii=False))
+    assert info.mode == "model", info.reason
+    assert (plan.result_limit, plan.preferred_domains, plan.time_range_hint) == (3, [], None)
+
+
+@pytest.mark.parametrize(("reply", "why"), [
+    (("refusal", "I can't help with that."), "the model refused: I can't help with that."),
+    (("length", '{"plan_version": "v1", "topic": "广州未'), "cut off at its token limit"),
+])
+async def test_a_refusal_or_a_truncated_output_falls_back_at_once_with_why(
+        server: ScriptedOpenAI, reply: tuple[str, str], why: str) -> None:
+    plan, info = await plan_with(server, reply, json.dumps(SEED_PLAN))
+    assert info.mode == "fallback" and info.reason is not None and why in info.reason
+    assert plan == plan_by_rules(QUESTION, needs_freshness=True)
+    assert len(server.requests) == 1  # not asked again: a refusal is not a typo to repair

@@ -1,8 +1,9 @@
 """A local OpenAI-compatible endpoint for tests: real HTTP, scripted replies.
 
 Each request pops the next scripted reply: a string (returned as the message content), or
-`("sleep", seconds)` to hang, or `("status", code)` to fail. Every request body is kept so a
-test can assert what the model was shown.
+`("sleep", seconds)` to hang, or `("status", code)` to fail, or `("refusal", text)` for a
+refusal, or `("length", text)` for output cut at the token limit. Every request body and its
+headers are kept so a test can assert what the model was shown.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ from typing import Any
 
 from tests.support.http_server import LocalServer, QuietHandler
 
-Reply = str | tuple[str, float]
+Reply = str | tuple[str, float] | tuple[str, str]
 
 
 class ScriptedOpenAI(LocalServer):
     def __init__(self) -> None:
         self.replies: deque[Reply] = deque()
         self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
         super().__init__(self._handler())
 
     @property
@@ -35,6 +37,7 @@ class ScriptedOpenAI(LocalServer):
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.requests.append(body)
+                outer.headers.append({k.lower(): v for k, v in self.headers.items()})
                 reply: Reply = outer.replies.popleft() if outer.replies else "{}"
                 if isinstance(reply, tuple) and reply[0] == "sleep":
                     time.sleep(reply[1])
@@ -43,8 +46,14 @@ class ScriptedOpenAI(LocalServer):
                     self.send_response(int(reply[1]))
                     self.end_headers()
                     return
-                payload = json.dumps({"choices": [{"message": {"role": "assistant",
-                                                               "content": reply}}]}).encode()
+                message: dict[str, Any] = {"role": "assistant", "content": reply}
+                finish = "stop"
+                if isinstance(reply, tuple) and reply[0] == "refusal":
+                    message = {"role": "assistant", "content": None, "refusal": reply[1]}
+                elif isinstance(reply, tuple) and reply[0] == "length":
+                    message, finish = {"role": "assistant", "content": reply[1]}, "length"
+                payload = json.dumps({"choices": [{"message": message,
+                                                   "finish_reason": finish}]}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ssl
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import urlsplit
 
@@ -25,6 +25,7 @@ Route = tuple[int, dict[str, str], Body]
 class LoggedRequest:
     path: str  # with its query string
     host: str  # the Host header as sent
+    headers: dict[str, str] = field(default_factory=dict)  # every header, names lower-cased
 
 
 class LocalSite(LocalServer):
@@ -46,7 +47,9 @@ class LocalSite(LocalServer):
 
         class Handler(QuietHandler):
             def do_GET(self) -> None:
-                site.requests.append(LoggedRequest(self.path, self.headers.get("Host", "")))
+                site.requests.append(LoggedRequest(
+                    self.path, self.headers.get("Host", ""),
+                    {k.lower(): v for k, v in self.headers.items()}))
                 route = site.routes.get(self.path) or site.routes.get(urlsplit(self.path).path)
                 status, headers, body = route or (404, {"Content-Type": "text/plain"}, "none")
                 self.send_response(status)

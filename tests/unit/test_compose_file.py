@@ -1,12 +1,12 @@
-"""docker-compose.yml, the Dockerfile and the mounted MCP config agree with each other and
-with the code. No Docker engine runs here, so the file is validated against the Compose
-Specification's JSON Schema and checked service by service."""
+"""docker-compose.yml, the Dockerfile and the mounted SearXNG settings agree with each other
+and with the code. No Docker engine runs here, so the file is validated against the Compose
+Specification's JSON Schema and checked service by service, its `${VAR:-default}` values
+read as compose reads them with the variable unset."""
 
 from __future__ import annotations
 
 import json
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,7 +20,8 @@ yaml = pytest.importorskip("yaml", reason="PyYAML is a test dependency (pip inst
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_SCHEMA = ROOT / "tests" / "data" / "compose-spec.schema.json"
-SERVICES = {"kafka", "jaeger", "postgres", "topics-init", "mcp", "processor"}
+SERVICES = {"kafka", "jaeger", "postgres", "topics-init", "searxng", "processor"}
+_DEFAULTED = re.compile(r"\$\{(\w+)(?::?-([^}]*))?\}")
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +30,9 @@ def compose() -> dict[str, Any]:
 
 
 def _env(service: dict[str, Any]) -> dict[str, str]:
-    return {k: str(v) for k, v in service.get("environment", {}).items()}
+    """The service's environment with every `${VAR:-default}` at its default."""
+    return {k: _DEFAULTED.sub(lambda m: m.group(2) or "", str(v))
+            for k, v in service.get("environment", {}).items()}
 
 
 def test_valid_against_the_compose_specification(compose: dict[str, Any]) -> None:
@@ -66,11 +69,10 @@ def test_kafka_is_one_kraft_node_the_gateway_can_reach(compose: dict[str, Any]) 
 
 def test_gateway_services_run_the_right_commands_in_order(compose: dict[str, Any]) -> None:
     services = compose["services"]
-    for name in ("topics-init", "mcp", "processor"):
+    for name in ("topics-init", "processor"):
         assert services[name]["build"] == "."
     assert services["topics-init"]["command"][:2] == ["topics", "create"]
     assert services["processor"]["command"][0] == "run"
-    assert services["mcp"]["entrypoint"] == ["python", "-m", "pmflow_gateway.mcp_server"]
     depends = services["processor"]["depends_on"]
     assert depends["topics-init"]["condition"] == "service_completed_successfully"
     assert depends["postgres"]["condition"] == "service_healthy"
@@ -91,21 +93,32 @@ def test_processor_environment_is_made_of_real_settings(compose: dict[str, Any])
                              if k.startswith("PMFLOW_")})
 
 
-def test_mounted_mcp_config_points_at_the_mcp_service(compose: dict[str, Any]) -> None:
-    processor = compose["services"]["processor"]
+def test_the_processor_searches_through_the_searxng_service_with_json_on(
+        compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    env = _env(services["processor"])
+    assert env["PMFLOW_LIVE_SEARCH_ENGINE"] == "searxng"
+    endpoint = urlsplit(env["PMFLOW_LIVE_SEARCH_ENDPOINT"])
+    searxng = services["searxng"]
+    base = urlsplit(_env(searxng)["SEARXNG_BASE_URL"])
+    assert (endpoint.hostname, endpoint.port) == ("searxng", 8080) == (base.hostname, base.port)
+    assert "8080" in " ".join(searxng["healthcheck"]["test"])
     mounted = {target: source for source, target, *_ in
-               (v.split(":") for v in processor["volumes"])}
-    config_path = _env(processor)["PMFLOW_MCP_CONFIG"]
-    source = ROOT / mounted[config_path]
-    servers = tomllib.loads(source.read_text(encoding="utf-8"))["servers"]
-    mcp_command = compose["services"]["mcp"]["command"]
-    port = int(mcp_command[mcp_command.index("--port") + 1])
-    assert mcp_command[mcp_command.index("--transport") + 1] == "http"
-    assert mcp_command[mcp_command.index("--host") + 1] == "0.0.0.0"
-    (server,) = servers
-    url = urlsplit(server["url"])
-    assert server["transport"] == "http" and (url.hostname, url.port) == ("mcp", port)
-    assert server["search_tool"] == "search"
+               (v.split(":") for v in searxng["volumes"])}
+    settings = yaml.safe_load((ROOT / mounted["/etc/searxng/settings.yml"]).read_text("utf-8"))
+    assert "json" in settings["search"]["formats"]  # else SearXNG answers 403
+    assert settings["server"]["limiter"] is False  # a limiter needs Valkey
+    assert "ports" not in searxng  # nobody else searches through it
+
+
+def test_the_demo_corpus_is_only_there_when_asked_for(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    processor = services["processor"]
+    assert processor["environment"]["PMFLOW_DEMO"] == "${PMFLOW_DEMO:-0}"
+    assert Settings.model_validate({"demo": _env(processor)["PMFLOW_DEMO"]}).demo is False
+    assert "PMFLOW_MCP_CONFIG" not in processor["environment"]
+    assert not any("mcp_server" in " ".join(map(str, s.get("entrypoint", [])))
+                   for s in services.values())
 
 
 def test_readme_documents_only_settings_that_exist() -> None:
@@ -126,11 +139,27 @@ def test_dockerfile_runs_one_non_root_image_for_every_stage() -> None:
     assert {".git", ".venv", ".local-stack"} <= set(ignored)
 
 
-def test_the_processor_and_mcp_server_report_health(compose: dict[str, Any]) -> None:
+def test_the_processor_and_its_search_engine_report_health(compose: dict[str, Any]) -> None:
     services = compose["services"]
     port = Settings.model_fields["http_port"].default
     processor = services["processor"]
     assert f"{port}:{port}" in processor["ports"]
     assert f"http://127.0.0.1:{port}/readyz" in " ".join(processor["healthcheck"]["test"])
-    assert "8765" in " ".join(services["mcp"]["healthcheck"]["test"])
-    assert processor["depends_on"]["mcp"]["condition"] == "service_healthy"
+    assert "/healthz" in " ".join(services["searxng"]["healthcheck"]["test"])
+    assert processor["depends_on"]["searxng"]["condition"] == "service_healthy"
+
+
+def test_docker_compose_itself_reads_the_file_where_it_is_installed() -> None:
+    import shutil
+    import subprocess
+
+    docker = shutil.which("docker")
+    if not docker or subprocess.run([docker, "compose", "version"], capture_output=True,
+                                    check=False).returncode != 0:
+        pytest.skip("no `docker compose` here: the schema test above stands in for it")
+    for demo in ("0", "1"):
+        done = subprocess.run([docker, "compose", "config", "-q"], cwd=ROOT, capture_output=True,
+                              text=True, check=False, timeout=60,
+                              env={"PATH": "/usr/bin:/bin:/usr/local/bin",
+                                   "HOME": str(Path.home()), "PMFLOW_DEMO": demo})
+        assert done.returncode == 0, done.stderr

@@ -21,10 +21,11 @@ ROOT = Path(pmflow_gateway.__file__).parent
 PACKAGE = "pmflow_gateway"
 STAGES = frozenset(f"{PACKAGE}.handlers.{name}"
                    for name in ("plan", "evidence", "answer", "render", "memory", "feedback"))
-# The only modules that build the dependencies: the CLI, the MCP tools server's main, and the
-# `replay` subcommand, which builds the planner it replays with.
-ENTRY_POINTS = frozenset(f"{PACKAGE}.{name}"
-                         for name in ("cli", "agent_tools.serve", "ops.replay"))
+# The only modules that build the dependencies: the CLI, the MCP tools server's main, the
+# `replay` subcommand, which builds the planner it replays with, and `doctor`'s source checks,
+# which search through the engine exactly as the workers would build it.
+ENTRY_POINTS = frozenset(f"{PACKAGE}.{name}" for name in (
+    "cli", "agent_tools.serve", "ops.replay", "ops.doctor_sources"))
 CONTRACT_MAY_USE = (f"{PACKAGE}.contract", f"{PACKAGE}.ports", f"{PACKAGE}.schemas")
 
 
