@@ -311,7 +311,7 @@ _FUNCTION_WORDS = frozenset({
     "happens", "happened", "place", "held", "night", "nite", "morning", "evening", "afternoon",
     "week", "weekend", "month", "season", "ago", "recently", "lately", "news", "headline",
     "headlines", "update", "updates", "info", "information", "story", "stories", "detail",
-    "details", "happening", "happened", "report", "reports", "say", "says", "said"})
+    "details", "happening", "report", "reports", "say", "says", "said"})
 _ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+")
 
 
