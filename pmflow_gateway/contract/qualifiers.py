@@ -156,9 +156,8 @@ _GRADE = re.compile(r"(?<![\d.])(\d{1,3})\s*号(?!线|楼|院|馆|门|房|床|�
 
 
 # Questions about a reported figure, where actual vs forecast matters.
-_FIGURE = _words(r"营收|收入|利润|净利|营业额|销售额|销量|毛利|每股收益|业绩|财报|指引|预期|预计",
-                 r"revenue|sales|profit|income|earnings|eps|margin|guidance|outlook|forecast"
-                 r"|results")
+_FIGURE = _words(r"营收|收入|利润|净利|营业额|销售额|销量|毛利|每股收益|业绩|财报",
+                 r"revenue|sales|profit|income|earnings|eps|margin|results")
 
 
 def _event_default(question: str) -> frozenset[str]:

@@ -49,7 +49,9 @@ _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 # A market page quotes a level: "closed at $231.40", "收报3412.56点", "中间价报7.1234".
 _QUOTE = re.compile(
     r"(?:(?:closed|closes|trades|traded|trading|opened|priced|quoted|stands?|stood|settled)"
-    r"\s+(?:at|near|around)|收报|收于|报价?|价格为|现价|最新价|成交价|price\s*[:：])\s*[$¥€£]?\s*"
+    r"\s+(?:at|near|around)|(?:rose|fell|gained|lost|climbed|slipped|dropped|jumped|eased"
+    r"|firmed|weakened|strengthened)(?:\s+\d+(?:\.\d+)?\s*%)?\s+to|收报|收于|报价?|价格为|[价率]为"
+    r"|现价|最新价|成交价|price\s*[:：])\s*[$¥€£]?\s*"
     r"(\d+(?:,\d{3})*(?:\.\d+)?)",
     re.IGNORECASE)
 _PLACE_SUFFIX = re.compile(r"[市区县省]$")
@@ -169,10 +171,23 @@ def _form_pattern(form: str) -> re.Pattern[str]:
     # Short all-capital forms (US, EU, BTC) are acronyms: "us" in running text is not one.
     flags = 0 if form.isupper() and len(form) <= 4 else re.IGNORECASE
     bare = form if flags == 0 else plain(form)
-    # Between the words of a name a page may write a possessive: "Fernhill Cloud's Team plan"
-    # names the Fernhill Cloud Team plan.
-    words = r"(?:['’]s)?\s+".join(re.escape(w) for w in bare.split())
+    # Between the words of a name a page may write a possessive ("Fernhill Cloud's Team
+    # plan"), and between a model's letters and its number a space or a hyphen or none
+    # ("Note 12", "note12", "GPT-5").
+    split = bare.split()
+    words = _model_spaced(split[0]) if split else ""
+    for before, word in zip(split, split[1:], strict=False):
+        joined = before[-1:].isdigit() != word[:1].isdigit()  # "Aero 7" is also "aero7"
+        words += (r"[\s\-]?" if joined else r"(?:['’]s)?\s+") + _model_spaced(word)
     return re.compile(rf"(?<![A-Za-z0-9]){words}(?![A-Za-z0-9])", flags)
+
+
+_LETTERS_DIGITS = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])|-")
+
+
+def _model_spaced(word: str) -> str:
+    parts = [p for p in _LETTERS_DIGITS.split(word) if p]
+    return r"[\s\-]?".join(re.escape(p) for p in parts) if len(parts) > 1 else re.escape(word)
 
 
 class _Needle(NamedTuple):
@@ -193,7 +208,11 @@ def _needle(form: str) -> _Needle:
     bare = form if exact else plain(form)
     if not bare.isascii():
         return _Needle(None, False, pattern)
-    return _Needle(bare if exact else bare.casefold(), exact, pattern)
+    # The longest run of letters or digits: whatever the text puts between a model's letters
+    # and its number, that run is in it.
+    run = max((p for w in bare.split() for p in _LETTERS_DIGITS.split(w)), key=len, default="")
+    needle = run if len(run) < len(bare) else bare
+    return _Needle(needle if exact else needle.casefold(), exact, pattern)
 
 
 @functools.cache
@@ -374,13 +393,19 @@ def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
 
 
 def _mentions(name: str, text: str, kind: QueryKind | None) -> list[tuple[int, int]]:
-    """Where the text names `name`: positions in `text` (`plain` keeps them)."""
+    """Where the text names `name`: positions in `text` (`plain` keeps them), a spelling
+    one slip away (`_near_miss`) when the name is nowhere as asked."""
     bare = plain(text)
     spans = []
     for form in name_forms(name, kind):
         pattern = _form_pattern(form)
         exact = CJK.search(form) or not pattern.flags & re.IGNORECASE
         spans += [m.span() for m in pattern.finditer(text if exact else bare)]
+    if not spans and _near_miss(name, _fold(text)):
+        word = _fold(name).strip()
+        spans = [m.span() for m in _WORD_TOKEN.finditer(_fold(text))
+                 if len(m.group()) == len(text[m.start():m.end()])
+                 and one_edit_apart(m.group(), word) and m.group()[0] == word[0]]
     return spans
 
 

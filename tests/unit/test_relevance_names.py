@@ -30,3 +30,9 @@ def test_a_long_rare_name_misspelt_by_one_letter_still_names_it() -> None:
     assert not names("velotrix", "Velotrik recalls 900 scooters", exactly=True)
     assert not names("velo", "Vela recalls scooters")  # too short to guess
     assert one_edit_apart("abcdef", "abdcef") and not one_edit_apart("abcdef", "abxyef")
+
+
+def test_a_model_number_may_be_written_apart_or_joined() -> None:
+    assert names("note12", "The Qiyun Note 12 goes on sale.")
+    assert names("Aero 7", "the aero7 headset")
+    assert not names("note12", "The Note 13 goes on sale.")
