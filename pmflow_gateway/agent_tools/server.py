@@ -62,8 +62,8 @@ class MemoryWrite(BaseModel):
 
 class ExternalSearchResult(BaseModel):
     question_id: str
-    status: str = Field(description="answered, freshness_guard, clarify, rejected, failed or "
-                        "timed_out")
+    status: str = Field(description="answered, freshness_guard, clarify, rejected, refused, "
+                        "failed or timed_out")
     answer: str = Field(description="The verified answer (or what the user is told instead)")
     citations: list[int] = Field(description="The [n] markers the answer uses")
     sources: list[Source] = Field(description="External sources of this execution only")

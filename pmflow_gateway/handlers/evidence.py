@@ -7,6 +7,9 @@ off-topic evidence lets the next adapter run with the time left. Every attempt i
 The question's budget runs from when this stage takes it up: a question that waited in a
 backlog gets what was left of its budget when it was planned, up to its bound (`expires_at`).
 Past the bound no adapter is asked, and every attempt says `expired`.
+
+The routing table is read again before any adapter is asked: a plan whose routing snapshot it
+would not let out (made by an older plan stage, or by hand) ends here, answered `refused`.
 """
 
 from __future__ import annotations
@@ -18,17 +21,21 @@ from urllib.parse import urlsplit
 
 from pmflow_gateway.contract.envelopes import elapsed_ms, execution_id, header_after
 from pmflow_gateway.contract.relevance import off_topic, with_declared_aliases
+from pmflow_gateway.contract.routing import route_policy
 from pmflow_gateway.contract.urls import canonical_url
 from pmflow_gateway.contract.verify import freshness_problem
+from pmflow_gateway.handlers.failure import held_back_answer
 from pmflow_gateway.ports import Clock, EvidenceAdapter
 from pmflow_gateway.schemas import (
     AdapterAttempt,
     AnswerContract,
+    AnswerReady,
     EvidenceCollected,
     ExternalEvidence,
     ExternalEvidenceBundle,
     ExternalQueryPlan,
     PlanCreated,
+    RouteAction,
 )
 
 MIN_ATTEMPT_S = 0.05
@@ -108,8 +115,12 @@ async def _ask(event: PlanCreated, adapters: Sequence[EvidenceAdapter], deadline
 
 async def collect_evidence(
     event: PlanCreated, *, adapters: Sequence[EvidenceAdapter], clock: Clock
-) -> EvidenceCollected:
-    """Evidence for the plan, from the first adapter (in order) that returns something usable."""
+) -> EvidenceCollected | AnswerReady:
+    """Evidence for the plan, from the first adapter (in order) that returns something usable;
+    the refusal when the routing table keeps the question from external sources."""
+    policy = route_policy(event.context.routing)
+    if policy.action is not RouteAction.answer:
+        return held_back_answer(event, policy, clock=clock)
     started = time.perf_counter()
     taken_at = clock.now()
     deadline = evidence_deadline(event, taken_at)

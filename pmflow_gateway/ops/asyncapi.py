@@ -28,8 +28,11 @@ KAFKA_BINDING = "0.5.0"
 CHANNELS: dict[str, tuple[str, str, str, str]] = {
     "routeDecided": (
         "route_decided", "RouteDecided", "PMFlow backend (input)",
-        "PMFlow's route decision for one question. `internal` decisions are skipped; "
-        "`external` and `uncertain` ones are planned and answered."),
+        "PMFlow's route decision for one question. The routing table (route_mode, "
+        "effective_source_policy, query_profile.needs_private_context, reply_contract; see "
+        "the README) decides: `internal` routes are skipped; internal-only, private-context, "
+        "internal-reply and unknown values are answered `refused` or `clarify` by the plan "
+        "stage without any outbound request; the rest are planned and answered."),
     "planCreated": (
         "plan_created", "PlanCreated", "plan stage",
         "The validated ExternalQueryPlan of a question, with the question context."),
@@ -44,7 +47,9 @@ CHANNELS: dict[str, tuple[str, str, str, str]] = {
         "The final answer event: status, answer, citations, sources of this execution only, "
         "the plan, the verifier's verdict, adapter attempts, timings and routing snapshot. "
         "`timed_out`: no source was asked, the question's time ran out first (a backlog past "
-        "its bound, or a budget used up by planning); never reported as missing data."),
+        "its bound, or a budget used up by planning); never reported as missing data. "
+        "`refused`: the routing table kept the question from external sources (its decision "
+        "is in `context.routing.policy`); nothing was searched."),
     "replyRendered": (
         "reply_rendered", "ReplyRendered", "render stage",
         "The reply the user sees: `外部实时查询：` + answer + `来源摘要：` of external sources."),
@@ -157,8 +162,10 @@ def _operations(topics: Topics, channel_of_topic: dict[str, str]) -> dict[str, A
         if stage.give_up is not None and stage.sink is not None \
                 and stage.sink(topics) != topics.answer_ready:
             operations[f"{name}-send-failed-answer"] = op(
-                "send", "answerReady", f"{name}: publish a failed answer",
-                "When the stage gives up on a question, the user still gets a `failed` answer.")
+                "send", "answerReady", f"{name}: publish an answer early",
+                "When the stage gives up on a question, the user still gets a `failed` answer; "
+                "a question the routing table keeps from external sources is answered "
+                "`refused` or `clarify` here, with nothing searched.")
         operations[f"{name}-send-dead-letter"] = op(
             "send", "deadLetter", f"{name}: dead-letter",
             "Poison input, a refusal, or the last retry failed: the record and the reason.")

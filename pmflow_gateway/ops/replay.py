@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the parser is built on every CLI start; the runtime imports
 SKIPPED = "skipped (internal)"
 WOULD_SEARCH = "would search"
 CLARIFY = "clarify"
+BY_POLICY = "(routing policy: nothing searched)"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,8 +47,8 @@ class QuestionReplay:
     def status_changed(self) -> bool:
         if self.status_then is None:
             return False
-        if self.status_now == SKIPPED:
-            return True
+        if self.status_now == SKIPPED or self.status_now.endswith(BY_POLICY):
+            return self.status_now.split()[0] != self.status_then
         return (self.status_then == CLARIFY) != (self.status_now == CLARIFY)
 
 
@@ -182,6 +183,8 @@ async def replay(*, bootstrap: str, topics: Topics, start: datetime, end: dateti
         answer = answer_of.get(route.question_id)
         if planned is None:
             status_now, plan_now, planner_now = SKIPPED, None, None
+        elif isinstance(planned, AnswerReady):  # the routing table keeps it from the sources
+            status_now, plan_now, planner_now = f"{planned.status} {BY_POLICY}", None, None
         else:
             plan_now = planned.plan.model_dump(mode="json")
             planner_now = planned.planner.mode

@@ -21,7 +21,9 @@ from pmflow_gateway.schemas.events import (
     PlanCreated,
     QuestionContext,
     ReplyRendered,
+    RouteAction,
     RouteDecided,
+    RoutePolicy,
     RoutingSnapshot,
     UpstreamSource,
     content_id,
@@ -33,6 +35,7 @@ __all__ = [
     "AdapterAttempt", "AnswerContract", "AnswerReady", "AnswerStatus", "Citation",
     "DeadLettered", "EvidenceCollected", "ExternalEvidence", "ExternalEvidenceBundle",
     "ExternalQueryPlan", "FeedbackGiven", "PlanCreated", "PlannerInfo", "QueryKind",
-    "QuestionContext", "ReplyRendered", "RouteDecided", "RoutingSnapshot", "SourceUsed",
+    "QuestionContext", "ReplyRendered", "RouteAction", "RouteDecided", "RoutePolicy",
+    "RoutingSnapshot", "SourceUsed",
     "Topics", "UpstreamSource", "Verdict", "content_id", "stage_event_id",
 ]

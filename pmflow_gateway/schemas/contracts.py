@@ -72,6 +72,10 @@ class AnswerStatus(StrEnum):
     # No source was asked: the question's time ran out first (it waited past its bound in a
     # backlog, or planning used the whole budget). Not a verdict on the sources.
     timed_out = "timed_out"
+    # The routing policy keeps the question from external sources (an internal-only source
+    # policy, private context, an internal reply contract, an unknown routing value): nothing
+    # was searched and nothing about it was sent out.
+    refused = "refused"
 
 
 class ExternalQueryPlan(Frozen):

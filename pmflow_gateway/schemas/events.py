@@ -11,6 +11,7 @@ import math
 import unicodedata
 import uuid
 from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BeforeValidator, Field
@@ -133,13 +134,36 @@ class UpstreamSource(Frozen):
     snippet: Passage = ""
 
 
+class RouteAction(StrEnum):
+    """What the gateway may do with a route decision (`contract/routing.py` decides)."""
+
+    answer = "answer"  # search external sources and answer from them
+    clarify = "clarify"  # ask the user back, nothing searched
+    refuse = "refuse"  # answer that it may not look outside, nothing searched
+    skip = "skip"  # not ours: PMFlow answers internal routes itself, no reply from here
+
+
+class RoutePolicy(Frozen):
+    """The routing table's reading of PMFlow's routing fields, kept with the question."""
+
+    action: RouteAction
+    rule: Name = Field(description="The table row that decided, e.g. internal_only_policy")
+    reason: ClippedLine = Field(description="Why, naming the values that decided")
+
+
+RouteMode = Literal["internal", "external", "uncertain"]
+
+
 class RoutingSnapshot(Frozen):
-    route_mode: Literal["internal", "external", "uncertain"]
+    route_mode: RouteMode
     effective_source_policy: Name = ""
     decision_origin: Name = ""
     reply_contract: Name = ""
     query_profile: QueryProfile = Field(default_factory=QueryProfile)
     probe_snapshot: ProbeSnapshot = Field(default_factory=dict)
+    policy: RoutePolicy | None = Field(default=None, description=(
+        "What the gateway's routing table decided from the fields above (set by the plan "
+        "stage; absent on events made before it was)."))
 
 
 class RouteDecided(Envelope):
@@ -148,7 +172,7 @@ class RouteDecided(Envelope):
     question: str = Field(min_length=1, max_length=4000)
     locale: Name = "zh-CN"
     thread_id: Name | None = None
-    route_mode: Literal["internal", "external", "uncertain"]
+    route_mode: RouteMode
     effective_source_policy: Name = ""
     decision_origin: Name = ""
     reply_contract: Name = ""

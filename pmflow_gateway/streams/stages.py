@@ -65,6 +65,13 @@ class Stage(Generic[In, Out]):
     # When the stage gives up on a question, the user still gets this `failed` answer.
     give_up: Callable[[Deps, In, str], AnswerReady] | None = None
 
+    def sink_of(self, topics: Topics, output: Frozen) -> str | None:
+        """Where an output goes: a stage that ends the question early (the routing policy
+        refused it, its time ran out) sends its AnswerReady where every answer goes."""
+        if isinstance(output, AnswerReady):
+            return topics.answer_ready
+        return self.sink(topics) if self.sink is not None else None
+
     async def call(self, deps: Deps, event: In, retry: Retries,
                    on_retry: OnRetry | None = None) -> Out:
         """The core's output named by its content, trying again after a failure; the last
@@ -94,14 +101,14 @@ def failure_reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-async def _plan(g: Deps, e: RouteDecided) -> PlanCreated | None:
+async def _plan(g: Deps, e: RouteDecided) -> PlanCreated | AnswerReady | None:
     hints = (await preferred_domain_hints(g.store, e.tenant_id, e.question)
              if g.memory_domain_hints and is_for_us(e) else [])
     return await plan_question(e, planner=g.planner, clock=g.clock, defaults=g.plan_defaults,
                                domain_hints=hints)
 
 
-async def _evidence(g: Deps, e: PlanCreated) -> EvidenceCollected:
+async def _evidence(g: Deps, e: PlanCreated) -> EvidenceCollected | AnswerReady:
     return await collect_evidence(e, adapters=g.adapters, clock=g.clock)
 
 
@@ -131,11 +138,11 @@ def _failed(g: Deps, e: RouteDecided | PlanCreated | EvidenceCollected, reason: 
     return identified(failed_answer(e, reason, clock=g.clock))
 
 
-PLAN: Stage[RouteDecided, PlanCreated | None] = Stage(
+PLAN: Stage[RouteDecided, PlanCreated | AnswerReady | None] = Stage(
     name="plan", description="Route decision -> search plan (model or rules).",
     source=lambda t: t.route_decided, model=RouteDecided, handle=_plan,
     sink=lambda t: t.plan_created, give_up=_failed)
-EVIDENCE: Stage[PlanCreated, EvidenceCollected] = Stage(
+EVIDENCE: Stage[PlanCreated, EvidenceCollected | AnswerReady] = Stage(
     name="evidence", description="Plan -> external evidence (MCP first, then fallback).",
     source=lambda t: t.plan_created, model=PlanCreated, handle=_evidence,
     sink=lambda t: t.evidence_collected, give_up=_failed)

@@ -46,7 +46,8 @@ def collected(items: list[ExternalEvidence], *, plan: ExternalQueryPlan | None =
               deadline_s: float = 20.0, execution_id: str = EXECUTION) -> EvidenceCollected:
     context = QuestionContext(
         question=question, locale=locale, thread_id="t-42",
-        routing=RoutingSnapshot(route_mode="external", reply_contract="external_realtime"),
+        routing=RoutingSnapshot(route_mode="external", effective_source_policy="external_only",
+                                reply_contract="external_realtime"),
         deadline_at=clock.now() + timedelta(seconds=deadline_s),
         upstream_sources=UPSTREAM if upstream is None else upstream)
     return EvidenceCollected(
@@ -59,5 +60,6 @@ def route(question: str, **fields: object) -> RouteDecided:
     values: dict[str, object] = {
         "event_id": "e-1", "question_id": "q-1", "tenant_id": "acme",
         "occurred_at": datetime(2026, 12, 2, 8, 0, tzinfo=UTC), "question": question,
-        "route_mode": "external", **fields}
+        "route_mode": "external", "effective_source_policy": "external_only",
+        "reply_contract": "external_realtime", **fields}
     return RouteDecided.model_validate(values)
