@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # `--help` must not pay for pydantic models, Kafka or HTTP cl
 
 # The stage table lives with the Kafka runtime, too heavy to import for `--help`; a test keeps
 # this list equal to it.
-STAGE_NAMES = ("plan", "evidence", "answer", "render", "memory", "feedback")
+STAGE_NAMES = ("plan", "evidence", "verify", "answer", "render", "memory", "feedback")
 def route_for(question: str, *, tenant: str, locale: str, question_id: str | None = None,
               route_mode: str = "external") -> RouteDecided:
     """A RouteDecided as PMFlow would publish it for a question asked on the command line."""
@@ -108,7 +108,13 @@ async def _ask_embedded(route: RouteDecided, settings: Settings, as_json: bool) 
 
 def stage_line(stage: str, event: object) -> str:
     """One human line per stage, for the live progress of `ask`."""
-    from pmflow_gateway.schemas import AnswerReady, EvidenceCollected, PlanCreated, ReplyRendered
+    from pmflow_gateway.schemas import (
+        AnswerReady,
+        EvidenceCollected,
+        EvidenceVerified,
+        PlanCreated,
+        ReplyRendered,
+    )
 
     if isinstance(event, PlanCreated):
         return (f"plan: {event.plan.query_kind} / {event.plan.answer_contract} "
@@ -117,6 +123,11 @@ def stage_line(stage: str, event: object) -> str:
         tries = ", ".join(f"{a.adapter}{'/' + a.server if a.server else ''} {a.outcome} "
                           f"{a.latency_ms:.0f}ms" for a in event.attempts) or "none"
         return f"evidence: {len(event.bundle.items)} item(s); attempts: {tries}"
+    if isinstance(event, EvidenceVerified):
+        why = "; ".join(f"{d.contract}: {d.reason}" for d in event.dropped[:3])
+        return (f"verify: kept {len(event.kept)}, dropped {len(event.dropped)}"
+                + (f" ({why})" if why else "")
+                + (f"; ends {event.conclusion.status}" if event.conclusion else ""))
     if isinstance(event, AnswerReady):
         return (f"answer: {event.status} (kept {event.verdict.kept}, dropped "
                 f"{event.verdict.dropped}, composer {event.composer})")

@@ -14,6 +14,7 @@ from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import (
     AnswerReady,
     EvidenceCollected,
+    EvidenceVerified,
     PlanCreated,
     ReplyRendered,
     RouteDecided,
@@ -25,6 +26,7 @@ from pmflow_gateway.streams.stages import (
     MEMORY,
     PLAN,
     RENDER,
+    VERIFY,
     In,
     Out,
     Retries,
@@ -46,6 +48,7 @@ class Outcome:
     memory_error: str | None = None
     """Why the answer could not be remembered (the store away, or refusing it); the answer
     and the reply stand either way."""
+    verified: EvidenceVerified | None = None
 
 
 class _GaveUp(Exception):
@@ -102,17 +105,17 @@ _TOPICS = Topics()  # span names as the workers' with the default prefix
 
 async def ask_in_process(route: RouteDecided, deps: Deps, *, progress: Progress | None = None,
                          retry: Retries | None = None) -> Outcome:
-    """Plan, collect, answer, render and remember, exactly as the workers would: a stage that
-    keeps failing leaves the user a `failed` answer, and a stage that ends the question early
-    (the routing policy kept it from external sources) its own answer, rendered and
-    remembered like any other. A memory write that fails costs nothing else: the outcome
-    carries the answer and says why it was not remembered."""
+    """Plan, collect, verify, answer, render and remember, exactly as the workers would: a
+    stage that keeps failing leaves the user a `failed` answer, and a stage that ends the
+    question early (the routing policy kept it from external sources, its time ran out) its
+    own answer, rendered and remembered like any other. A memory write that fails costs
+    nothing else: the outcome carries the answer and says why it was not remembered."""
     report = progress or (lambda stage, event: None)
     chain = _Chain(deps, retry or Retries())
     made: dict[str, Any] = {}
     event: Any = route
     try:
-        for stage in (PLAN, EVIDENCE, ANSWER):
+        for stage in (PLAN, EVIDENCE, VERIFY, ANSWER):
             event = await chain.run(stage, event, after=chain.last)
             if event is None:
                 report("skipped", route)
@@ -130,4 +133,5 @@ async def ask_in_process(route: RouteDecided, deps: Deps, *, progress: Progress 
     reply = await chain.run(RENDER, answer, after=answered)
     memory_error = await chain.remember(answer, after=answered)
     report("reply", reply)
-    return Outcome(made.get("plan"), made.get("evidence"), answer, reply, memory_error)
+    return Outcome(made.get("plan"), made.get("evidence"), answer, reply, memory_error,
+                   verified=made.get("verify"))

@@ -13,6 +13,7 @@ from pmflow_gateway.schemas import (
     AnswerReady,
     AnswerStatus,
     EvidenceCollected,
+    EvidenceVerified,
     ExternalQueryPlan,
     PlanCreated,
     PlannerInfo,
@@ -23,8 +24,10 @@ from pmflow_gateway.schemas import (
     Verdict,
 )
 
+Unanswered = RouteDecided | PlanCreated | EvidenceCollected | EvidenceVerified
 
-def failed_answer(event: RouteDecided | PlanCreated | EvidenceCollected, reason: str, *,
+
+def failed_answer(event: Unanswered, reason: str, *,
                   clock: Clock, status: AnswerStatus = AnswerStatus.failed,
                   answer: str | None = None) -> AnswerReady:
     now = clock.now()
@@ -45,7 +48,7 @@ def failed_answer(event: RouteDecided | PlanCreated | EvidenceCollected, reason:
         planner=planner,
         verdict=Verdict(passed=False,
                         violations=[reason] if status is AnswerStatus.failed else []),
-        attempts=event.attempts if isinstance(event, EvidenceCollected) else [],
+        attempts=[] if isinstance(event, RouteDecided | PlanCreated) else event.attempts,
         composer="none",
     )
 

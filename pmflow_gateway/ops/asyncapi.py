@@ -42,8 +42,16 @@ CHANNELS: dict[str, tuple[str, str, str, str]] = {
         "adapter attempt. The question's budget runs from when this stage takes it up; one "
         "taken up past its bound (`context.expires_at`) asks no adapter: every attempt says "
         "`expired`."),
+    "evidenceVerified": (
+        "evidence_verified", "EvidenceVerified", "verify stage",
+        "What the answer may rest on: the kept evidence, every collected item that was "
+        "dropped with its reason and the contract that dropped it (source, freshness, "
+        "question), the verifier's verdict, and the plan as the verifier read it. When nothing "
+        "may be composed (the plan asks back, an ambiguous reading, nothing kept) its "
+        "`conclusion` is the status the question ends in."),
     "answerReady": (
-        "answer_ready", "AnswerReady", "verify+compose stage (and any stage that gives up)",
+        "answer_ready", "AnswerReady",
+        "answer stage (and any stage that ends the question early)",
         "The final answer event: status, answer, citations, sources of this execution only, "
         "the plan, the verifier's verdict, adapter attempts, timings and routing snapshot. "
         "`timed_out`: no source was asked, the question's time ran out first (a backlog past "
@@ -204,7 +212,7 @@ def build_document(prefix: str = DEFAULT_PREFIX) -> dict[str, Any]:
             "version": _package_version(),
             "description": (
                 "PMFlow's external-query chain as Kafka stages: plan -> evidence -> "
-                "verify+compose -> render / memory. Every message: key = question_id, value = "
+                "verify -> answer -> render / memory. Every message: key = question_id, value = "
                 "JSON, headers `event_type` and `traceparent`. An `event_id` names one content: "
                 "it is a digest of the event without its timestamps and durations, so a copy "
                 "of an event repeats its id and a different event never shares it. Topic "

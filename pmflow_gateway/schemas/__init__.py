@@ -15,8 +15,11 @@ from pmflow_gateway.schemas.contracts import (
 )
 from pmflow_gateway.schemas.events import (
     AnswerReady,
+    Conclusion,
     DeadLettered,
+    DroppedEvidence,
     EvidenceCollected,
+    EvidenceVerified,
     FeedbackGiven,
     PlanCreated,
     QuestionContext,
@@ -33,7 +36,8 @@ from pmflow_gateway.schemas.topics import Topics
 
 __all__ = [
     "AdapterAttempt", "AnswerContract", "AnswerReady", "AnswerStatus", "Citation",
-    "DeadLettered", "EvidenceCollected", "ExternalEvidence", "ExternalEvidenceBundle",
+    "Conclusion", "DeadLettered", "DroppedEvidence", "EvidenceCollected", "EvidenceVerified",
+    "ExternalEvidence", "ExternalEvidenceBundle",
     "ExternalQueryPlan", "FeedbackGiven", "PlanCreated", "PlannerInfo", "QueryKind",
     "QuestionContext", "ReplyRendered", "RouteAction", "RouteDecided", "RoutePolicy",
     "RoutingSnapshot", "SourceUsed",

@@ -26,6 +26,7 @@ from pmflow_gateway.schemas.contracts import (
     ClippedAnswer,
     ClippedLine,
     ClippedPassage,
+    ExternalEvidence,
     ExternalEvidenceBundle,
     ExternalQueryPlan,
     Frozen,
@@ -229,6 +230,51 @@ class EvidenceCollected(Envelope):
     attempts: Attempts = Field(default_factory=list)
 
 
+DroppedContract = Literal["source", "freshness", "question", "limit"]
+
+
+class DroppedEvidence(Frozen):
+    """A collected item no answer may rest on, and why."""
+
+    item: ExternalEvidence
+    contract: DroppedContract = Field(description=(
+        "Which rule dropped it: source (not external http(s) evidence of this execution, an "
+        "internal label, an upstream repeat, a duplicate), freshness (stale or undated), "
+        "question (not about the asked place, subject, day or metric; an ambiguous reading) "
+        "or limit (about it, but better items filled the result limit)"))
+    reason: ClippedLine
+
+
+class Conclusion(Frozen):
+    """The verifier alone decided how the question ends: nothing may be composed."""
+
+    status: AnswerStatus
+    reason: ClippedLine
+    answer: ClippedPassage = Field(description="What the user is told instead")
+
+
+EvidenceItems = Annotated[list[ExternalEvidence], clipped(MAX_ITEMS), Field(max_length=MAX_ITEMS)]
+
+
+class EvidenceVerified(Envelope):
+    """The evidence the answer may rest on, and every collected item it may not, with why."""
+
+    context: QuestionContext
+    plan: ExternalQueryPlan = Field(description=(
+        "The plan as the verifier read it: the short names the evidence declares for the "
+        "asked subjects (a ticker) count as theirs from here on."))
+    planner: PlannerInfo
+    execution_id: Name
+    kept: EvidenceItems = Field(default_factory=list)
+    dropped: Annotated[list[DroppedEvidence], clipped(MAX_ITEMS),
+                       Field(max_length=MAX_ITEMS)] = Field(default_factory=list)
+    verdict: Verdict
+    conclusion: Conclusion | None = Field(default=None, description=(
+        "Set when nothing may be composed (the plan asks back, the place or subject reads "
+        "two ways, nothing was kept): the status the question ends in."))
+    attempts: Attempts = Field(default_factory=list)
+
+
 class AnswerReady(Envelope):
     """The final answer event: everything that happened to the question."""
 
@@ -290,6 +336,7 @@ STAGE_OUTPUTS: dict[str, type[Frozen]] = {
     "RouteDecided": RouteDecided,
     "PlanCreated": PlanCreated,
     "EvidenceCollected": EvidenceCollected,
+    "EvidenceVerified": EvidenceVerified,
     "AnswerReady": AnswerReady,
     "ReplyRendered": ReplyRendered,
     "FeedbackGiven": FeedbackGiven,

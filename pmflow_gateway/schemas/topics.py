@@ -8,6 +8,7 @@ from dataclasses import dataclass
 ROUTE_DECIDED = "query.route-decided.v1"
 PLAN_CREATED = "query.plan-created.v1"
 EVIDENCE_COLLECTED = "query.evidence-collected.v1"
+EVIDENCE_VERIFIED = "query.evidence-verified.v1"
 ANSWER_READY = "query.answer-ready.v1"
 REPLY_RENDERED = "query.reply-rendered.v1"
 FEEDBACK = "query.feedback.v1"
@@ -36,6 +37,10 @@ class Topics:
         return self._name(EVIDENCE_COLLECTED)
 
     @property
+    def evidence_verified(self) -> str:
+        return self._name(EVIDENCE_VERIFIED)
+
+    @property
     def answer_ready(self) -> str:
         return self._name(ANSWER_READY)
 
@@ -52,6 +57,6 @@ class Topics:
         return self._name(DEAD_LETTER)
 
     def all(self) -> list[str]:
-        suffixes = (ROUTE_DECIDED, PLAN_CREATED, EVIDENCE_COLLECTED, ANSWER_READY,
-                    REPLY_RENDERED, FEEDBACK, DEAD_LETTER)
+        suffixes = (ROUTE_DECIDED, PLAN_CREATED, EVIDENCE_COLLECTED, EVIDENCE_VERIFIED,
+                    ANSWER_READY, REPLY_RENDERED, FEEDBACK, DEAD_LETTER)
         return [self._name(s) for s in suffixes]

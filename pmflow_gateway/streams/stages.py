@@ -14,9 +14,9 @@ from opentelemetry.trace import Span
 
 from pmflow_gateway import tracing
 from pmflow_gateway.contract.envelopes import identified
-from pmflow_gateway.handlers.answer import verify_and_compose
+from pmflow_gateway.handlers.answer import compose_answer
 from pmflow_gateway.handlers.evidence import collect_evidence, never_asked
-from pmflow_gateway.handlers.failure import failed_answer, timed_out_answer
+from pmflow_gateway.handlers.failure import Unanswered, failed_answer, timed_out_answer
 from pmflow_gateway.handlers.feedback import remember_feedback
 from pmflow_gateway.handlers.memory import (
     is_remembered,
@@ -25,10 +25,12 @@ from pmflow_gateway.handlers.memory import (
 )
 from pmflow_gateway.handlers.plan import is_for_us, plan_question
 from pmflow_gateway.handlers.render import render_reply
+from pmflow_gateway.handlers.verify import verify_collected
 from pmflow_gateway.ports import Deps, Unavailable, Unstorable
 from pmflow_gateway.schemas import (
     AnswerReady,
     EvidenceCollected,
+    EvidenceVerified,
     FeedbackGiven,
     PlanCreated,
     ReplyRendered,
@@ -112,10 +114,14 @@ async def _evidence(g: Deps, e: PlanCreated) -> EvidenceCollected | AnswerReady:
     return await collect_evidence(e, adapters=g.adapters, clock=g.clock)
 
 
-async def _answer(g: Deps, e: EvidenceCollected) -> AnswerReady:
+async def _verify(g: Deps, e: EvidenceCollected) -> EvidenceVerified | AnswerReady:
     if never_asked(e):  # no evidence was looked for: nothing for the verifier to judge
         return timed_out_answer(e, clock=g.clock)
-    return await verify_and_compose(e, clock=g.clock, composer=g.composer)
+    return verify_collected(e, clock=g.clock)
+
+
+async def _answer(g: Deps, e: EvidenceVerified) -> AnswerReady:
+    return await compose_answer(e, clock=g.clock, composer=g.composer)
 
 
 async def _render(g: Deps, e: AnswerReady) -> ReplyRendered:
@@ -134,7 +140,7 @@ async def _feedback(g: Deps, e: FeedbackGiven) -> None:
         s.set_attribute("pmflow.applied", await remember_feedback(e, store=g.store))
 
 
-def _failed(g: Deps, e: RouteDecided | PlanCreated | EvidenceCollected, reason: str) -> AnswerReady:
+def _failed(g: Deps, e: Unanswered, reason: str) -> AnswerReady:
     return identified(failed_answer(e, reason, clock=g.clock))
 
 
@@ -146,9 +152,14 @@ EVIDENCE: Stage[PlanCreated, EvidenceCollected | AnswerReady] = Stage(
     name="evidence", description="Plan -> external evidence (MCP first, then fallback).",
     source=lambda t: t.plan_created, model=PlanCreated, handle=_evidence,
     sink=lambda t: t.evidence_collected, give_up=_failed)
-ANSWER: Stage[EvidenceCollected, AnswerReady] = Stage(
-    name="answer", description="Evidence -> verified, grounded answer (final event).",
-    source=lambda t: t.evidence_collected, model=EvidenceCollected, handle=_answer,
+VERIFY: Stage[EvidenceCollected, EvidenceVerified | AnswerReady] = Stage(
+    name="verify", description="Evidence -> what the answer may rest on, and every dropped "
+    "item with its reason (source, freshness and question contracts).",
+    source=lambda t: t.evidence_collected, model=EvidenceCollected, handle=_verify,
+    sink=lambda t: t.evidence_verified, give_up=_failed)
+ANSWER: Stage[EvidenceVerified, AnswerReady] = Stage(
+    name="answer", description="Verified evidence -> composed, checked answer (final event).",
+    source=lambda t: t.evidence_verified, model=EvidenceVerified, handle=_answer,
     sink=lambda t: t.answer_ready, give_up=_failed)
 RENDER: Stage[AnswerReady, ReplyRendered] = Stage(
     name="render", description="Answer -> the reply the user sees.",
@@ -166,7 +177,7 @@ FEEDBACK: Stage[FeedbackGiven, None] = Stage(
 # The runner's view: each stage decodes its own `model` and hands that to its own `handle`,
 # so the pairing holds even though one dict cannot spell each entry's types.
 STAGES: dict[str, Stage[Any, Any]] = {
-    s.name: s for s in (PLAN, EVIDENCE, ANSWER, RENDER, MEMORY, FEEDBACK)}
+    s.name: s for s in (PLAN, EVIDENCE, VERIFY, ANSWER, RENDER, MEMORY, FEEDBACK)}
 
 
 def annotate(span: Span, output: Frozen) -> None:
@@ -187,6 +198,8 @@ def annotate(span: Span, output: Frozen) -> None:
                 "adapter": a.adapter, "server": a.server or "", "tool": a.tool or "",
                 "outcome": a.outcome, "latency_ms": a.latency_ms,
                 "evidence_count": a.evidence_count, "error": (a.error or "")[:300]})
+    elif isinstance(output, EvidenceVerified):
+        _annotate_verified(span, output)
     elif isinstance(output, AnswerReady):
         v = output.verdict
         span.set_attributes({"pmflow.status": str(output.status),
@@ -199,3 +212,18 @@ def annotate(span: Span, output: Frozen) -> None:
     elif isinstance(output, ReplyRendered):
         span.set_attributes({"pmflow.status": str(output.status),
                              "pmflow.reply.sources": len(output.sources)})
+
+
+def _annotate_verified(span: Span, output: EvidenceVerified) -> None:
+    v = output.verdict
+    span.set_attributes({"pmflow.verify.kept": len(output.kept),
+                         "pmflow.verify.dropped": len(output.dropped),
+                         "pmflow.verify.conclusion": str(output.conclusion.status)
+                         if output.conclusion else "compose"})
+    span.add_event("verifier.verdict", {
+        "passed": v.passed, "kept": v.kept, "dropped": v.dropped,
+        "freshness_ok": v.freshness_ok, "multi_source_ok": v.multi_source_ok,
+        "dropped_reasons": "; ".join(v.dropped_reasons)[:500]})
+    for d in output.dropped[:10]:
+        span.add_event("evidence.dropped", {"url": d.item.target_url[:300],
+                                            "contract": d.contract, "reason": d.reason[:300]})

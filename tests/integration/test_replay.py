@@ -56,12 +56,18 @@ async def _record(bootstrap: str, topics: Topics, routes: list[RouteDecided]) ->
                       adapters=[FakeAdapter("mcp", items=[WEATHER])], store=InMemoryStore())
     await produce(bootstrap, topics.route_decided,
                   [(r.question_id.encode(), encode(r)) for r in routes])
-    answers = []
+    answers, collected, verified = [], [], []
     for route in routes:
         outcome = await ask_in_process(route, gateway)
+        key = route.question_id.encode()
         if outcome.answer is not None:
-            answers.append((route.question_id.encode(), encode(outcome.answer)))
+            answers.append((key, encode(outcome.answer)))
+        if outcome.evidence is not None and outcome.verified is not None:
+            collected.append((key, encode(outcome.evidence)))
+            verified.append((key, encode(outcome.verified)))
     await produce(bootstrap, topics.answer_ready, answers)
+    await produce(bootstrap, topics.evidence_collected, collected)
+    await produce(bootstrap, topics.evidence_verified, verified)
 
 
 async def test_replay_diffs_plans_and_statuses_in_the_time_range(
@@ -87,6 +93,9 @@ async def test_replay_diffs_plans_and_statuses_in_the_time_range(
     assert first.status_then == "answered" and first.status_now == WOULD_SEARCH
     assert first.plan_changes["query_kind"] == ("weather", "news")
     assert first.plan_changes["search_queries"][1] == ["replayed query"]
+    # the evidence recorded then, verified again today: the same item kept, nothing fetched
+    assert first.kept_then == first.kept_now == [WEATHER.target_url]
+    assert not first.verify_changed and by_id["q-held"].kept_now is None
     assert by_id["q-internal"].status_then is None and by_id["q-internal"].status_now == SKIPPED
     assert by_id["q-unanswered"].status_then is None and not by_id["q-unanswered"].plan_changes
     held = by_id["q-held"]  # the routing table answers it before any planner: nothing to diff
@@ -97,6 +106,7 @@ async def test_replay_diffs_plans_and_statuses_in_the_time_range(
 
     text = report.render()
     assert "  query_kind: 'weather' -> 'news'" in text
+    assert "  verify: kept 1 -> 1" in text and "0 verification changes" in text
     assert text.splitlines()[-1].startswith("summary: 5 questions; 2 plan changes (")
     assert "query_kind 2" in text.splitlines()[-1]
 
@@ -116,7 +126,8 @@ async def test_replay_filters_by_tenant_and_end_and_same_planner_changes_nothing
     assert [q.question_id for q in report.questions] == ["q-a"]
     assert report.questions[0].plan_changes == {}
     assert "  plan unchanged" in report.render()
-    assert report.summary() == "summary: 1 questions; 0 plan changes; 0 status changes"
+    assert report.summary() == ("summary: 1 questions; 0 plan changes; 0 status changes; "
+                                "0 verification changes")
 
 
 def test_times_are_iso_or_a_duration_ago() -> None:

@@ -5,8 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pmflow_gateway.ports import Clock
+from pmflow_gateway.handlers.answer import compose_answer
+from pmflow_gateway.handlers.composers import EXTRACTIVE
+from pmflow_gateway.handlers.verify import verify_collected
+from pmflow_gateway.ports import Clock, Composer
 from pmflow_gateway.schemas import (
+    AnswerReady,
     EvidenceCollected,
     ExternalEvidence,
     ExternalEvidenceBundle,
@@ -63,3 +67,10 @@ def route(question: str, **fields: object) -> RouteDecided:
         "route_mode": "external", "effective_source_policy": "external_only",
         "reply_contract": "external_realtime", **fields}
     return RouteDecided.model_validate(values)
+
+
+async def verify_and_compose(event: EvidenceCollected, *, clock: Clock,
+                             composer: Composer = EXTRACTIVE) -> AnswerReady:
+    """The verify and answer stage cores in a row, as the workers run them."""
+    return await compose_answer(verify_collected(event, clock=clock), clock=clock,
+                                composer=composer)
