@@ -23,6 +23,7 @@ from pmflow_gateway.schemas import (
     FeedbackGiven,
     PlannerInfo,
     RouteDecided,
+    RouteOutcomeReported,
 )
 
 
@@ -140,6 +141,11 @@ class MemoryStore(Protocol):
     async def record_answer(self, event: AnswerReady) -> bool:
         """Persist the answer once; False when this event was already applied. Ratings that
         arrived before it are applied with it."""
+        ...
+
+    async def record_outcome(self, event: RouteOutcomeReported) -> bool:
+        """Persist the outcome of a question PMFlow answered itself, under the same rules as
+        an answer: once, never over a newer one, counted in the tenant's route memory."""
         ...
 
     async def apply_feedback(self, event: FeedbackGiven) -> bool:

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from pmflow_gateway.agent_tools.access import TenantTokens
 from pmflow_gateway.agent_tools.askers import AnswerTimeout, Asker, NotAnswered
-from pmflow_gateway.contract.memory_rules import RoutePrior
+from pmflow_gateway.contract.memory_rules import EXTERNAL_ONLY, RoutePrior
 from pmflow_gateway.handlers.evidence import MIN_ATTEMPT_S
 from pmflow_gateway.handlers.memory import AGENT_TOOL_ORIGIN, prior_for
 from pmflow_gateway.ports import MemoryStore, Unavailable
@@ -206,8 +206,10 @@ def search_result(answer: AnswerReady,
 
 def prior_result(prior: RoutePrior) -> RoutePriorResult:
     """The prior as a caller sees it: confidence in steps, and no vote shares."""
-    basis = (f"{prior.samples} similar past question(s) of your tenant" if prior.samples
-             else prior.basis)
+    basis = prior.basis
+    if prior.samples:
+        basis = f"{prior.samples} similar past question(s) of your tenant"
+        basis += "" if prior.knows_internal else f"; {EXTERNAL_ONLY}"
     return RoutePriorResult(
         suggested_route_mode=prior.suggested_route_mode,
         confidence=coarse_confidence(prior.confidence), samples=prior.samples,

@@ -64,6 +64,13 @@ CHANNELS: dict[str, tuple[str, str, str, str]] = {
     "feedback": (
         "feedback", "FeedbackGiven", "PMFlow feedback center (input)",
         "A user's verdict on an answer; the memory writer records it."),
+    "routeOutcome": (
+        "route_outcome", "RouteOutcomeReported", "PMFlow route gateway (input)",
+        "How a question PMFlow answered itself (an internal route) or sent elsewhere ended. "
+        "Recorded in the tenant's QA records and route memories under the same memory rules "
+        "as the gateway's own answers (idempotent by event id, a late report changes "
+        "nothing), so `route_prior` and the similar-question priors weigh both sides; without "
+        "such reports the prior's basis says it knows external outcomes only."),
     "deadLetter": (
         "dead_letter", "DeadLettered", "any stage",
         "A record a stage could not take (poison or out of retries), with the reason and its "

@@ -13,6 +13,7 @@ from pmflow_gateway.schemas.contracts import (
     SourceUsed,
     Verdict,
 )
+from pmflow_gateway.schemas.envelope import content_id, stage_event_id
 from pmflow_gateway.schemas.events import (
     AnswerReady,
     Conclusion,
@@ -26,11 +27,10 @@ from pmflow_gateway.schemas.events import (
     ReplyRendered,
     RouteAction,
     RouteDecided,
+    RouteOutcomeReported,
     RoutePolicy,
     RoutingSnapshot,
     UpstreamSource,
-    content_id,
-    stage_event_id,
 )
 from pmflow_gateway.schemas.topics import Topics
 
@@ -39,7 +39,8 @@ __all__ = [
     "Conclusion", "DeadLettered", "DroppedEvidence", "EvidenceCollected", "EvidenceVerified",
     "ExternalEvidence", "ExternalEvidenceBundle",
     "ExternalQueryPlan", "FeedbackGiven", "PlanCreated", "PlannerInfo", "QueryKind",
-    "QuestionContext", "ReplyRendered", "RouteAction", "RouteDecided", "RoutePolicy",
+    "QuestionContext", "ReplyRendered", "RouteAction", "RouteDecided",
+    "RouteOutcomeReported", "RoutePolicy",
     "RoutingSnapshot", "SourceUsed",
     "Topics", "UpstreamSource", "Verdict", "content_id", "stage_event_id",
 ]

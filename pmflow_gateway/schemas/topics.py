@@ -12,6 +12,7 @@ EVIDENCE_VERIFIED = "query.evidence-verified.v1"
 ANSWER_READY = "query.answer-ready.v1"
 REPLY_RENDERED = "query.reply-rendered.v1"
 FEEDBACK = "query.feedback.v1"
+ROUTE_OUTCOME = "query.route-outcome.v1"
 DEAD_LETTER = "query.dead-letter.v1"
 
 
@@ -53,10 +54,14 @@ class Topics:
         return self._name(FEEDBACK)
 
     @property
+    def route_outcome(self) -> str:
+        return self._name(ROUTE_OUTCOME)
+
+    @property
     def dead_letter(self) -> str:
         return self._name(DEAD_LETTER)
 
     def all(self) -> list[str]:
         suffixes = (ROUTE_DECIDED, PLAN_CREATED, EVIDENCE_COLLECTED, EVIDENCE_VERIFIED,
-                    ANSWER_READY, REPLY_RENDERED, FEEDBACK, DEAD_LETTER)
+                    ANSWER_READY, REPLY_RENDERED, FEEDBACK, ROUTE_OUTCOME, DEAD_LETTER)
         return [self._name(s) for s in suffixes]

@@ -23,6 +23,7 @@ from pmflow_gateway.handlers.memory import (
     preferred_domain_hints,
     remember_answer,
 )
+from pmflow_gateway.handlers.outcome import remember_outcome
 from pmflow_gateway.handlers.plan import is_for_us, plan_question
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.handlers.verify import verify_collected
@@ -35,6 +36,7 @@ from pmflow_gateway.schemas import (
     PlanCreated,
     ReplyRendered,
     RouteDecided,
+    RouteOutcomeReported,
     Topics,
 )
 from pmflow_gateway.schemas.contracts import Frozen
@@ -140,6 +142,11 @@ async def _feedback(g: Deps, e: FeedbackGiven) -> None:
         s.set_attribute("pmflow.applied", await remember_feedback(e, store=g.store))
 
 
+async def _outcome(g: Deps, e: RouteOutcomeReported) -> None:
+    with tracing.span("db write qa_records", **{"db.operation.name": "record_outcome"}) as s:
+        s.set_attribute("pmflow.applied", await remember_outcome(e, store=g.store))
+
+
 def _failed(g: Deps, e: Unanswered, reason: str) -> AnswerReady:
     return identified(failed_answer(e, reason, clock=g.clock))
 
@@ -174,10 +181,14 @@ FEEDBACK: Stage[FeedbackGiven, None] = Stage(
     name="feedback", description="Feedback -> QA record and route memory.",
     source=lambda t: t.feedback, model=FeedbackGiven, handle=_feedback)
 
+OUTCOME: Stage[RouteOutcomeReported, None] = Stage(
+    name="outcome", description="PMFlow's own route outcome -> QA record and route memory.",
+    source=lambda t: t.route_outcome, model=RouteOutcomeReported, handle=_outcome)
+
 # The runner's view: each stage decodes its own `model` and hands that to its own `handle`,
 # so the pairing holds even though one dict cannot spell each entry's types.
 STAGES: dict[str, Stage[Any, Any]] = {
-    s.name: s for s in (PLAN, EVIDENCE, VERIFY, ANSWER, RENDER, MEMORY, FEEDBACK)}
+    s.name: s for s in (PLAN, EVIDENCE, VERIFY, ANSWER, RENDER, MEMORY, FEEDBACK, OUTCOME)}
 
 
 def annotate(span: Span, output: Frozen) -> None:

@@ -41,6 +41,7 @@ async def test_feedback_round_trip_and_refusals(
         processor: tuple[Processor, SqlMemoryStore], kafka_bootstrap: str) -> None:
     proc, store = processor
     tenant, question_id = f"fb{uuid.uuid4().hex[:6]}", f"q-{uuid.uuid4().hex[:8]}"
+    other = f"other-{tenant}"  # unique: the database outlives the test run
     route = {**ROUTE_DECIDED, "question_id": question_id, "tenant_id": tenant}
     await produce(kafka_bootstrap, proc.topics.route_decided,
                   [(question_id.encode(), orjson.dumps(route))])
@@ -50,21 +51,21 @@ async def test_feedback_round_trip_and_refusals(
         await asyncio.sleep(0.1)
     await produce(kafka_bootstrap, proc.topics.feedback, [
         (question_id.encode(), feedback(question_id, tenant, "helpful")),
-        (question_id.encode(), feedback(question_id, "other-tenant", "incorrect")),
+        (question_id.encode(), feedback(question_id, other, "incorrect")),
         (b"q-unknown", feedback("q-unknown", tenant, "stale")),
     ])
     for _ in range(100):
-        if await waiting(store, tenant, "other-tenant") == 2:
+        if await waiting(store, tenant, other) == 2:
             break
         await asyncio.sleep(0.1)
-    assert await waiting(store, tenant, "other-tenant") == 2
+    assert await waiting(store, tenant, other) == 2
     assert await collect(kafka_bootstrap, [proc.topics.dead_letter], until=lambda rs: False,
                          timeout_s=2) == []
     record = await store.qa_record(tenant, question_id)
     assert record is not None and record["feedback_outcome"] == "helpful"
     memory = await store.route_memory(tenant, ROUTE_DECIDED["question"])  # type: ignore[arg-type]
     assert memory is not None and memory["feedback_outcome"] == "helpful"
-    assert await store.qa_record("other-tenant", question_id) is None
+    assert await store.qa_record(other, question_id) is None
 
 
 async def waiting(store: SqlMemoryStore, *tenants: str) -> int:
