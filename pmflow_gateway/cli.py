@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # `--help` must not pay for pydantic models, Kafka or HTTP cl
 # The stage table lives with the Kafka runtime, too heavy to import for `--help`; a test keeps
 # this list equal to it.
 STAGE_NAMES = ("plan", "evidence", "verify", "answer", "render", "memory", "feedback",
-               "outcome")
+               "outcome", "probe")
 def route_for(question: str, *, tenant: str, locale: str, question_id: str | None = None,
               route_mode: str = "external") -> RouteDecided:
     """A RouteDecided as PMFlow would publish it for a question asked on the command line."""

@@ -16,6 +16,8 @@ from pmflow_gateway.schemas import (
     EvidenceCollected,
     EvidenceVerified,
     PlanCreated,
+    ProbeCompleted,
+    ProbeRequested,
     ReplyRendered,
     RouteDecided,
     Topics,
@@ -25,6 +27,7 @@ from pmflow_gateway.streams.stages import (
     EVIDENCE,
     MEMORY,
     PLAN,
+    PROBE,
     RENDER,
     VERIFY,
     In,
@@ -135,3 +138,11 @@ async def ask_in_process(route: RouteDecided, deps: Deps, *, progress: Progress 
     report("reply", reply)
     return Outcome(made.get("plan"), made.get("evidence"), answer, reply, memory_error,
                    verified=made.get("verify"))
+
+
+async def probe_in_process(request: ProbeRequested, deps: Deps, *,
+                           retry: Retries | None = None) -> ProbeCompleted:
+    """The external probe, exactly as the probe stage runs it, in one span."""
+    chain = _Chain(deps, retry or Retries())
+    completed: ProbeCompleted = await chain.run(PROBE, request, after=None)
+    return completed

@@ -171,6 +171,20 @@ class Planner(Protocol):
         ...
 
 
+class EvidenceCache(Protocol):
+    """Evidence already collected for a tenant's plan, kept a short while, so the external
+    probe PMFlow asks for before deciding and the answer after it share one look-up."""
+
+    def get(self, tenant_id: str, plan: ExternalQueryPlan) -> list[ExternalEvidence] | None:
+        """The evidence collected for this very plan, if still fresh enough to reuse."""
+        ...
+
+    def put(self, tenant_id: str, plan: ExternalQueryPlan,
+            items: Sequence[ExternalEvidence]) -> None:
+        """Keep evidence that was about the plan."""
+        ...
+
+
 @dataclass(frozen=True, kw_only=True)
 class PlanDefaults:
     deadline_ms: int = 20_000
@@ -209,6 +223,8 @@ class Deps:
     adapters: list[EvidenceAdapter]
     store: MemoryStore
     composer: Composer
+    evidence_cache: EvidenceCache | None = None
+    """Shared by the external probe and the evidence stage; None: every plan is looked up."""
     memory_domain_hints: bool = False
     remember_agent_questions: bool = False
     """Whether questions agents asked through the MCP tools are remembered."""

@@ -71,6 +71,19 @@ CHANNELS: dict[str, tuple[str, str, str, str]] = {
         "as the gateway's own answers (idempotent by event id, a late report changes "
         "nothing), so `route_prior` and the similar-question priors weigh both sides; without "
         "such reports the prior's basis says it knows external outcomes only."),
+    "probeRequested": (
+        "probe_requested", "ProbeRequested", "PMFlow route gateway (input)",
+        "Before it decides a route, PMFlow asks what a short external look-up finds for a "
+        "question (`question_id` names the probe; `deadline_ms`, default 3000, at most "
+        "10000). The routing table is read first: `needs_private_context` or an "
+        "internal-only policy probes nothing."),
+    "probeCompleted": (
+        "probe_completed", "ProbeCompleted", "probe stage",
+        "The probe's reply, keyed by the request's `question_id`: `freshness_required`, "
+        "`trusted_domain_hit_count`, `answerable_page_hit_count`, `cross_source_agreement`, "
+        "`external_entity_hit` (no answer is composed), or `refused` with the reason. The "
+        "evidence found stays in the evidence cache (PMFLOW_EVIDENCE_CACHE_S) for the answer "
+        "to the same question."),
     "deadLetter": (
         "dead_letter", "DeadLettered", "any stage",
         "A record a stage could not take (poison or out of retries), with the reason and its "

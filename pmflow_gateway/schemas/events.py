@@ -30,6 +30,7 @@ from pmflow_gateway.schemas.contracts import (
     Name,
     Passage,
     PlannerInfo,
+    ProbeMetrics,
     SourceUsed,
     Url,
     Verdict,
@@ -258,6 +259,38 @@ class FeedbackGiven(Envelope):
     comment: str | None = Field(default=None, max_length=4000)
 
 
+PROBE_DEADLINE_MS = 3000
+
+
+class ProbeRequested(Envelope):
+    """PMFlow's route gateway asks, before it decides, what a short external look-up finds
+    (input; `question_id` names the probe and its reply)."""
+
+    question: str = Field(min_length=1, max_length=4000)
+    locale: Name = "zh-CN"
+    thread_id: Name | None = None
+    previous_question: str | None = Field(default=None, max_length=1000)
+    effective_source_policy: Name = Field(default="external_first", description=(
+        "Read by the routing table: `internal_only` (or an unknown value) probes nothing"))
+    query_profile: QueryProfile = Field(default_factory=QueryProfile, description=(
+        "`needs_private_context` probes nothing: the question is not sent out"))
+    deadline_ms: int = Field(default=PROBE_DEADLINE_MS, ge=100, le=10_000)
+
+
+class ProbeCompleted(Envelope):
+    """The external probe's reply: the metrics of seed 003 step 3, no answer. Its evidence is
+    kept for the answer to the same question (same tenant and plan) for a short while."""
+
+    request_event_id: Name
+    status: Literal["probed", "refused"]
+    reason: ClippedLine | None = None
+    metrics: ProbeMetrics | None = None
+    plan: ExternalQueryPlan | None = None
+    execution_id: Name | None = None
+    attempts: Attempts = Field(default_factory=list)
+    elapsed_ms: float = 0.0
+
+
 class DeadLettered(Frozen):
     """A message a stage could not take, and why. Its envelope fields may be unknown."""
 
@@ -284,5 +317,7 @@ STAGE_OUTPUTS: dict[str, type[Frozen]] = {
     "ReplyRendered": ReplyRendered,
     "FeedbackGiven": FeedbackGiven,
     "RouteOutcomeReported": RouteOutcomeReported,
+    "ProbeRequested": ProbeRequested,
+    "ProbeCompleted": ProbeCompleted,
     "DeadLettered": DeadLettered,
 }

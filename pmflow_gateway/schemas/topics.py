@@ -13,6 +13,8 @@ ANSWER_READY = "query.answer-ready.v1"
 REPLY_RENDERED = "query.reply-rendered.v1"
 FEEDBACK = "query.feedback.v1"
 ROUTE_OUTCOME = "query.route-outcome.v1"
+PROBE_REQUESTED = "query.probe-requested.v1"
+PROBE_COMPLETED = "query.probe-completed.v1"
 DEAD_LETTER = "query.dead-letter.v1"
 
 
@@ -58,10 +60,19 @@ class Topics:
         return self._name(ROUTE_OUTCOME)
 
     @property
+    def probe_requested(self) -> str:
+        return self._name(PROBE_REQUESTED)
+
+    @property
+    def probe_completed(self) -> str:
+        return self._name(PROBE_COMPLETED)
+
+    @property
     def dead_letter(self) -> str:
         return self._name(DEAD_LETTER)
 
     def all(self) -> list[str]:
         suffixes = (ROUTE_DECIDED, PLAN_CREATED, EVIDENCE_COLLECTED, EVIDENCE_VERIFIED,
-                    ANSWER_READY, REPLY_RENDERED, FEEDBACK, ROUTE_OUTCOME, DEAD_LETTER)
+                    ANSWER_READY, REPLY_RENDERED, FEEDBACK, ROUTE_OUTCOME, PROBE_REQUESTED,
+                    PROBE_COMPLETED, DEAD_LETTER)
         return [self._name(s) for s in suffixes]

@@ -6,6 +6,7 @@ Follow one question by reading this table top to bottom; each core lives in `han
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
@@ -25,6 +26,7 @@ from pmflow_gateway.handlers.memory import (
 )
 from pmflow_gateway.handlers.outcome import remember_outcome
 from pmflow_gateway.handlers.plan import is_for_us, plan_question
+from pmflow_gateway.handlers.probe import probe_completed, probe_refused, probe_route
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.handlers.verify import verify_collected
 from pmflow_gateway.ports import Deps, Unavailable, Unstorable
@@ -34,6 +36,8 @@ from pmflow_gateway.schemas import (
     EvidenceVerified,
     FeedbackGiven,
     PlanCreated,
+    ProbeCompleted,
+    ProbeRequested,
     ReplyRendered,
     RouteDecided,
     RouteOutcomeReported,
@@ -113,7 +117,7 @@ async def _plan(g: Deps, e: RouteDecided) -> PlanCreated | AnswerReady | None:
 
 
 async def _evidence(g: Deps, e: PlanCreated) -> EvidenceCollected | AnswerReady:
-    return await collect_evidence(e, adapters=g.adapters, clock=g.clock)
+    return await collect_evidence(e, adapters=g.adapters, clock=g.clock, cache=g.evidence_cache)
 
 
 async def _verify(g: Deps, e: EvidenceCollected) -> EvidenceVerified | AnswerReady:
@@ -140,6 +144,19 @@ async def _remember(g: Deps, e: AnswerReady) -> None:
 async def _feedback(g: Deps, e: FeedbackGiven) -> None:
     with tracing.span("db write qa_records", **{"db.operation.name": "apply_feedback"}) as s:
         s.set_attribute("pmflow.applied", await remember_feedback(e, store=g.store))
+
+
+async def _probe(g: Deps, e: ProbeRequested) -> ProbeCompleted:
+    """Plan, collect and verify as for a route decision, then count instead of answering."""
+    started = time.perf_counter()
+    planned = await _plan(g, probe_route(e))
+    if not isinstance(planned, PlanCreated):
+        return probe_refused(e, planned, clock=g.clock, started=started)
+    collected = await _evidence(g, planned)
+    if isinstance(collected, AnswerReady):
+        return probe_refused(e, collected, clock=g.clock, started=started)
+    verified = verify_collected(collected, clock=g.clock)
+    return probe_completed(e, collected, verified, clock=g.clock, started=started)
 
 
 async def _outcome(g: Deps, e: RouteOutcomeReported) -> None:
@@ -181,6 +198,11 @@ FEEDBACK: Stage[FeedbackGiven, None] = Stage(
     name="feedback", description="Feedback -> QA record and route memory.",
     source=lambda t: t.feedback, model=FeedbackGiven, handle=_feedback)
 
+PROBE: Stage[ProbeRequested, ProbeCompleted] = Stage(
+    name="probe", description="Probe request -> the five external-probe metrics (plan, "
+    "evidence and verify within the probe's deadline; no answer).",
+    source=lambda t: t.probe_requested, model=ProbeRequested, handle=_probe,
+    sink=lambda t: t.probe_completed)
 OUTCOME: Stage[RouteOutcomeReported, None] = Stage(
     name="outcome", description="PMFlow's own route outcome -> QA record and route memory.",
     source=lambda t: t.route_outcome, model=RouteOutcomeReported, handle=_outcome)
@@ -188,7 +210,8 @@ OUTCOME: Stage[RouteOutcomeReported, None] = Stage(
 # The runner's view: each stage decodes its own `model` and hands that to its own `handle`,
 # so the pairing holds even though one dict cannot spell each entry's types.
 STAGES: dict[str, Stage[Any, Any]] = {
-    s.name: s for s in (PLAN, EVIDENCE, VERIFY, ANSWER, RENDER, MEMORY, FEEDBACK, OUTCOME)}
+    s.name: s for s in (PLAN, EVIDENCE, VERIFY, ANSWER, RENDER, MEMORY, FEEDBACK, OUTCOME,
+                        PROBE)}
 
 
 def annotate(span: Span, output: Frozen) -> None:
@@ -220,6 +243,10 @@ def annotate(span: Span, output: Frozen) -> None:
             "freshness_ok": v.freshness_ok, "multi_source_ok": v.multi_source_ok,
             "violations": "; ".join(v.violations)[:500],
             "dropped_reasons": "; ".join(v.dropped_reasons)[:500]})
+    elif isinstance(output, ProbeCompleted):
+        span.set_attributes({"pmflow.probe.status": output.status,
+                             **({f"pmflow.probe.{k}": v for k, v in
+                                 output.metrics.model_dump().items()} if output.metrics else {})})
     elif isinstance(output, ReplyRendered):
         span.set_attributes({"pmflow.status": str(output.status),
                              "pmflow.reply.sources": len(output.sources)})

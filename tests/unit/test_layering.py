@@ -21,7 +21,7 @@ ROOT = Path(pmflow_gateway.__file__).parent
 PACKAGE = "pmflow_gateway"
 STAGES = frozenset(f"{PACKAGE}.handlers.{name}"
                    for name in ("plan", "evidence", "verify", "answer", "render", "memory",
-                                "feedback", "outcome"))
+                                "feedback", "outcome", "probe"))
 # The only modules that build the dependencies: the CLI, the MCP tools server's main, and the
 # `replay` subcommand, which builds the planner it replays with.
 ENTRY_POINTS = frozenset(f"{PACKAGE}.{name}"
