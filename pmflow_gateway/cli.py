@@ -25,8 +25,9 @@ if TYPE_CHECKING:  # `--help` must not pay for pydantic models, Kafka or HTTP cl
 STAGE_NAMES = ("plan", "evidence", "verify", "answer", "render", "memory", "feedback",
                "outcome", "probe")
 def route_for(question: str, *, tenant: str, locale: str, question_id: str | None = None,
-              route_mode: str = "external") -> RouteDecided:
-    """A RouteDecided as PMFlow would publish it for a question asked on the command line."""
+              route_mode: str = "external", previous: str | None = None) -> RouteDecided:
+    """A RouteDecided as PMFlow would publish it for a question asked on the command line;
+    `previous`: the thread's previous question, for a follow-up."""
     from pmflow_gateway.schemas import RouteDecided
 
     return RouteDecided.model_validate({
@@ -40,6 +41,7 @@ def route_for(question: str, *, tenant: str, locale: str, question_id: str | Non
         "effective_source_policy": "external_only",
         "decision_origin": "cli",
         "reply_contract": "external_realtime",
+        "previous_question": previous,
     })
 
 
@@ -189,7 +191,8 @@ async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
-    route = route_for(args.question, tenant=args.tenant, locale=args.locale)
+    route = route_for(args.question, tenant=args.tenant, locale=args.locale,
+                      previous=args.previous)
     if not args.kafka and not settings.demo and settings.mcp_config is None:
         offline = asyncio.run(_unreachable(settings.live_search_endpoint
                                            or "https://html.duckduckgo.com/html/"))
@@ -360,6 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("question")
     ask.add_argument("--tenant", default="local")
     ask.add_argument("--locale", default="zh-CN")
+    ask.add_argument("--previous", metavar="QUESTION",
+                     help="the thread's previous question, for a follow-up such as 那明天呢")
     ask.add_argument("--json", action="store_true", help="print the AnswerReady and ReplyRendered")
     ask.add_argument("--demo", action="store_true", help=DEMO_HELP)
     ask.add_argument("--kafka", metavar="BOOTSTRAP",

@@ -41,7 +41,7 @@ async def probe(client: Client, **arguments: Any) -> dict[str, Any]:
     return result.structured_content
 
 
-async def test_external_probe_answers_over_mcp_stdio_with_the_five_metrics(
+async def test_over_mcp_stdio_the_probe_gives_five_metrics_and_follow_ups_are_planned(
         tmp_path: Path) -> None:
     params = StdioServerParameters(command=sys.executable,
                                    args=["-m", "pmflow_gateway.cli", "mcp", "--demo"],
@@ -52,6 +52,8 @@ async def test_external_probe_answers_over_mcp_stdio_with_the_five_metrics(
         found = await probe(client, question=QUESTION, needs_freshness=True, deadline_ms=3000)
         private = await probe(client, question="Nightjar 项目第三季度的里程碑进度如何",
                               needs_private_context=True)
+        follow_up = await client.call_tool("external_search", {
+            "question": "那明天呢", "previous_question": "广州今天天气如何"})
     print(f"\nexternal_probe over stdio: {found}")
     assert found["status"] == "probed" and set(found) >= METRICS
     assert found["freshness_required"] is True and found["external_entity_hit"] is True
@@ -60,6 +62,9 @@ async def test_external_probe_answers_over_mcp_stdio_with_the_five_metrics(
     assert found["trusted_domain_hit_count"] >= 0 and found["search_queries"]
     assert private["status"] == "refused" and private["search_queries"] == []
     assert private["answerable_page_hit_count"] == 0 and "routing policy" in private["reason"]
+    searched = follow_up.structured_content
+    assert not follow_up.is_error and searched is not None
+    assert searched["plan"]["location_hint"] == "广州" and searched["status"] != "clarify"
 
 
 @pytest.mark.kafka
