@@ -148,7 +148,9 @@ async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as
     from pmflow_gateway.tracing import publishing
 
     topics = Topics(prefix=settings.topic_prefix)
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    # Never a reply an exactly-once worker wrote in a transaction it then aborted.
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
+                                isolation_level="read_committed")
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
     try:  # started inside, so a broker that is down still gets both clients closed
         await consumer.start()
