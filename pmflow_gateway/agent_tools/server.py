@@ -22,28 +22,17 @@ from pydantic import BaseModel, Field, ValidationError
 
 from pmflow_gateway.agent_tools.access import TenantTokens
 from pmflow_gateway.agent_tools.askers import AnswerTimeout, Asker, NotAnswered
+from pmflow_gateway.agent_tools.probe_tool import PREVIOUS, QUESTION, add_external_probe
 from pmflow_gateway.contract.memory_rules import EXTERNAL_ONLY, RoutePrior
 from pmflow_gateway.handlers.evidence import MIN_ATTEMPT_S
 from pmflow_gateway.handlers.memory import AGENT_TOOL_ORIGIN, prior_for
 from pmflow_gateway.ports import MemoryStore, Unavailable
-from pmflow_gateway.schemas import (
-    AnswerReady,
-    AnswerStatus,
-    ProbeCompleted,
-    ProbeMetrics,
-    ProbeRequested,
-    RouteDecided,
-)
-from pmflow_gateway.schemas.events import PROBE_DEADLINE_MS, QueryProfile
+from pmflow_gateway.schemas import AnswerReady, AnswerStatus, RouteDecided
 
 DEFAULT_DEADLINE_MS = 20_000
 # route_prior's confidence comes in these steps only: an exact figure would tell a caller how
 # alike a stored question is to each guess it sends.
 CONFIDENCE_STEPS = 4
-QUESTION = Annotated[str, Field(min_length=1, max_length=4000,
-                                description="The user's question, in their own words")]
-PREVIOUS = Annotated[str | None, Field(max_length=1000, description=(
-    "The thread's previous question, for a follow-up such as \"那明天呢\""))]
 
 
 class Source(BaseModel):
@@ -86,15 +75,6 @@ class ExternalSearchResult(BaseModel):
                                 description="Whether this answer was remembered")
 
 
-class ExternalProbeResult(ProbeMetrics):
-    question_id: str
-    status: str = Field(description="probed, or refused (nothing was sent out: the question "
-                        "needs private context or the source policy is internal-only)")
-    reason: str | None = Field(default=None, description="Why it was refused")
-    search_queries: list[str] = Field(default_factory=list, description="What was searched")
-    elapsed_ms: float = Field(description="How long the probe took")
-
-
 class RoutePriorResult(BaseModel):
     suggested_route_mode: str | None = Field(
         description="external, internal or uncertain; null when there is no history")
@@ -116,13 +96,6 @@ EXTERNAL_SEARCH = (
 WRITES_NOTHING = " It writes nothing: the question and its answer are not remembered."
 WRITES_MEMORY = (" It records the question, its answer and their sources in your tenant's "
                  "route memory, which route_prior reads.")
-EXTERNAL_PROBE = (
-    "Before deciding how to route a question, measure what a short look-up of PUBLIC web "
-    "sources finds, without composing an answer: freshness_required, "
-    "trusted_domain_hit_count, answerable_page_hit_count, cross_source_agreement and "
-    "external_entity_hit, within deadline_ms (default 3000). The evidence found is kept a "
-    "short while, so external_search of the same question reuses it. Nothing is sent out "
-    "for a question that needs private context: it is refused.")
 ROUTE_PRIOR = (
     "Before deciding whether a question needs private data (internal), fresh public data "
     "(external) or is unclear (uncertain), ask how this tenant's similar past questions "
@@ -176,31 +149,7 @@ def build_agent_server(asker: Asker, store: MemoryStore, *, tokens: TenantTokens
         return search_result(asked.answer, MemoryWrite(written=asked.remembered,
                                                        error=asked.memory_error))
 
-    @server.tool(description=EXTERNAL_PROBE, annotations=ToolAnnotations(
-        title="External probe", read_only_hint=True, destructive_hint=False,
-        idempotent_hint=False, open_world_hint=True))
-    async def external_probe(
-        question: QUESTION,
-        locale: Annotated[str, Field(max_length=35, description="e.g. zh-CN, en")] = "zh-CN",
-        previous_question: PREVIOUS = None,
-        needs_freshness: Annotated[bool, Field(description="The question asks for fresh "
-                                               "facts")] = False,
-        needs_private_context: Annotated[bool, Field(description="The question needs the "
-                                                     "tenant's private data: nothing is "
-                                                     "probed")] = False,
-        deadline_ms: Annotated[int, Field(ge=100, le=10_000, description="Time budget")]
-        = PROBE_DEADLINE_MS,
-    ) -> ExternalProbeResult:
-        request = _probe_request(question, caller_tenant(), locale, previous_question,
-                                 QueryProfile(needs_freshness=needs_freshness,
-                                              needs_private_context=needs_private_context),
-                                 deadline_ms)
-        try:
-            completed = await asker.probe(request, timeout_s=deadline_ms / 1000)
-        except AnswerTimeout:
-            raise ToolError(f"deadline of {deadline_ms} ms expired before the probe "
-                            "finished") from None
-        return probe_result(completed)
+    add_external_probe(server, asker, caller_tenant)
 
     @server.tool(description=ROUTE_PRIOR, annotations=ToolAnnotations(
         title="Route prior", read_only_hint=True, destructive_hint=False,
@@ -228,29 +177,6 @@ def _route(question: str, tenant_id: str, locale: str, thread_id: str | None,
     except ValidationError as exc:
         reasons = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise ToolError(f"invalid arguments: {reasons}") from None
-
-
-def _probe_request(question: str, tenant_id: str, locale: str, previous: str | None,
-                   profile: QueryProfile, deadline_ms: int) -> ProbeRequested:
-    try:
-        return ProbeRequested(
-            event_id=str(uuid.uuid4()), question_id=f"probe-{uuid.uuid4().hex}",
-            tenant_id=tenant_id, occurred_at=datetime.now(UTC), question=question,
-            locale=locale, previous_question=previous, query_profile=profile,
-            deadline_ms=deadline_ms)
-    except ValidationError as exc:
-        reasons = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise ToolError(f"invalid arguments: {reasons}") from None
-
-
-def probe_result(completed: ProbeCompleted) -> ExternalProbeResult:
-    metrics = completed.metrics or ProbeMetrics(
-        freshness_required=False, trusted_domain_hit_count=0, answerable_page_hit_count=0,
-        cross_source_agreement=0.0, external_entity_hit=False)
-    return ExternalProbeResult(
-        **metrics.model_dump(), question_id=completed.question_id, status=completed.status,
-        reason=completed.reason, elapsed_ms=completed.elapsed_ms,
-        search_queries=list(completed.plan.search_queries) if completed.plan else [])
 
 
 def ran_out_of_time(answer: AnswerReady) -> bool:
