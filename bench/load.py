@@ -22,7 +22,8 @@ from bench.process import Worker
 from bench.report import summary
 from pmflow_gateway.schemas import Topics
 
-HOPS = ("route_decided", "plan_created", "evidence_collected", "answer_ready", "reply_rendered")
+HOPS = ("route_decided", "plan_created", "evidence_collected", "evidence_verified", "answer_ready",
+        "reply_rendered")
 
 
 @dataclass
@@ -141,7 +142,7 @@ class Rig:
         if cores:
             out["stage_core_ms"] = {s: summary([cores[q][s] for q in measured
                                                 if q in cores and s in cores[q]])
-                                    for s in ("plan", "evidence", "answer")}
+                                    for s in ("plan", "evidence", "verify", "answer")}
         return out
 
 

@@ -14,7 +14,7 @@ from bench.fixtures import route_decided
 from pmflow_gateway.schemas import Topics
 from pmflow_gateway.streams.stages import STAGES
 
-ALL_STAGES = ("plan", "evidence", "answer", "render", "memory")
+ALL_STAGES = ("plan", "evidence", "verify", "answer", "render", "memory")
 
 
 def groups(topics: Topics, stages: tuple[str, ...] = ALL_STAGES) -> dict[str, str]:

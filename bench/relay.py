@@ -1,4 +1,4 @@
-"""The transport's own floor: five raw aiokafka relays standing for the five stages.
+"""The transport's own floor: six raw aiokafka relays standing for the six stages.
 
     python -m bench.relay --bootstrap B --prefix P [--stages plan,evidence,...]
 
@@ -6,7 +6,7 @@ Each relay reads its stage's source topic in its stage's consumer group, validat
 with the same pydantic model as that stage, and writes the event that stage would write (the
 same bytes a real run produces, with this question's id) to the next topic, keyed by question
 id; the memory relay writes nothing (the stage writes to a database). No stage logic, no spans,
-no executor: what is left is decoding, producing and committing, the least any chain of five
+no executor: what is left is decoding, producing and committing, the least any chain of six
 Kafka stages in Python does. It speaks the same stdin/stdout protocol as `bench.worker`
 (ready, sample, stop), so the scenarios drive it exactly like ours.
 """
@@ -50,14 +50,16 @@ async def templates() -> dict[str, bytes]:
     """What each stage writes for one question, encoded as the stages encode it."""
     _, value = route_decided(TEMPLATE_RUN, 0)
     out = await ask_in_process(RouteDecided.model_validate_json(value), gateway())
-    assert out.plan and out.evidence and out.answer and out.reply
+    assert out.plan and out.evidence and out.verified and out.answer and out.reply
     return {"plan": encode(out.plan), "evidence": encode(out.evidence),
-            "answer": encode(out.answer), "render": encode(out.reply)}
+            "verify": encode(out.verified), "answer": encode(out.answer),
+            "render": encode(out.reply)}
 
 
 def targets(topics: Topics) -> dict[str, str | None]:
     return {"plan": topics.plan_created, "evidence": topics.evidence_collected,
-            "answer": topics.answer_ready, "render": topics.reply_rendered, "memory": None}
+            "verify": topics.evidence_verified, "answer": topics.answer_ready,
+            "render": topics.reply_rendered, "memory": None}
 
 
 async def relay_loop(relay: Relay, producer: AIOKafkaProducer, stop: asyncio.Event) -> None:
@@ -143,5 +145,5 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m bench.relay")
     parser.add_argument("--bootstrap", required=True)
     parser.add_argument("--prefix", required=True)
-    parser.add_argument("--stages", default="plan,evidence,answer,render,memory")
+    parser.add_argument("--stages", default="plan,evidence,verify,answer,render,memory")
     asyncio.run(main(parser.parse_args()))

@@ -241,7 +241,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m bench.worker")
     parser.add_argument("--bootstrap", required=True)
     parser.add_argument("--prefix", required=True)
-    parser.add_argument("--stages", default="plan,evidence,answer,render,memory")
+    parser.add_argument("--stages", default="plan,evidence,verify,answer,render,memory")
     parser.add_argument("--adapter-delay-ms", type=float, default=0.0)
     parser.add_argument("--real-mcp", action="store_true",
                         help="our MCP server over stdio (with --adapter-delay-ms) as the adapter")

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Literal
 
 from pmflow_gateway.adapters.clock import SystemClock
+from pmflow_gateway.adapters.evidence_cache import RecentEvidence
 from pmflow_gateway.adapters.live_search import LiveSearchAdapter
 from pmflow_gateway.adapters.llm import OpenAIChatModel
 from pmflow_gateway.adapters.mcp import McpAdapter, adapters_from_config
@@ -128,6 +129,8 @@ async def build_deps(settings: Settings) -> Deps:
         adapters=adapters,
         store=store,
         composer=composer,
+        evidence_cache=RecentEvidence(ttl_s=settings.evidence_cache_s)
+        if settings.evidence_cache_s > 0 else None,
         memory_domain_hints=settings.memory_domain_hints,
         remember_agent_questions=settings.agent_memory_writes,
         plan_defaults=PlanDefaults(deadline_ms=settings.deadline_ms,

@@ -22,10 +22,12 @@ if TYPE_CHECKING:  # `--help` must not pay for pydantic models, Kafka or HTTP cl
 
 # The stage table lives with the Kafka runtime, too heavy to import for `--help`; a test keeps
 # this list equal to it.
-STAGE_NAMES = ("plan", "evidence", "answer", "render", "memory", "feedback")
+STAGE_NAMES = ("plan", "evidence", "verify", "answer", "render", "memory", "feedback",
+               "outcome", "probe")
 def route_for(question: str, *, tenant: str, locale: str, question_id: str | None = None,
-              route_mode: str = "external") -> RouteDecided:
-    """A RouteDecided as PMFlow would publish it for a question asked on the command line."""
+              route_mode: str = "external", previous: str | None = None) -> RouteDecided:
+    """A RouteDecided as PMFlow would publish it for a question asked on the command line;
+    `previous`: the thread's previous question, for a follow-up."""
     from pmflow_gateway.schemas import RouteDecided
 
     return RouteDecided.model_validate({
@@ -39,6 +41,7 @@ def route_for(question: str, *, tenant: str, locale: str, question_id: str | Non
         "effective_source_policy": "external_only",
         "decision_origin": "cli",
         "reply_contract": "external_realtime",
+        "previous_question": previous,
     })
 
 
@@ -108,7 +111,13 @@ async def _ask_embedded(route: RouteDecided, settings: Settings, as_json: bool) 
 
 def stage_line(stage: str, event: object) -> str:
     """One human line per stage, for the live progress of `ask`."""
-    from pmflow_gateway.schemas import AnswerReady, EvidenceCollected, PlanCreated, ReplyRendered
+    from pmflow_gateway.schemas import (
+        AnswerReady,
+        EvidenceCollected,
+        EvidenceVerified,
+        PlanCreated,
+        ReplyRendered,
+    )
 
     if isinstance(event, PlanCreated):
         return (f"plan: {event.plan.query_kind} / {event.plan.answer_contract} "
@@ -117,6 +126,11 @@ def stage_line(stage: str, event: object) -> str:
         tries = ", ".join(f"{a.adapter}{'/' + a.server if a.server else ''} {a.outcome} "
                           f"{a.latency_ms:.0f}ms" for a in event.attempts) or "none"
         return f"evidence: {len(event.bundle.items)} item(s); attempts: {tries}"
+    if isinstance(event, EvidenceVerified):
+        why = "; ".join(f"{d.contract}: {d.reason}" for d in event.dropped[:3])
+        return (f"verify: kept {len(event.kept)}, dropped {len(event.dropped)}"
+                + (f" ({why})" if why else "")
+                + (f"; ends {event.conclusion.status}" if event.conclusion else ""))
     if isinstance(event, AnswerReady):
         return (f"answer: {event.status} (kept {event.verdict.kept}, dropped "
                 f"{event.verdict.dropped}, composer {event.composer})")
@@ -134,7 +148,9 @@ async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as
     from pmflow_gateway.tracing import publishing
 
     topics = Topics(prefix=settings.topic_prefix)
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    # Never a reply an exactly-once worker wrote in a transaction it then aborted.
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
+                                isolation_level="read_committed")
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
     try:  # started inside, so a broker that is down still gets both clients closed
         await consumer.start()
@@ -177,7 +193,8 @@ async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
-    route = route_for(args.question, tenant=args.tenant, locale=args.locale)
+    route = route_for(args.question, tenant=args.tenant, locale=args.locale,
+                      previous=args.previous)
     if not args.kafka and not settings.demo and settings.mcp_config is None:
         offline = asyncio.run(_unreachable(settings.live_search_endpoint
                                            or "https://html.duckduckgo.com/html/"))
@@ -352,6 +369,8 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("question")
     ask.add_argument("--tenant", default="local")
     ask.add_argument("--locale", default="zh-CN")
+    ask.add_argument("--previous", metavar="QUESTION",
+                     help="the thread's previous question, for a follow-up such as 那明天呢")
     ask.add_argument("--json", action="store_true", help="print the AnswerReady and ReplyRendered")
     ask.add_argument("--demo", action="store_true", help=DEMO_HELP)
     ask.add_argument("--kafka", metavar="BOOTSTRAP",

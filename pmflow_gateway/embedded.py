@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from opentelemetry.trace import Span
 
@@ -13,7 +14,10 @@ from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import (
     AnswerReady,
     EvidenceCollected,
+    EvidenceVerified,
     PlanCreated,
+    ProbeCompleted,
+    ProbeRequested,
     ReplyRendered,
     RouteDecided,
     Topics,
@@ -23,7 +27,9 @@ from pmflow_gateway.streams.stages import (
     EVIDENCE,
     MEMORY,
     PLAN,
+    PROBE,
     RENDER,
+    VERIFY,
     In,
     Out,
     Retries,
@@ -45,6 +51,7 @@ class Outcome:
     memory_error: str | None = None
     """Why the answer could not be remembered (the store away, or refusing it); the answer
     and the reply stand either way."""
+    verified: EvidenceVerified | None = None
 
 
 class _GaveUp(Exception):
@@ -101,22 +108,26 @@ _TOPICS = Topics()  # span names as the workers' with the default prefix
 
 async def ask_in_process(route: RouteDecided, deps: Deps, *, progress: Progress | None = None,
                          retry: Retries | None = None) -> Outcome:
-    """Plan, collect, answer, render and remember, exactly as the workers would: a stage that
-    keeps failing leaves the user a `failed` answer, rendered and remembered like any other.
-    A memory write that fails costs nothing else: the outcome carries the answer and says
-    why it was not remembered."""
+    """Plan, collect, verify, answer, render and remember, exactly as the workers would: a
+    stage that keeps failing leaves the user a `failed` answer, and a stage that ends the
+    question early (the routing policy kept it from external sources, its time ran out) its
+    own answer, rendered and remembered like any other. A memory write that fails costs
+    nothing else: the outcome carries the answer and says why it was not remembered."""
     report = progress or (lambda stage, event: None)
     chain = _Chain(deps, retry or Retries())
-    plan = evidence = None
+    made: dict[str, Any] = {}
+    event: Any = route
     try:
-        plan = await chain.run(PLAN, route, after=None)
-        if plan is None:
-            report("skipped", route)
-            return Outcome(None, None, None, None)
-        report("plan", plan)
-        evidence = await chain.run(EVIDENCE, plan, after=chain.last)
-        report("evidence", evidence)
-        answer = await chain.run(ANSWER, evidence, after=chain.last)
+        for stage in (PLAN, EVIDENCE, VERIFY, ANSWER):
+            event = await chain.run(stage, event, after=chain.last)
+            if event is None:
+                report("skipped", route)
+                return Outcome(None, None, None, None)
+            if isinstance(event, AnswerReady):
+                break
+            made[stage.name] = event
+            report(stage.name, event)
+        answer: AnswerReady = event
     except _GaveUp as gave_up:
         answer = gave_up.answer
     report("answer", answer)
@@ -125,4 +136,13 @@ async def ask_in_process(route: RouteDecided, deps: Deps, *, progress: Progress 
     reply = await chain.run(RENDER, answer, after=answered)
     memory_error = await chain.remember(answer, after=answered)
     report("reply", reply)
-    return Outcome(plan, evidence, answer, reply, memory_error)
+    return Outcome(made.get("plan"), made.get("evidence"), answer, reply, memory_error,
+                   verified=made.get("verify"))
+
+
+async def probe_in_process(request: ProbeRequested, deps: Deps, *,
+                           retry: Retries | None = None) -> ProbeCompleted:
+    """The external probe, exactly as the probe stage runs it, in one span."""
+    chain = _Chain(deps, retry or Retries())
+    completed: ProbeCompleted = await chain.run(PROBE, request, after=None)
+    return completed

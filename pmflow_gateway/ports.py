@@ -23,6 +23,7 @@ from pmflow_gateway.schemas import (
     FeedbackGiven,
     PlannerInfo,
     RouteDecided,
+    RouteOutcomeReported,
 )
 
 
@@ -143,6 +144,11 @@ class MemoryStore(Protocol):
         arrived before it are applied with it."""
         ...
 
+    async def record_outcome(self, event: RouteOutcomeReported) -> bool:
+        """Persist the outcome of a question PMFlow answered itself, under the same rules as
+        an answer: once, never over a newer one, counted in the tenant's route memory."""
+        ...
+
     async def apply_feedback(self, event: FeedbackGiven) -> bool:
         """Write feedback back; False when already applied, older than the feedback already
         there, or when the tenant has no record of the question yet: the rating then waits
@@ -163,6 +169,20 @@ class MemoryStore(Protocol):
 class Planner(Protocol):
     async def plan(self, route: RouteDecided) -> tuple[ExternalQueryPlan, PlannerInfo]:
         """A plan for the question; never raises for a bad question (it plans `clarify`)."""
+        ...
+
+
+class EvidenceCache(Protocol):
+    """Evidence already collected for a tenant's plan, kept a short while, so the external
+    probe PMFlow asks for before deciding and the answer after it share one look-up."""
+
+    def get(self, tenant_id: str, plan: ExternalQueryPlan) -> list[ExternalEvidence] | None:
+        """The evidence collected for this very plan, if still fresh enough to reuse."""
+        ...
+
+    def put(self, tenant_id: str, plan: ExternalQueryPlan,
+            items: Sequence[ExternalEvidence]) -> None:
+        """Keep evidence that was about the plan."""
         ...
 
 
@@ -204,6 +224,8 @@ class Deps:
     adapters: list[EvidenceAdapter]
     store: MemoryStore
     composer: Composer
+    evidence_cache: EvidenceCache | None = None
+    """Shared by the external probe and the evidence stage; None: every plan is looked up."""
     memory_domain_hints: bool = False
     remember_agent_questions: bool = False
     """Whether questions agents asked through the MCP tools are remembered."""

@@ -58,6 +58,10 @@ class Settings(BaseSettings):
         default=60_000, ge=0, le=3_600_000, description="How long a question may wait in the "
         "stages' queues on top of its budget: one the evidence stage takes up later than "
         "budget + this after the gateway first saw it is not looked up and ends timed_out.")
+    evidence_cache_s: float = Field(
+        default=120.0, ge=0, le=3600, description="How long evidence found about a plan is "
+        "reused for the same tenant and plan, so the external probe PMFlow asks for before it "
+        "decides and the answer after it share one look-up (one process; 0: never reused).")
     max_message_bytes: int = Field(default=1_048_576, description="Larger inputs dead-letter.")
     result_limit: int = Field(default=3, ge=1, le=10, description="Default evidence count.")
     in_flight: int = Field(default=256, ge=1, description="In-flight messages per slow stage.")

@@ -31,6 +31,7 @@ from pmflow_gateway.schemas import (
     FeedbackGiven,
     PlannerInfo,
     RouteDecided,
+    RouteOutcomeReported,
 )
 
 
@@ -258,6 +259,7 @@ class InMemoryStore:
 
     records: dict[tuple[str, str], RecordRow] = field(default_factory=dict)
     answers: dict[tuple[str, str], AnswerReady] = field(default_factory=dict)
+    outcomes: dict[tuple[str, str], RouteOutcomeReported] = field(default_factory=dict)
     memories: dict[tuple[str, str], _Memory] = field(default_factory=dict)
     applied: set[tuple[str, str, str]] = field(default_factory=set)
     pending: dict[tuple[str, str], list[FeedbackGiven]] = field(default_factory=dict)
@@ -270,22 +272,41 @@ class InMemoryStore:
         return True
 
     async def record_answer(self, event: AnswerReady) -> bool:
+        recorded = self._record(
+            event, "answer", question=event.context.question, status=str(event.status),
+            route_mode=event.context.routing.route_mode, query_kind=str(event.plan.query_kind),
+            sources_used=[s.model_dump(mode="json") for s in event.sources_used])
+        if recorded:
+            self.answers[(event.tenant_id, event.question_id)] = event
+        return recorded
+
+    async def record_outcome(self, event: RouteOutcomeReported) -> bool:
+        recorded = self._record(event, "outcome", question=event.question,
+                                status=str(event.outcome), route_mode=event.route_mode,
+                                query_kind=event.query_kind, sources_used=[])
+        if recorded:
+            self.outcomes[(event.tenant_id, event.question_id)] = event
+        return recorded
+
+    def _record(self, event: AnswerReady | RouteOutcomeReported, kind: str, *, question: str,
+                status: str, route_mode: str, query_kind: str,
+                sources_used: list[dict[str, Any]]) -> bool:
         at = (event.tenant_id, event.question_id)
         previous = self.records.get(at)
         if answer_is_late(previous, event.occurred_at) or not self._claim(
-                event.tenant_id, "answer", event.event_id):
+                event.tenant_id, kind, event.event_id):
             return False
-        key = question_key(event.context.question)
-        memory = self.memories.setdefault((event.tenant_id, key), _Memory(
-            event.context.question, event.context.routing.route_mode, str(event.plan.query_kind)))
-        counts = count_answer(memory.row, previous, key=key, status=str(event.status))
+        key = question_key(question)
+        memory = self.memories.setdefault((event.tenant_id, key),
+                                          _Memory(question, route_mode, query_kind))
+        memory.sample_question, memory.route_mode, memory.query_kind = (
+            question, route_mode, query_kind)
+        counts = count_answer(memory.row, previous, key=key, status=status)
         memory.row = replace(memory.row, **counts)
         self.records[at] = RecordRow(
-            question_key=key, status=str(event.status), answered_at=event.occurred_at,
+            question_key=key, status=status, answered_at=event.occurred_at,
             feedback_outcome=previous.feedback_outcome if previous else None,
-            feedback_at=previous.feedback_at if previous else None,
-            sources_used=[s.model_dump(mode="json") for s in event.sources_used])
-        self.answers[at] = event
+            feedback_at=previous.feedback_at if previous else None, sources_used=sources_used)
         self._recount(event.tenant_id, key)
         if previous is None:
             for rating in sorted(self.pending.pop(at, []), key=lambda e: e.occurred_at):
@@ -353,6 +374,7 @@ class CountingStore:
 
     answers: int = 0
     feedback: int = 0
+    outcomes: int = 0
 
     async def record_answer(self, event: object) -> bool:
         self.answers += 1
@@ -360,6 +382,10 @@ class CountingStore:
 
     async def apply_feedback(self, event: object) -> bool:
         self.feedback += 1
+        return True
+
+    async def record_outcome(self, event: object) -> bool:
+        self.outcomes += 1
         return True
 
     async def similar(self, tenant_id: str, question: str, *, limit: int = 5) -> list[object]:

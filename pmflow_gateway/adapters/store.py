@@ -34,13 +34,15 @@ from pmflow_gateway.adapters.migrations import apply_migrations
 from pmflow_gateway.adapters.store_engine import answering, create_engine, database_url
 from pmflow_gateway.adapters.store_schema import (
     RECORD_ROW_COLUMNS,
-    answer_values,
+    Recorded,
     applied_events,
     memory_row,
     pending_feedback,
     qa_records,
     query_route_memories,
     record_row,
+    recorded_answer,
+    recorded_outcome,
     similar_question,
     storable_text,
 )
@@ -54,7 +56,7 @@ from pmflow_gateway.contract.memory_rules import (
 )
 from pmflow_gateway.contract.similarity import most_similar, question_key
 from pmflow_gateway.ports import Clock, SimilarQuestion
-from pmflow_gateway.schemas import AnswerReady, FeedbackGiven
+from pmflow_gateway.schemas import AnswerReady, FeedbackGiven, RouteOutcomeReported
 from pmflow_gateway.settings import Settings
 
 __all__ = ["SqlMemoryStore", "create_engine", "database_url", "open_store"]
@@ -152,25 +154,33 @@ class SqlMemoryStore:
         question already holds a newer answer (an older event arriving late changes nothing).
         Ratings that waited for this record are applied with it, oldest first."""
         async with self._turn():
-            return await self._record_answer(event, self._now())
+            return await self._record(recorded_answer(event), self._now())
 
-    async def _record_answer(self, event: AnswerReady, now: datetime) -> bool:
-        key = question_key(event.context.question)
+    async def record_outcome(self, event: RouteOutcomeReported) -> bool:
+        """Persist how a question PMFlow answered itself ended, under the same rules as an
+        answer of ours: once, never over a newer one, counted in its route memory."""
+        async with self._turn():
+            return await self._record(recorded_outcome(event), self._now())
+
+    async def _record(self, recorded: Recorded, now: datetime) -> bool:
+        key = question_key(recorded.question)
+        tenant_id, question_id = recorded.tenant_id, recorded.question_id
         async with self._engine.begin() as conn:
-            await self._serialise(conn, event.tenant_id, event.question_id)
-            if not await self._claim(conn, event, _ANSWER, now):
+            await self._serialise(conn, tenant_id, question_id)
+            if not await self._claim(conn, tenant_id, recorded.event_id, question_id,
+                                     recorded.kind, now):
                 return False
-            previous = await self._lock_record(conn, event.tenant_id, event.question_id)
+            previous = await self._lock_record(conn, tenant_id, question_id)
             if previous is None:
-                previous = await self._insert_record(conn, event, key, now)
+                previous = await self._insert_record(conn, recorded, key, now)
             if previous is not None:
-                if answer_is_late(record_row(previous), event.occurred_at):
+                if answer_is_late(record_row(previous), recorded.occurred_at):
                     return False
-                await self._update_record(conn, event.tenant_id, event.question_id,
-                                          **answer_values(event, key), updated_at=now)
-            await self._count_answer(conn, event, key, previous, now)
+                await self._update_record(conn, tenant_id, question_id, question_key=key,
+                                          **recorded.values, updated_at=now)
+            await self._count_answer(conn, recorded, key, previous, now)
             if previous is None:
-                await self._apply_waiting(conn, event.tenant_id, event.question_id, now)
+                await self._apply_waiting(conn, tenant_id, question_id, now)
             return True
 
     async def apply_feedback(self, event: FeedbackGiven) -> bool:
@@ -184,7 +194,8 @@ class SqlMemoryStore:
     async def _apply_feedback(self, event: FeedbackGiven, now: datetime) -> bool:
         async with self._engine.begin() as conn:
             await self._serialise(conn, event.tenant_id, event.question_id)
-            if not await self._claim(conn, event, _FEEDBACK, now):
+            if not await self._claim(conn, event.tenant_id, event.event_id, event.question_id,
+                                     _FEEDBACK, now):
                 return False
             record = await self._lock_record(conn, event.tenant_id, event.question_id)
             if record is None:
@@ -262,13 +273,13 @@ class SqlMemoryStore:
         await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"),
                            {"key": int.from_bytes(digest, "big", signed=True)})
 
-    async def _claim(self, conn: AsyncConnection, event: AnswerReady | FeedbackGiven, kind: str,
-                     now: datetime) -> bool:
+    async def _claim(self, conn: AsyncConnection, tenant_id: str, event_id: str,
+                     question_id: str, kind: str, now: datetime) -> bool:
         """Whether this event is applied for the first time (its claim is then taken)."""
         claimed = await conn.execute(
             self._insert(applied_events)
-            .values(tenant_id=event.tenant_id, kind=kind, event_id=event.event_id,
-                    question_id=event.question_id, applied_at=now)
+            .values(tenant_id=tenant_id, kind=kind, event_id=event_id,
+                    question_id=question_id, applied_at=now)
             .on_conflict_do_nothing(index_elements=list(applied_events.primary_key))
             .returning(applied_events.c.event_id)
         )
@@ -290,20 +301,20 @@ class SqlMemoryStore:
             .where(qa_records.c.tenant_id == tenant_id, qa_records.c.question_id == question_id)
             .values(**values))
 
-    async def _insert_record(self, conn: AsyncConnection, event: AnswerReady, key: str,
+    async def _insert_record(self, conn: AsyncConnection, recorded: Recorded, key: str,
                              now: datetime) -> Row[Any] | None:
         """Insert the QA record; None when inserted, else the row another delivery of the same
         question (a different event id) inserted first, now locked."""
         inserted = await conn.execute(
             self._insert(qa_records)
-            .values(tenant_id=event.tenant_id, question_id=event.question_id,
-                    **answer_values(event, key), created_at=now, updated_at=now)
+            .values(tenant_id=recorded.tenant_id, question_id=recorded.question_id,
+                    question_key=key, **recorded.values, created_at=now, updated_at=now)
             .on_conflict_do_nothing(index_elements=list(qa_records.primary_key))
             .returning(qa_records.c.question_id)
         )
         if inserted.first() is not None:
             return None
-        return await self._lock_record(conn, event.tenant_id, event.question_id)
+        return await self._lock_record(conn, recorded.tenant_id, recorded.question_id)
 
     async def _lock_memory(self, conn: AsyncConnection, tenant_id: str, key: str,
                            seed: dict[str, Any], now: datetime) -> Row[Any]:
@@ -322,16 +333,13 @@ class SqlMemoryStore:
         )
         return found.one()
 
-    async def _count_answer(self, conn: AsyncConnection, event: AnswerReady, key: str,
+    async def _count_answer(self, conn: AsyncConnection, recorded: Recorded, key: str,
                             previous: Row[Any] | None, now: datetime) -> None:
-        sample = {"sample_question": event.context.question,
-                  "route_mode": event.context.routing.route_mode,
-                  "query_kind": str(event.plan.query_kind),
-                  "last_question_id": event.question_id}
-        memory = await self._lock_memory(conn, event.tenant_id, key, sample, now)
+        sample = recorded.sample()
+        memory = await self._lock_memory(conn, recorded.tenant_id, key, sample, now)
         counts = count_answer(memory_row(memory), None if previous is None
-                              else record_row(previous), key=key, status=str(event.status))
-        await self._update_memory(conn, event.tenant_id, key, now, **sample, **counts)
+                              else record_row(previous), key=key, status=recorded.status)
+        await self._update_memory(conn, recorded.tenant_id, key, now, **sample, **counts)
 
     async def _count_feedback(self, conn: AsyncConnection, record: Row[Any], outcome: str,
                               at: datetime, now: datetime) -> None:

@@ -7,6 +7,7 @@ them (a test checks the two agree). Column comments live in the SQL files.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,7 +17,7 @@ from sqlalchemy.types import TypeDecorator
 
 from pmflow_gateway.contract.memory_rules import MemoryRow, RecordRow
 from pmflow_gateway.ports import SimilarQuestion
-from pmflow_gateway.schemas import AnswerReady
+from pmflow_gateway.schemas import AnswerReady, RouteOutcomeReported
 
 
 class UtcDateTime(TypeDecorator[datetime]):
@@ -175,15 +176,16 @@ RECORD_ROW_COLUMNS = ("question_key", "status", "answered_at", "feedback_outcome
                       "feedback_at", "sources_used")
 
 
-def answer_values(event: AnswerReady, key: str) -> dict[str, Any]:
-    """The QA record columns an AnswerReady sets (feedback columns are left alone)."""
+def answer_values(event: AnswerReady) -> dict[str, Any]:
+    """The QA record columns an AnswerReady sets but its question key (feedback columns are
+    left alone)."""
     context = event.context
 
     def dump(models: list[Any]) -> list[Any]:
         return [model.model_dump(mode="json") for model in models]
 
     return {
-        "question_key": key, "thread_id": context.thread_id, "question": context.question,
+        "thread_id": context.thread_id, "question": context.question,
         "locale": context.locale, "status": str(event.status), "reason": event.reason,
         "answer": event.answer, "routing_snapshot": context.routing.model_dump(mode="json"),
         "plan": event.plan.model_dump(mode="json"),
@@ -194,6 +196,53 @@ def answer_values(event: AnswerReady, key: str) -> dict[str, Any]:
         "composer": event.composer, "execution_id": event.execution_id,
         "answer_event_id": event.event_id, "answered_at": event.occurred_at,
     }
+
+
+@dataclass(frozen=True, kw_only=True)
+class Recorded:
+    """One question's outcome as the store writes it: our answer, or one PMFlow reported."""
+
+    kind: str  # the claim's kind in applied_events: "answer" or "outcome"
+    tenant_id: str
+    question_id: str
+    event_id: str
+    occurred_at: datetime
+    question: str
+    status: str
+    route_mode: str
+    query_kind: str
+    values: dict[str, Any]  # the QA record's columns, but its question key
+
+    def sample(self) -> dict[str, Any]:
+        """The route memory's sample columns, from the latest question counted under a key."""
+        return {"sample_question": self.question, "route_mode": self.route_mode,
+                "query_kind": self.query_kind, "last_question_id": self.question_id}
+
+
+def recorded_answer(event: AnswerReady) -> Recorded:
+    context = event.context
+    return Recorded(
+        kind="answer", tenant_id=event.tenant_id, question_id=event.question_id,
+        event_id=event.event_id, occurred_at=event.occurred_at, question=context.question,
+        status=str(event.status), route_mode=context.routing.route_mode,
+        query_kind=str(event.plan.query_kind), values=answer_values(event))
+
+
+def recorded_outcome(event: RouteOutcomeReported) -> Recorded:
+    """A question PMFlow answered itself: a QA record of its routing and outcome (no plan,
+    evidence or sources of ours), so its feedback lands and its memory counts like ours."""
+    return Recorded(
+        kind="outcome", tenant_id=event.tenant_id, question_id=event.question_id,
+        event_id=event.event_id, occurred_at=event.occurred_at, question=event.question,
+        status=str(event.outcome), route_mode=event.route_mode, query_kind=event.query_kind,
+        values={
+            "thread_id": event.thread_id, "question": event.question, "locale": event.locale,
+            "status": str(event.outcome), "reason": "reported by PMFlow", "answer": "",
+            "routing_snapshot": event.routing().model_dump(mode="json"),
+            "plan": {"query_kind": event.query_kind}, "planner": {"mode": "pmflow"},
+            "verdict": {}, "citations": [], "sources_used": [], "attempts": [],
+            "stage_timings_ms": {}, "composer": "pmflow", "execution_id": None,
+            "answer_event_id": event.event_id, "answered_at": event.occurred_at})
 
 
 def record_row(row: Row[Any]) -> RecordRow:

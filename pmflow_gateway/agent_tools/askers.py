@@ -1,5 +1,6 @@
-"""Two ways to get one question answered by the stage cores: in this process, or by the
-workers through Kafka. Both end at the question's AnswerReady or at its deadline."""
+"""Two ways to get one question answered (or probed) by the stage cores: in this process, or
+by the workers through Kafka. Both end at the question's AnswerReady (or the probe's
+ProbeCompleted) or at its deadline."""
 
 from __future__ import annotations
 
@@ -7,16 +8,23 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from pmflow_gateway.embedded import ask_in_process
+from pmflow_gateway.embedded import ask_in_process, probe_in_process
 from pmflow_gateway.handlers.memory import is_remembered
 from pmflow_gateway.ports import Deps
-from pmflow_gateway.schemas import AnswerReady, RouteDecided, Topics
+from pmflow_gateway.schemas import (
+    AnswerReady,
+    ProbeCompleted,
+    ProbeRequested,
+    RouteDecided,
+    Topics,
+)
 from pmflow_gateway.streams.codec import encode
+from pmflow_gateway.tracing import publishing
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +53,10 @@ class Asker(Protocol):
         """The question's final answer; `AnswerTimeout` after `timeout_s`."""
         ...
 
+    async def probe(self, request: ProbeRequested, *, timeout_s: float) -> ProbeCompleted:
+        """The external probe's reply; `AnswerTimeout` after `timeout_s`."""
+        ...
+
     async def aclose(self) -> None:
         ...
 
@@ -68,21 +80,33 @@ class EmbeddedAsker:
         return Asked(outcome.answer, remembered=outcome.memory_error is None,
                      memory_error=outcome.memory_error)
 
+    async def probe(self, request: ProbeRequested, *, timeout_s: float) -> ProbeCompleted:
+        try:
+            async with asyncio.timeout(timeout_s):
+                return await probe_in_process(request, self._deps)
+        except TimeoutError as exc:
+            raise AnswerTimeout(f"no probe result within {timeout_s * 1000:.0f} ms") from exc
+
     async def aclose(self) -> None:
         await self._deps.aclose()
 
 
 class KafkaAsker:
-    """Publishes a RouteDecided and waits for the AnswerReady with its question id.
+    """Publishes a RouteDecided (or a ProbeRequested) and waits for the AnswerReady (or the
+    ProbeCompleted) with its question id.
 
-    One consumer per server reads the answer topic from the moment it started and hands
-    each answer to the call waiting for that question id; answers nobody waits for (other
-    callers', redeliveries) are skipped. Call `start` before `ask`."""
+    One consumer per server reads both reply topics, `read_committed` (exactly-once workers'
+    aborted writes are never taken for a reply), from the moment it started, and hands each
+    reply to the call waiting for that question id; replies nobody waits for (other callers',
+    redeliveries) are skipped. Each request carries the caller's trace context. Call `start`
+    before `ask`."""
 
     def __init__(self, bootstrap: str, topics: Topics) -> None:
         self._bootstrap = bootstrap
         self._topics = topics
-        self._waiting: dict[str, asyncio.Future[AnswerReady]] = {}
+        self._replies: dict[str, type[BaseModel]] = {
+            topics.answer_ready: AnswerReady, topics.probe_completed: ProbeCompleted}
+        self._waiting: dict[tuple[str, str], asyncio.Future[Any]] = {}
         self._producer: AIOKafkaProducer | None = None
         self._consumer: AIOKafkaConsumer | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -90,51 +114,71 @@ class KafkaAsker:
     async def start(self) -> None:
         self._producer = AIOKafkaProducer(bootstrap_servers=self._bootstrap, acks="all")
         self._consumer = AIOKafkaConsumer(bootstrap_servers=self._bootstrap,
-                                          enable_auto_commit=False)
+                                          enable_auto_commit=False,
+                                          isolation_level="read_committed")
         await self._producer.start()
         await self._consumer.start()
-        topic = self._topics.answer_ready
+        assigned = [TopicPartition(topic, p) for topic in self._replies
+                    for p in sorted(await self._partitions(topic))]
+        self._consumer.assign(assigned)
+        await self._consumer.seek_to_end(*assigned)
+        for tp in assigned:  # pin the positions: no reply published from now on is missed
+            await self._consumer.position(tp)
+        self._reader = asyncio.create_task(self._read(), name="agent-tools-replies")
+
+    async def _partitions(self, topic: str) -> set[int]:
+        assert self._consumer is not None
         partitions = self._consumer.partitions_for_topic(topic)
         if not partitions:
             await self._consumer._client.force_metadata_update()  # the topic may be new
             partitions = self._consumer.partitions_for_topic(topic) or {0}
-        assigned = [TopicPartition(topic, p) for p in sorted(partitions)]
-        self._consumer.assign(assigned)
-        await self._consumer.seek_to_end(*assigned)
-        for tp in assigned:  # pin the positions: no answer published from now on is missed
-            await self._consumer.position(tp)
-        self._reader = asyncio.create_task(self._read(), name="agent-tools-answers")
+        return set(partitions)
 
     async def _read(self) -> None:
         assert self._consumer is not None
         async for record in self._consumer:
-            waiter = self._waiting.get(record.key.decode("utf-8", "replace")
-                                       if record.key else "")
+            key = record.key.decode("utf-8", "replace") if record.key else ""
+            waiter = self._waiting.get((record.topic, key))
             if waiter is None or waiter.done() or record.value is None:
                 continue
             try:
-                waiter.set_result(AnswerReady.model_validate_json(record.value))
+                waiter.set_result(self._replies[record.topic].model_validate_json(record.value))
             except ValidationError as exc:
-                log.warning("unreadable AnswerReady at offset %s: %s", record.offset, exc)
+                log.warning("unreadable reply on %s at offset %s: %s", record.topic,
+                            record.offset, exc)
 
     async def ask(self, route: RouteDecided, *, timeout_s: float) -> Asked:
+        answer = await self._request(self._topics.route_decided, route,
+                                     self._topics.answer_ready, timeout_s)
+        return Asked(answer)
+
+    async def probe(self, request: ProbeRequested, *, timeout_s: float) -> ProbeCompleted:
+        completed: ProbeCompleted = await self._request(
+            self._topics.probe_requested, request, self._topics.probe_completed, timeout_s)
+        return completed
+
+    async def _request(self, topic: str, event: RouteDecided | ProbeRequested, reply_topic: str,
+                       timeout_s: float) -> Any:
         if self._producer is None or self._reader is None or self._reader.done():
-            raise RuntimeError("the Kafka answer reader is not running")
-        if route.question_id in self._waiting:
-            raise ValueError(f"question {route.question_id} is already being asked")
-        waiter: asyncio.Future[AnswerReady] = asyncio.get_running_loop().create_future()
-        self._waiting[route.question_id] = waiter
+            raise RuntimeError("the Kafka reply reader is not running")
+        key = (reply_topic, event.question_id)
+        if key in self._waiting:
+            raise ValueError(f"question {event.question_id} is already being asked")
+        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[key] = waiter
         try:
             async with asyncio.timeout(timeout_s):
-                await self._producer.send_and_wait(
-                    self._topics.route_decided, encode(route), key=route.question_id.encode(),
-                    headers=[("event_type", b"RouteDecided")])
-                return Asked(await waiter)
+                with publishing(topic, event.question_id) as trace_headers:
+                    await self._producer.send_and_wait(
+                        topic, encode(event), key=event.question_id.encode(),
+                        headers=[("event_type", type(event).__name__.encode()),
+                                 *trace_headers])
+                return await waiter
         except TimeoutError as exc:
-            raise AnswerTimeout(f"no answer within {timeout_s * 1000:.0f} ms; are the "
+            raise AnswerTimeout(f"no reply within {timeout_s * 1000:.0f} ms; are the "
                                 "workers running (pmflow-gateway run)?") from exc
         finally:
-            self._waiting.pop(route.question_id, None)
+            self._waiting.pop(key, None)
 
     async def aclose(self) -> None:
         if self._reader is not None:

@@ -108,6 +108,11 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
         except AccessConfigError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+    from pmflow_gateway.tracing import configure_tracing, shutdown_tracing
+
+    # As `run` does: a tool call is one trace with the stages it runs, in process or (through
+    # the `traceparent` of what it publishes) in the workers.
+    configure_tracing()
     try:
         asyncio.run(serve(args, settings, tokens))
     except KeyboardInterrupt:
@@ -115,4 +120,6 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     except OSError as exc:  # a port in use, a broker that is not there
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        shutdown_tracing()
     return 0

@@ -1,4 +1,5 @@
-"""The MCP server face: `external_search` and `route_prior`, for PMFlow's agents.
+"""The MCP server face: `external_search`, `external_probe` and `route_prior`, for PMFlow's
+agents and its route gateway.
 
 Every result is structured content described by a pydantic model; a failure is an MCP tool
 error (`isError`) with one readable sentence, never a traceback. The tenant is the caller's
@@ -21,7 +22,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from pmflow_gateway.agent_tools.access import TenantTokens
 from pmflow_gateway.agent_tools.askers import AnswerTimeout, Asker, NotAnswered
-from pmflow_gateway.contract.memory_rules import RoutePrior
+from pmflow_gateway.agent_tools.probe_tool import PREVIOUS, QUESTION, add_external_probe
+from pmflow_gateway.contract.memory_rules import EXTERNAL_ONLY, RoutePrior
 from pmflow_gateway.handlers.evidence import MIN_ATTEMPT_S
 from pmflow_gateway.handlers.memory import AGENT_TOOL_ORIGIN, prior_for
 from pmflow_gateway.ports import MemoryStore, Unavailable
@@ -31,8 +33,6 @@ DEFAULT_DEADLINE_MS = 20_000
 # route_prior's confidence comes in these steps only: an exact figure would tell a caller how
 # alike a stored question is to each guess it sends.
 CONFIDENCE_STEPS = 4
-QUESTION = Annotated[str, Field(min_length=1, max_length=4000,
-                                description="The user's question, in their own words")]
 
 
 class Source(BaseModel):
@@ -62,8 +62,8 @@ class MemoryWrite(BaseModel):
 
 class ExternalSearchResult(BaseModel):
     question_id: str
-    status: str = Field(description="answered, freshness_guard, clarify, rejected, failed or "
-                        "timed_out")
+    status: str = Field(description="answered, freshness_guard, clarify, rejected, refused, "
+                        "failed or timed_out")
     answer: str = Field(description="The verified answer (or what the user is told instead)")
     citations: list[int] = Field(description="The [n] markers the answer uses")
     sources: list[Source] = Field(description="External sources of this execution only")
@@ -133,8 +133,10 @@ def build_agent_server(asker: Asker, store: MemoryStore, *, tokens: TenantTokens
         thread_id: Annotated[str | None, Field(max_length=200)] = None,
         deadline_ms: Annotated[int, Field(ge=100, le=600_000,
                                           description="Time budget")] = DEFAULT_DEADLINE_MS,
+        previous_question: PREVIOUS = None,
     ) -> ExternalSearchResult:
-        route = _route(question, caller_tenant(), locale, thread_id, deadline_ms)
+        route = _route(question, caller_tenant(), locale, thread_id, deadline_ms,
+                       previous_question)
         try:
             asked = await asker.ask(route, timeout_s=deadline_ms / 1000)
         except AnswerTimeout as exc:
@@ -146,6 +148,8 @@ def build_agent_server(asker: Asker, store: MemoryStore, *, tokens: TenantTokens
                             "answered") from None
         return search_result(asked.answer, MemoryWrite(written=asked.remembered,
                                                        error=asked.memory_error))
+
+    add_external_probe(server, asker, caller_tenant)
 
     @server.tool(description=ROUTE_PRIOR, annotations=ToolAnnotations(
         title="Route prior", read_only_hint=True, destructive_hint=False,
@@ -161,14 +165,15 @@ def build_agent_server(asker: Asker, store: MemoryStore, *, tokens: TenantTokens
 
 
 def _route(question: str, tenant_id: str, locale: str, thread_id: str | None,
-           deadline_ms: int) -> RouteDecided:
+           deadline_ms: int, previous: str | None) -> RouteDecided:
     try:
         return RouteDecided(
             event_id=str(uuid.uuid4()), question_id=f"agent-{uuid.uuid4().hex}",
             tenant_id=tenant_id, occurred_at=datetime.now(UTC), question=question,
             locale=locale, thread_id=thread_id, route_mode="external",
             effective_source_policy="external_only", decision_origin=AGENT_TOOL_ORIGIN,
-            reply_contract="external_realtime", deadline_ms=deadline_ms)
+            reply_contract="external_realtime", deadline_ms=deadline_ms,
+            previous_question=previous)
     except ValidationError as exc:
         reasons = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise ToolError(f"invalid arguments: {reasons}") from None
@@ -206,8 +211,10 @@ def search_result(answer: AnswerReady,
 
 def prior_result(prior: RoutePrior) -> RoutePriorResult:
     """The prior as a caller sees it: confidence in steps, and no vote shares."""
-    basis = (f"{prior.samples} similar past question(s) of your tenant" if prior.samples
-             else prior.basis)
+    basis = prior.basis
+    if prior.samples:
+        basis = f"{prior.samples} similar past question(s) of your tenant"
+        basis += "" if prior.knows_internal else f"; {EXTERNAL_ONLY}"
     return RoutePriorResult(
         suggested_route_mode=prior.suggested_route_mode,
         confidence=coarse_confidence(prior.confidence), samples=prior.samples,

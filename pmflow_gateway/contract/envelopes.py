@@ -47,6 +47,8 @@ _NOT_CONTENT: dict[str, Any] = {
     "planner": {"latency_ms": True},
     "attempts": {"__all__": {"latency_ms": True}},
     "bundle": {"items": {"__all__": {"retrieved_at": True}}},
+    "kept": {"__all__": {"retrieved_at": True}},
+    "dropped": {"__all__": {"item": {"retrieved_at": True}}},
 }
 _ITEMS: TypeAdapter[list[ExternalEvidence]] = TypeAdapter(list[ExternalEvidence])
 

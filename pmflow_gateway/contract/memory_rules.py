@@ -31,6 +31,10 @@ RouteMode = Literal["external", "internal", "uncertain"]
 SUGGEST_SHARE = 0.6
 # Weighted samples needed before the prior is fully confident (similarity x hits).
 FULL_SUPPORT = 3.0
+# Said of a prior none of whose samples PMFlow reported as answered internally: the gateway
+# only sees the questions routed to it unless PMFlow publishes its own outcomes.
+EXTERNAL_ONLY = ("external outcomes only: PMFlow has reported no internal outcome of a "
+                 "similar question (topic query.route-outcome.v1)")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -136,6 +140,8 @@ class RoutePrior:
     feedback: dict[str, int]
     good_domains: list[str]
     basis: str
+    knows_internal: bool = False
+    """Whether any sample is a question PMFlow answered internally (reported outcomes)."""
 
 
 def route_prior(similar: Sequence[SimilarQuestion]) -> RoutePrior:
@@ -143,7 +149,9 @@ def route_prior(similar: Sequence[SimilarQuestion]) -> RoutePrior:
     by how often it was asked; a `wrong_route` vote goes against that route instead (to
     `internal` when it went external: a question sent out that should not have been needed
     private data; otherwise to `uncertain`). Below `SUGGEST_SHARE` of the votes the prior
-    says `uncertain`; confidence grows with the weight of evidence up to `FULL_SUPPORT`."""
+    says `uncertain`; confidence grows with the weight of evidence up to `FULL_SUPPORT`.
+    Samples PMFlow reported as answered internally vote like ours; without any, the basis
+    says the prior knows external outcomes only."""
     if not similar:
         return RoutePrior(suggested_route_mode=None, confidence=0.0, samples=0, outcomes={},
                           feedback={}, good_domains=[],
@@ -163,12 +171,13 @@ def route_prior(similar: Sequence[SimilarQuestion]) -> RoutePrior:
     share = top / total if total > 0 else 0.0
     suggested: RouteMode = _route_mode(mode) if share >= SUGGEST_SHARE else "uncertain"
     confidence = round(share * min(1.0, total / FULL_SUPPORT), 3)
+    knows_internal = any(sample.route_mode == "internal" for sample in similar)
+    basis = f"{len(similar)} similar past question(s), {share:.0%} of weighted votes for {mode}"
     return RoutePrior(
         suggested_route_mode=suggested, confidence=confidence, samples=len(similar),
         outcomes=dict(outcomes), feedback=dict(feedback),
-        good_domains=_prior_domains(similar),
-        basis=f"{len(similar)} similar past question(s), {share:.0%} of weighted votes "
-              f"for {mode}")
+        good_domains=_prior_domains(similar), knows_internal=knows_internal,
+        basis=basis if knows_internal else f"{basis}; {EXTERNAL_ONLY}")
 
 
 def _overturned(mode: str) -> str:

@@ -9,6 +9,7 @@ day). A wrong answer is worse than a refusal, so every rule here errs towards "n
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -176,7 +177,7 @@ def _form_pattern(form: str) -> re.Pattern[str]:
     # ("Note 12", "note12", "GPT-5").
     split = bare.split()
     words = _model_spaced(split[0]) if split else ""
-    for before, word in zip(split, split[1:], strict=False):
+    for before, word in itertools.pairwise(split):
         joined = before[-1:].isdigit() != word[:1].isdigit()  # "Aero 7" is also "aero7"
         words += (r"[\s\-]?" if joined else r"(?:['’]s)?\s+") + _model_spaced(word)
     return re.compile(rf"(?<![A-Za-z0-9]){words}(?![A-Za-z0-9])", flags)

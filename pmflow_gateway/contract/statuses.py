@@ -93,8 +93,46 @@ def status_text(status: AnswerStatus, locale: str, *, missing: str | None = None
                 "ask again." if en
                 else "本次未能在时限内查询任何外部来源（系统繁忙或时限过短），"
                 "暂无回答，请稍后再问。")
+    if status is AnswerStatus.refused:
+        return _UNKNOWN_POLICY[0] if en else _UNKNOWN_POLICY[1]
     return ("The external query failed; please try again later." if en
             else "外部查询失败，请稍后再试。")
+
+
+# What the user is told when the routing policy keeps a question from external sources, by
+# the table row that decided (`contract/routing.py`); English, then Chinese.
+_POLICY_TEXTS: dict[str, tuple[str, str]] = {
+    "internal_only_policy": (
+        "This question may be answered from internal data only, so the external query "
+        "gateway searched nothing outside and sent nothing about it to any external source.",
+        "这个问题只允许使用内部资料作答，外部实时查询没有对外检索，也没有把问题内容发送给任何外部来源。"),
+    "internal_reply": (
+        "This question expects an answer from internal data, so the external query gateway "
+        "searched nothing outside and sent nothing about it to any external source.",
+        "这个问题需要基于内部资料作答，外部实时查询没有对外检索，也没有把问题内容发送给任何外部来源。"),
+    "private_context": (
+        "This question needs private context, which the external query gateway never sends "
+        "out: nothing was searched and nothing about it reached any external source.",
+        "这个问题需要内部上下文，外部实时查询不会把内部信息发往外部：没有对外检索，问题内容也未发送给任何外部来源。"),
+    "private_context_unsure": (
+        "This question seems to need internal data, which the external query gateway never "
+        "searches or sends out. If you want public information instead, say what exactly to "
+        "look up.",
+        "这个问题似乎需要内部资料，外部实时查询不会检索或外发内部信息。如果想查的是公开信息，请说明具体要查什么。"),
+}
+_UNKNOWN_POLICY = (
+    "The route decision carries a routing value this gateway does not know, so to be safe "
+    "nothing was searched and nothing about the question was sent to any external source.",
+    "路由决策中有本网关无法识别的取值，为安全起见没有对外检索，问题内容也未发送给任何外部来源。")
+
+
+def policy_text(rule: str, locale: str) -> str | None:
+    """Why the routing policy kept the question from external sources, for the user; None
+    for a row whose reply is the status's own text (a plain clarification)."""
+    texts = _POLICY_TEXTS.get(rule)
+    if texts is None:
+        return None
+    return texts[0] if is_english(locale) else texts[1]
 
 
 def single_source_note(locale: str, *, disagree: bool = False) -> str:

@@ -1,10 +1,10 @@
-"""Answer stage: EvidenceCollected -> AnswerReady.
+"""Answer stage: EvidenceVerified -> AnswerReady.
 
-1. The evidence verifier keeps only external http(s) evidence of this execution (fail-closed:
-   an empty result stays empty; upstream sources never come back) and checks freshness and
-   the multi-source wish.
+1. What the verify stage kept is all there is to answer from; when it concluded that nothing
+   may be composed (the plan asks back, an ambiguous reading, nothing kept), its conclusion is
+   the answer.
 2. A composer (extractive by default, a model when configured) writes the answer only from
-   what was kept.
+   the verified evidence.
 3. The answer verifier checks the draft again; any violation rejects it and nothing goes out.
 """
 
@@ -17,44 +17,33 @@ from datetime import datetime
 from pmflow_gateway.contract.agreement import DISAGREE
 from pmflow_gateway.contract.demo import is_demo_url
 from pmflow_gateway.contract.envelopes import elapsed_ms, header_after
-from pmflow_gateway.contract.relevance import with_declared_aliases
 from pmflow_gateway.contract.sources import source_title
 from pmflow_gateway.contract.statuses import (
-    AMBIGUOUS,
-    AMBIGUOUS_SUBJECT,
     NOTHING_ABOUT_IT,
-    ambiguity_reason,
-    is_english,
-    missing_detail,
     reply_locale,
     single_source_note,
     status_text,
-    subject_ambiguity_reason,
-    which_one,
 )
 from pmflow_gateway.contract.urls import bare_host
 from pmflow_gateway.contract.verify import (
-    ambiguous_place,
-    ambiguous_subject,
     asked_about,
-    evidence_text,
     misses_the_question,
     quotes_of_upstream,
     renumbered,
     unsupported,
     verify_draft,
-    verify_evidence,
     verify_sources,
 )
 from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.ports import Clock, Composer, Draft
 from pmflow_gateway.schemas import (
-    AnswerContract,
     AnswerReady,
     AnswerStatus,
     Citation,
     EvidenceCollected,
+    EvidenceVerified,
     ExternalEvidence,
+    ExternalEvidenceBundle,
     SourceUsed,
     Verdict,
 )
@@ -74,29 +63,20 @@ class Outcome:
     composer: str = "none"
 
 
-async def decide(event: EvidenceCollected, *, clock: Clock, composer: Composer) -> Outcome:
-    """Verify the evidence, compose, verify the draft: the status and what may go out."""
-    kept, verdict = verify_evidence(event)
+async def decide(event: EvidenceVerified, *, clock: Clock, composer: Composer) -> Outcome:
+    """Compose from the verified evidence and verify the draft: the status and what may go
+    out; the verifier's conclusion when it left nothing to compose."""
+    if event.conclusion is not None:
+        return Outcome(status=event.conclusion.status, answer=event.conclusion.answer,
+                       verdict=event.verdict, reason=event.conclusion.reason)
+    collected = _as_collected(event)
+    kept, verdict = list(event.kept), event.verdict
     locale = reply_locale(event.context.question, event.context.locale)
-    if event.plan.answer_contract is AnswerContract.clarify:
-        missing = missing_detail(event.plan, is_english(locale))
-        return _refused(AnswerStatus.clarify, verdict, f"plan needs clarification: {missing}",
-                        status_text(AnswerStatus.clarify, locale, missing=missing))
-    kept, reason = _ambiguity(event, kept)
-    if reason:
-        verdict = verdict.model_copy(update={
-            "dropped_reasons": [*verdict.dropped_reasons, reason]})
-        if event.plan.clarify_on_ambiguity:
-            which = which_one(reason, is_english(locale))
-            return _refused(AnswerStatus.clarify, verdict, reason,
-                            status_text(AnswerStatus.clarify, locale, missing=which))
-    if not kept:
-        return _nothing_kept(verdict, locale)
     left_s = (event.context.deadline_at - clock.now()).total_seconds()
     try:
         draft = await (composer if left_s >= MIN_COMPOSE_S else EXTRACTIVE).compose(
             event.context.question, event.plan, kept, timeout_s=max(left_s, MIN_COMPOSE_S))
-        draft = await _reextracted_if_unsupported(event, draft, kept)
+        draft = await _reextracted_if_unsupported(collected, draft, kept)
     # A composer bug must end the question with a clear status, not a redelivery loop.
     except Exception as exc:
         return _refused(AnswerStatus.failed, verdict, f"composer failed: {type(exc).__name__}",
@@ -108,19 +88,19 @@ async def decide(event: EvidenceCollected, *, clock: Clock, composer: Composer) 
                         f"{NOTHING_ABOUT_IT}: "
                         f"{draft.note or 'no usable sentence in the external evidence'}",
                         status_text(AnswerStatus.freshness_guard, locale, off_topic=True))
-    return _checked(event, draft, kept, verdict, locale)
+    return _checked(collected, draft, kept, verdict, locale)
 
 
-def _ambiguity(event: EvidenceCollected,
-               kept: list[ExternalEvidence]) -> tuple[list[ExternalEvidence], str | None]:
-    """The evidence for the reading the question asks, or none and why nobody may guess."""
-    kept, readings = ambiguous_place(event.plan, event.context.question, kept)
-    if readings:
-        return kept, ambiguity_reason(event.plan.location_hint or "", readings)
-    kept, subject = ambiguous_subject(event.plan, kept)
-    if subject:
-        return kept, subject_ambiguity_reason(*subject)
-    return kept, None
+def _as_collected(event: EvidenceVerified) -> EvidenceCollected:
+    """The draft checks read the question, the plan and the upstream sources as collected:
+    the verified event in the shape those checks take (built, not validated again)."""
+    return EvidenceCollected.model_construct(
+        event_id=event.event_id, question_id=event.question_id, tenant_id=event.tenant_id,
+        occurred_at=event.occurred_at, schema_version=event.schema_version,
+        context=event.context, plan=event.plan, planner=event.planner,
+        bundle=ExternalEvidenceBundle.model_construct(execution_id=event.execution_id,
+                                                      items=list(event.kept)),
+        attempts=event.attempts)
 
 
 async def _reextracted_if_unsupported(event: EvidenceCollected, draft: Draft,
@@ -151,27 +131,6 @@ def _breaks_source_contract(event: EvidenceCollected, draft: Draft,
 def _refused(status: AnswerStatus, verdict: Verdict, reason: str, answer: str) -> Outcome:
     return Outcome(status=status, verdict=verdict.model_copy(update={"passed": False}),
                    reason=reason, answer=answer)
-
-
-def _nothing_kept(verdict: Verdict, locale: str) -> Outcome:
-    """Fresh evidence about something else is no evidence: the user is told which it was."""
-    reasons = verdict.dropped_reasons
-    for prefix, what in ((AMBIGUOUS, "place"), (AMBIGUOUS_SUBJECT, "subject")):
-        if any(r.startswith(prefix) for r in reasons):
-            return _refused(AnswerStatus.freshness_guard, verdict,
-                            f"{NOTHING_ABOUT_IT}: the {what} is ambiguous",
-                            status_text(AnswerStatus.freshness_guard, locale, off_topic=True))
-    if any(r.startswith("off-topic") for r in reasons):
-        return _refused(AnswerStatus.freshness_guard, verdict,
-                        f"{NOTHING_ABOUT_IT}: every item was off-topic or out of date",
-                        status_text(AnswerStatus.freshness_guard, locale, off_topic=True))
-    stale = any(r.startswith("stale") for r in reasons)
-    undated = not stale and any(r.startswith("undated") for r in reasons)
-    return _refused(AnswerStatus.freshness_guard, verdict,
-                    "no evidence inside the freshness window" if stale
-                    else "no dated evidence" if undated else "no external grounding",
-                    status_text(AnswerStatus.freshness_guard, locale, stale=stale,
-                                undated=undated))
 
 
 def _checked(event: EvidenceCollected, draft: Draft, kept: list[ExternalEvidence],
@@ -215,13 +174,9 @@ def _published(item: ExternalEvidence) -> datetime | None:
     return published if published.tzinfo is not None else None
 
 
-async def verify_and_compose(event: EvidenceCollected, *, clock: Clock,
-                             composer: Composer = EXTRACTIVE) -> AnswerReady:
+async def compose_answer(event: EvidenceVerified, *, clock: Clock,
+                         composer: Composer = EXTRACTIVE) -> AnswerReady:
     started = time.perf_counter()
-    # The short names the evidence itself declares for the asked subjects (a ticker) count
-    # as theirs in every check below, and the plan the answer carries says so.
-    event = event.model_copy(update={"plan": with_declared_aliases(
-        event.plan, (evidence_text(i) for i in event.bundle.items))})
     outcome = await decide(event, clock=clock, composer=composer)
     sources = _sources(list(outcome.items))
     timings = {**event.context.stage_timings_ms, "answer": elapsed_ms(started)}
@@ -235,7 +190,7 @@ async def verify_and_compose(event: EvidenceCollected, *, clock: Clock,
         reason=outcome.reason,
         citations=[Citation(n=s.n, target_url=s.url, title=s.title) for s in sources],
         sources_used=sources,
-        execution_id=event.bundle.execution_id,
+        execution_id=event.execution_id,
         plan=event.plan,
         planner=event.planner,
         verdict=outcome.verdict,

@@ -7,6 +7,13 @@ off-topic evidence lets the next adapter run with the time left. Every attempt i
 The question's budget runs from when this stage takes it up: a question that waited in a
 backlog gets what was left of its budget when it was planned, up to its bound (`expires_at`).
 Past the bound no adapter is asked, and every attempt says `expired`.
+
+Evidence a look-up for the same tenant and plan found about the plan a moment ago (the
+external probe PMFlow asked for before deciding) is reused from the evidence cache, and the
+attempt says so; nothing is asked again.
+
+The routing table is read again before any adapter is asked: a plan whose routing snapshot it
+would not let out (made by an older plan stage, or by hand) ends here, answered `refused`.
 """
 
 from __future__ import annotations
@@ -18,21 +25,26 @@ from urllib.parse import urlsplit
 
 from pmflow_gateway.contract.envelopes import elapsed_ms, execution_id, header_after
 from pmflow_gateway.contract.relevance import off_topic, with_declared_aliases
+from pmflow_gateway.contract.routing import route_policy
 from pmflow_gateway.contract.urls import canonical_url
 from pmflow_gateway.contract.verify import freshness_problem
-from pmflow_gateway.ports import Clock, EvidenceAdapter
+from pmflow_gateway.handlers.failure import held_back_answer
+from pmflow_gateway.ports import Clock, EvidenceAdapter, EvidenceCache
 from pmflow_gateway.schemas import (
     AdapterAttempt,
     AnswerContract,
+    AnswerReady,
     EvidenceCollected,
     ExternalEvidence,
     ExternalEvidenceBundle,
     ExternalQueryPlan,
     PlanCreated,
+    RouteAction,
 )
 
 MIN_ATTEMPT_S = 0.05
 EXPIRED = "expired"  # the outcome of an adapter never asked: the question's time ran out first
+CACHE = "evidence_cache"  # the attempt of evidence reused from an earlier look-up
 # An adapter that is not the last may use this share of the time left, so a hung MCP server
 # still leaves the fallback a real chance inside the question's deadline.
 EARLIER_ADAPTER_SHARE = 0.6
@@ -78,8 +90,21 @@ def _why_expired(event: PlanCreated, taken_at: datetime) -> str:
     return "not asked: the question's budget was used up before the evidence stage"
 
 
+async def _looked_up(event: PlanCreated, adapters: Sequence[EvidenceAdapter],
+                     deadline: datetime, clock: Clock,
+                     cache: EvidenceCache | None) -> tuple[list[ExternalEvidence],
+                                                           list[AdapterAttempt]]:
+    """The cache's evidence for this plan, or the adapters'; what was about the plan is kept."""
+    if cache is not None and (kept := cache.get(event.tenant_id, event.plan)) is not None:
+        return kept, [AdapterAttempt(adapter=CACHE, outcome="ok", evidence_count=len(kept))]
+    items, attempts, relevant = await _ask(event, adapters, deadline, clock)
+    if cache is not None and relevant:
+        cache.put(event.tenant_id, event.plan, items)
+    return items, attempts
+
+
 async def _ask(event: PlanCreated, adapters: Sequence[EvidenceAdapter], deadline: datetime,
-               clock: Clock) -> tuple[list[ExternalEvidence], list[AdapterAttempt]]:
+               clock: Clock) -> tuple[list[ExternalEvidence], list[AdapterAttempt], bool]:
     attempts: list[AdapterAttempt] = []
     items: list[ExternalEvidence] = []
     for position, adapter in enumerate(adapters, start=1):
@@ -95,7 +120,7 @@ async def _ask(event: PlanCreated, adapters: Sequence[EvidenceAdapter], deadline
         plan = with_declared_aliases(event.plan, (f"{i.title}\n{i.snippet}" for i in found))
         relevant = [i for i in found if about_the_plan(plan, i)]
         if relevant:
-            return relevant[: event.plan.result_limit], attempts
+            return relevant[: event.plan.result_limit], attempts, True
         if found:
             # Stale or about something else: the next adapter gets the time left, and
             # when none does better the verifier sees these and says why it refused.
@@ -103,13 +128,18 @@ async def _ask(event: PlanCreated, adapters: Sequence[EvidenceAdapter], deadline
             attempts.append(AdapterAttempt(
                 adapter=adapter.name, outcome="insufficient",
                 error=f"{len(found)} item(s), none fresh and about what was asked"))
-    return items, attempts
+    return items, attempts, False
 
 
 async def collect_evidence(
-    event: PlanCreated, *, adapters: Sequence[EvidenceAdapter], clock: Clock
-) -> EvidenceCollected:
-    """Evidence for the plan, from the first adapter (in order) that returns something usable."""
+    event: PlanCreated, *, adapters: Sequence[EvidenceAdapter], clock: Clock,
+    cache: EvidenceCache | None = None,
+) -> EvidenceCollected | AnswerReady:
+    """Evidence for the plan, from the first adapter (in order) that returns something usable;
+    the refusal when the routing table keeps the question from external sources."""
+    policy = route_policy(event.context.routing)
+    if policy.action is not RouteAction.answer:
+        return held_back_answer(event, policy, clock=clock)
     started = time.perf_counter()
     taken_at = clock.now()
     deadline = evidence_deadline(event, taken_at)
@@ -120,7 +150,7 @@ async def collect_evidence(
         why = _why_expired(event, taken_at)
         attempts = [AdapterAttempt(adapter=a.name, outcome=EXPIRED, error=why) for a in adapters]
     elif not clarify:
-        items, attempts = await _ask(event, adapters, deadline, clock)
+        items, attempts = await _looked_up(event, adapters, deadline, clock, cache)
     timings = {**event.context.stage_timings_ms, "evidence": elapsed_ms(started)}
     return EvidenceCollected(
         **header_after(event, "evidence", clock.now()),

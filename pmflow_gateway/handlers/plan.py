@@ -1,6 +1,9 @@
 """Plan stage: RouteDecided -> PlanCreated.
 
-A planner (the model when configured, the rules planner otherwise) proposes an
+The routing table (`contract/routing.py`) reads PMFlow's routing fields first: a question it
+keeps from external sources is answered here (`refused` or `clarify`, saying why) and never
+reaches a planner, so nothing about it is sent to a model or a source. For the rest, a
+planner (the model when configured, the rules planner otherwise) proposes an
 `ExternalQueryPlan`; the gateway step below validates it and fills the defaults. The model
 only plans: it never answers and never sees fetched pages.
 """
@@ -13,13 +16,17 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from pmflow_gateway.contract.envelopes import elapsed_ms, header_after
+from pmflow_gateway.contract.routing import route_policy
 from pmflow_gateway.contract.urls import bare_host
+from pmflow_gateway.handlers.failure import held_back_answer
 from pmflow_gateway.ports import Clock, PlanDefaults, Planner
 from pmflow_gateway.schemas import (
     AnswerContract,
+    AnswerReady,
     ExternalQueryPlan,
     PlanCreated,
     QuestionContext,
+    RouteAction,
     RouteDecided,
 )
 
@@ -28,8 +35,8 @@ _HOST = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}")
 
 
 def is_for_us(route: RouteDecided) -> bool:
-    """`internal` decisions are PMFlow's own job; `uncertain` is treated external-first."""
-    return route.route_mode != "internal"
+    """Whether the routing table lets this question be planned and searched."""
+    return route_policy(route.routing()).action is RouteAction.answer
 
 
 def finish_plan(
@@ -97,10 +104,14 @@ def _blank_to_none(hint: str | None) -> str | None:
 async def plan_question(
     route: RouteDecided, *, planner: Planner, clock: Clock, defaults: PlanDefaults,
     domain_hints: Sequence[str] = (),
-) -> PlanCreated | None:
-    """The plan for one route decision, or None when the decision is not ours to answer."""
-    if not is_for_us(route):
+) -> PlanCreated | AnswerReady | None:
+    """The plan for one route decision; the answer itself when the routing table keeps it from
+    external sources; None when it is not ours to answer (PMFlow answers internal routes)."""
+    policy = route_policy(route.routing())
+    if policy.action is RouteAction.skip:
         return None
+    if policy.action is not RouteAction.answer:
+        return held_back_answer(route, policy, clock=clock)
     started = time.perf_counter()
     received = clock.now()
     plan, info = await planner.plan(route)
@@ -111,7 +122,7 @@ async def plan_question(
         question=route.question,
         locale=route.locale,
         thread_id=route.thread_id,
-        routing=route.routing(),
+        routing=route.routing().model_copy(update={"policy": policy}),
         # The budget starts when we first see the question: a replay of an old event must
         # still get a real attempt, not an instant guard. The evidence stage restarts what is
         # left of it when it takes the question up; `expires_at` bounds how long that may be.

@@ -17,6 +17,7 @@ from pmflow_gateway.contract.statuses import (
     NOTHING_ABOUT_IT,
     is_english,
     missing_detail,
+    policy_text,
     reply_locale,
     status_text,
     which_one,
@@ -70,6 +71,10 @@ def source_line(source: SourceUsed) -> str:
 def non_answer_text(answer: AnswerReady) -> str:
     """Rebuilt from the status, never copied from the event: nothing else can ride along."""
     locale = reply_locale(answer.context.question, answer.context.locale)
+    policy = answer.context.routing.policy
+    held_back = answer.status in (AnswerStatus.refused, AnswerStatus.clarify)
+    if held_back and policy is not None and (text := policy_text(policy.rule, locale)):
+        return text
     english = is_english(locale)
     missing = which_one(answer.reason, english) or missing_detail(answer.plan, english)
     reason = answer.reason or ""

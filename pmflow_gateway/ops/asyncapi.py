@@ -28,8 +28,11 @@ KAFKA_BINDING = "0.5.0"
 CHANNELS: dict[str, tuple[str, str, str, str]] = {
     "routeDecided": (
         "route_decided", "RouteDecided", "PMFlow backend (input)",
-        "PMFlow's route decision for one question. `internal` decisions are skipped; "
-        "`external` and `uncertain` ones are planned and answered."),
+        "PMFlow's route decision for one question. The routing table (route_mode, "
+        "effective_source_policy, query_profile.needs_private_context, reply_contract; see "
+        "the README) decides: `internal` routes are skipped; internal-only, private-context, "
+        "internal-reply and unknown values are answered `refused` or `clarify` by the plan "
+        "stage without any outbound request; the rest are planned and answered."),
     "planCreated": (
         "plan_created", "PlanCreated", "plan stage",
         "The validated ExternalQueryPlan of a question, with the question context."),
@@ -39,18 +42,48 @@ CHANNELS: dict[str, tuple[str, str, str, str]] = {
         "adapter attempt. The question's budget runs from when this stage takes it up; one "
         "taken up past its bound (`context.expires_at`) asks no adapter: every attempt says "
         "`expired`."),
+    "evidenceVerified": (
+        "evidence_verified", "EvidenceVerified", "verify stage",
+        "What the answer may rest on: the kept evidence, every collected item that was "
+        "dropped with its reason and the contract that dropped it (source, freshness, "
+        "question), the verifier's verdict, and the plan as the verifier read it. When nothing "
+        "may be composed (the plan asks back, an ambiguous reading, nothing kept) its "
+        "`conclusion` is the status the question ends in."),
     "answerReady": (
-        "answer_ready", "AnswerReady", "verify+compose stage (and any stage that gives up)",
+        "answer_ready", "AnswerReady",
+        "answer stage (and any stage that ends the question early)",
         "The final answer event: status, answer, citations, sources of this execution only, "
         "the plan, the verifier's verdict, adapter attempts, timings and routing snapshot. "
         "`timed_out`: no source was asked, the question's time ran out first (a backlog past "
-        "its bound, or a budget used up by planning); never reported as missing data."),
+        "its bound, or a budget used up by planning); never reported as missing data. "
+        "`refused`: the routing table kept the question from external sources (its decision "
+        "is in `context.routing.policy`); nothing was searched."),
     "replyRendered": (
         "reply_rendered", "ReplyRendered", "render stage",
         "The reply the user sees: `外部实时查询：` + answer + `来源摘要：` of external sources."),
     "feedback": (
         "feedback", "FeedbackGiven", "PMFlow feedback center (input)",
         "A user's verdict on an answer; the memory writer records it."),
+    "routeOutcome": (
+        "route_outcome", "RouteOutcomeReported", "PMFlow route gateway (input)",
+        "How a question PMFlow answered itself (an internal route) or sent elsewhere ended. "
+        "Recorded in the tenant's QA records and route memories under the same memory rules "
+        "as the gateway's own answers (idempotent by event id, a late report changes "
+        "nothing), so `route_prior` and the similar-question priors weigh both sides; without "
+        "such reports the prior's basis says it knows external outcomes only."),
+    "probeRequested": (
+        "probe_requested", "ProbeRequested", "PMFlow route gateway (input)",
+        "Before it decides a route, PMFlow asks what a short external look-up finds for a "
+        "question (`question_id` names the probe; `deadline_ms`, default 3000, at most "
+        "10000). The routing table is read first: `needs_private_context` or an "
+        "internal-only policy probes nothing."),
+    "probeCompleted": (
+        "probe_completed", "ProbeCompleted", "probe stage",
+        "The probe's reply, keyed by the request's `question_id`: `freshness_required`, "
+        "`trusted_domain_hit_count`, `answerable_page_hit_count`, `cross_source_agreement`, "
+        "`external_entity_hit` (no answer is composed), or `refused` with the reason. The "
+        "evidence found stays in the evidence cache (PMFLOW_EVIDENCE_CACHE_S) for the answer "
+        "to the same question."),
     "deadLetter": (
         "dead_letter", "DeadLettered", "any stage",
         "A record a stage could not take (poison or out of retries), with the reason and its "
@@ -157,8 +190,10 @@ def _operations(topics: Topics, channel_of_topic: dict[str, str]) -> dict[str, A
         if stage.give_up is not None and stage.sink is not None \
                 and stage.sink(topics) != topics.answer_ready:
             operations[f"{name}-send-failed-answer"] = op(
-                "send", "answerReady", f"{name}: publish a failed answer",
-                "When the stage gives up on a question, the user still gets a `failed` answer.")
+                "send", "answerReady", f"{name}: publish an answer early",
+                "When the stage gives up on a question, the user still gets a `failed` answer; "
+                "a question the routing table keeps from external sources is answered "
+                "`refused` or `clarify` here, with nothing searched.")
         operations[f"{name}-send-dead-letter"] = op(
             "send", "deadLetter", f"{name}: dead-letter",
             "Poison input, a refusal, or the last retry failed: the record and the reason.")
@@ -197,7 +232,7 @@ def build_document(prefix: str = DEFAULT_PREFIX) -> dict[str, Any]:
             "version": _package_version(),
             "description": (
                 "PMFlow's external-query chain as Kafka stages: plan -> evidence -> "
-                "verify+compose -> render / memory. Every message: key = question_id, value = "
+                "verify -> answer -> render / memory. Every message: key = question_id, value = "
                 "JSON, headers `event_type` and `traceparent`. An `event_id` names one content: "
                 "it is a digest of the event without its timestamps and durations, so a copy "
                 "of an event repeats its id and a different event never shares it. Topic "

@@ -1,9 +1,12 @@
-"""`pmflow-gateway replay`: what would today's planner have done with yesterday's questions?
+"""`pmflow-gateway replay`: what would today's planner and verifier have done with yesterday's
+questions?
 
 Reads the RouteDecided events of a time range back from Kafka (by record timestamp, through
 `offsets_for_times`), plans each again through the same `plan_question` path the plan stage
 runs, and compares the result with the plan and status recorded on answer-ready for the same
-question. Nothing is published and no consumer group is joined: a replay is read-only.
+question. The evidence recorded then (evidence-collected) is verified again with today's
+verifier and compared with what was kept then (evidence-verified): no source is asked again.
+Nothing is published and no consumer group is joined: a replay is read-only.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ if TYPE_CHECKING:  # the parser is built on every CLI start; the runtime imports
 SKIPPED = "skipped (internal)"
 WOULD_SEARCH = "would search"
 CLARIFY = "clarify"
+BY_POLICY = "(routing policy: nothing searched)"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,13 +45,23 @@ class QuestionReplay:
     planner_now: str | None
     # field -> (recorded value, replayed value), only the fields that differ
     plan_changes: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    # The URLs the verifier kept then, and keeps now from the same recorded evidence (None:
+    # nothing recorded to compare), and why today's verifier drops what it drops.
+    kept_then: list[str] | None = None
+    kept_now: list[str] | None = None
+    dropped_now: list[str] = field(default_factory=list)
+
+    @property
+    def verify_changed(self) -> bool:
+        return (self.kept_then is not None and self.kept_now is not None
+                and self.kept_then != self.kept_now)
 
     @property
     def status_changed(self) -> bool:
         if self.status_then is None:
             return False
-        if self.status_now == SKIPPED:
-            return True
+        if self.status_now == SKIPPED or self.status_now.endswith(BY_POLICY):
+            return self.status_now.split()[0] != self.status_then
         return (self.status_then == CLARIFY) != (self.status_now == CLARIFY)
 
 
@@ -69,6 +83,11 @@ class ReplayReport:
             lines.append(f"  status: {then} -> {q.status_now}{mark}")
             for name, (before, after) in q.plan_changes.items():
                 lines.append(f"  {name}: {_show(before)} -> {_show(after)}")
+            if q.kept_now is not None:
+                then = "?" if q.kept_then is None else str(len(q.kept_then))
+                mark = "  CHANGED" if q.verify_changed else ""
+                lines.append(f"  verify: kept {then} -> {len(q.kept_now)}{mark}")
+                lines.extend(f"    dropped now: {why}" for why in q.dropped_now[:5])
             if q.status_then is not None and not q.plan_changes:
                 lines.append("  plan unchanged")
         lines.append(self.summary())
@@ -80,7 +99,8 @@ class ReplayReport:
         by_field = ", ".join(f"{name} {n}" for name, n in sorted(self.changes_by_field.items()))
         parts = [f"{len(self.questions)} questions", f"{changed} plan changes"
                  + (f" ({by_field})" if by_field else ""),
-                 f"{sum(1 for q in self.questions if q.status_changed)} status changes"]
+                 f"{sum(1 for q in self.questions if q.status_changed)} status changes",
+                 f"{sum(1 for q in self.questions if q.verify_changed)} verification changes"]
         if unanswered:
             parts.append(f"{unanswered} without a recorded answer")
         if self.undecodable:
@@ -161,6 +181,7 @@ async def replay(*, bootstrap: str, topics: Topics, start: datetime, end: dateti
     """Plan the recorded questions again and compare with what was answered then."""
     from pmflow_gateway.adapters.clock import SystemClock
     from pmflow_gateway.handlers.plan import plan_question
+    from pmflow_gateway.handlers.verify import verify_collected
     from pmflow_gateway.schemas import AnswerContract, AnswerReady, RouteDecided
 
     route_records = await read_range(bootstrap, topics.route_decided, start, end,
@@ -175,6 +196,7 @@ async def replay(*, bootstrap: str, topics: Topics, start: datetime, end: dateti
     wanted = {r.question_id for r in routes}
     # The last answer wins: a redelivery or a give-up carries the final word.
     answer_of = {a.question_id: a for a in answers if a.question_id in wanted}
+    collected_of, verified_of = await _verifications(bootstrap, topics, start, wanted, timeout_s)
     clock = SystemClock()
     results = []
     for route in routes:
@@ -182,6 +204,8 @@ async def replay(*, bootstrap: str, topics: Topics, start: datetime, end: dateti
         answer = answer_of.get(route.question_id)
         if planned is None:
             status_now, plan_now, planner_now = SKIPPED, None, None
+        elif isinstance(planned, AnswerReady):  # the routing table keeps it from the sources
+            status_now, plan_now, planner_now = f"{planned.status} {BY_POLICY}", None, None
         else:
             plan_now = planned.plan.model_dump(mode="json")
             planner_now = planned.planner.mode
@@ -189,11 +213,35 @@ async def replay(*, bootstrap: str, topics: Topics, start: datetime, end: dateti
                           else WOULD_SEARCH)
         changes = (compare_plans(answer.plan.model_dump(mode="json"), plan_now)
                    if answer is not None and plan_now is not None else {})
+        then = verified_of.get(route.question_id)
+        now = (verify_collected(collected_of[route.question_id], clock=clock)
+               if route.question_id in collected_of else None)
         results.append(QuestionReplay(
             question_id=route.question_id, tenant_id=route.tenant_id, question=route.question,
             status_then=str(answer.status) if answer else None, status_now=status_now,
-            planner_now=planner_now, plan_changes=changes))
+            planner_now=planner_now, plan_changes=changes,
+            kept_then=[i.target_url for i in then.kept] if then else None,
+            kept_now=[i.target_url for i in now.kept] if now else None,
+            dropped_now=[f"{d.contract}: {d.reason}" for d in now.dropped] if now else []))
     return ReplayReport(questions=results, undecodable=bad_routes + bad_answers)
+
+
+async def _verifications(bootstrap: str, topics: Topics, start: datetime, wanted: set[str],
+                         timeout_s: float) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The evidence collected for the wanted questions, and what the verifier kept of it,
+    each the last recorded; topics a deployment never had count as empty."""
+    from pmflow_gateway.schemas import EvidenceCollected, EvidenceVerified
+
+    found: list[dict[str, Any]] = []
+    for topic, model in ((topics.evidence_collected, EvidenceCollected),
+                         (topics.evidence_verified, EvidenceVerified)):
+        try:
+            records = await read_range(bootstrap, topic, start, None, timeout_s=timeout_s)
+        except LookupError:
+            records = []
+        events, _ = _decode_all(records, model)
+        found.append({e.question_id: e for e in events if e.question_id in wanted})
+    return found[0], found[1]
 
 
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")

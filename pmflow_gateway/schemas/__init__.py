@@ -9,30 +9,40 @@ from pmflow_gateway.schemas.contracts import (
     ExternalEvidenceBundle,
     ExternalQueryPlan,
     PlannerInfo,
+    ProbeMetrics,
     QueryKind,
     SourceUsed,
     Verdict,
 )
+from pmflow_gateway.schemas.envelope import content_id, stage_event_id
 from pmflow_gateway.schemas.events import (
     AnswerReady,
+    Conclusion,
     DeadLettered,
+    DroppedEvidence,
     EvidenceCollected,
+    EvidenceVerified,
     FeedbackGiven,
     PlanCreated,
+    ProbeCompleted,
+    ProbeRequested,
     QuestionContext,
     ReplyRendered,
+    RouteAction,
     RouteDecided,
+    RouteOutcomeReported,
+    RoutePolicy,
     RoutingSnapshot,
     UpstreamSource,
-    content_id,
-    stage_event_id,
 )
 from pmflow_gateway.schemas.topics import Topics
 
 __all__ = [
     "AdapterAttempt", "AnswerContract", "AnswerReady", "AnswerStatus", "Citation",
-    "DeadLettered", "EvidenceCollected", "ExternalEvidence", "ExternalEvidenceBundle",
-    "ExternalQueryPlan", "FeedbackGiven", "PlanCreated", "PlannerInfo", "QueryKind",
-    "QuestionContext", "ReplyRendered", "RouteDecided", "RoutingSnapshot", "SourceUsed",
-    "Topics", "UpstreamSource", "Verdict", "content_id", "stage_event_id",
+    "Conclusion", "DeadLettered", "DroppedEvidence", "EvidenceCollected", "EvidenceVerified",
+    "ExternalEvidence", "ExternalEvidenceBundle", "ExternalQueryPlan", "FeedbackGiven",
+    "PlanCreated", "PlannerInfo", "ProbeCompleted", "ProbeMetrics", "ProbeRequested",
+    "QueryKind", "QuestionContext", "ReplyRendered", "RouteAction", "RouteDecided",
+    "RouteOutcomeReported", "RoutePolicy", "RoutingSnapshot", "SourceUsed", "Topics",
+    "UpstreamSource", "Verdict", "content_id", "stage_event_id",
 ]

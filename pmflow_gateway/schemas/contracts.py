@@ -72,6 +72,10 @@ class AnswerStatus(StrEnum):
     # No source was asked: the question's time ran out first (it waited past its bound in a
     # backlog, or planning used the whole budget). Not a verdict on the sources.
     timed_out = "timed_out"
+    # The routing policy keeps the question from external sources (an internal-only source
+    # policy, private context, an internal reply contract, an unknown routing value): nothing
+    # was searched and nothing about it was sent out.
+    refused = "refused"
 
 
 class ExternalQueryPlan(Frozen):
@@ -167,3 +171,21 @@ class Verdict(Frozen):
     freshness_ok: bool = True
     multi_source_ok: bool = True
     violations: Lines = Field(default_factory=list)
+
+
+class ProbeMetrics(Frozen):
+    """What a short external look-up found, as PMFlow's route gateway weighs it before it
+    decides a route (no answer is composed)."""
+
+    freshness_required: bool = Field(description="The question asks for fresh facts")
+    trusted_domain_hit_count: int = Field(ge=0, description=(
+        "Pages found on a preferred domain or an official (.gov, .edu, .org over https) site"))
+    answerable_page_hit_count: int = Field(ge=0, description=(
+        "Pages the verifier would let an answer rest on: external, about what was asked, "
+        "fresh enough"))
+    cross_source_agreement: float = Field(ge=0.0, le=1.0, description=(
+        "1 when two or more independent sites among the answerable pages agree on the key "
+        "figures, 0 when they contradict each other or fewer than two sites answer"))
+    external_entity_hit: bool = Field(description=(
+        "Some page found is about the asked place and subjects (the question contract), "
+        "fresh or not"))

@@ -6,14 +6,11 @@ stage reads everything it needs from its one input event and nothing else.
 
 from __future__ import annotations
 
-import hashlib
-import math
-import unicodedata
-import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
+from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, AwareDatetime, BeforeValidator, Field
+from pydantic import AwareDatetime, Field
 
 from pmflow_gateway.schemas.contracts import (
     MAX_ITEMS,
@@ -25,6 +22,7 @@ from pmflow_gateway.schemas.contracts import (
     ClippedAnswer,
     ClippedLine,
     ClippedPassage,
+    ExternalEvidence,
     ExternalEvidenceBundle,
     ExternalQueryPlan,
     Frozen,
@@ -32,89 +30,20 @@ from pmflow_gateway.schemas.contracts import (
     Name,
     Passage,
     PlannerInfo,
+    ProbeMetrics,
     SourceUsed,
     Url,
     Verdict,
     clipped,
 )
+from pmflow_gateway.schemas.envelope import SCHEMA_VERSION, Envelope, ProbeSnapshot
 
-SCHEMA_VERSION: Literal[1] = 1
-_EVENT_NAMESPACE = uuid.UUID("6f1c6d2e-3a8b-4c1e-9a55-2b1f0c7d9e10")
-_NAMESPACE_BYTES = _EVENT_NAMESPACE.bytes
-
-
-def stage_event_id(tenant_id: str, question_id: str, stage: str) -> str:
-    """The same id for the same (tenant, question, stage); two tenants' equal question ids
-    never share one."""
-    return _uuid5(f"{tenant_id}\x1f{question_id}\x1f{stage}".encode())
-
-
-def content_id(kind: str, content: bytes) -> str:
-    """The same id for the same content of one kind, and a different one for any other."""
-    return _uuid5(kind.encode() + b"\x1f" + content)
-
-
-def _uuid5(name: bytes) -> str:
-    # uuid.uuid5 spelled out: the same bytes and bits, without building a UUID object per id.
-    raw = bytearray(hashlib.sha1(_NAMESPACE_BYTES + name, usedforsecurity=False).digest()[:16])
-    raw[6] = (raw[6] & 0x0F) | 0x50  # version 5
-    raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
-    h = raw.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
-
+__all__ = ["SCHEMA_VERSION", "STAGE_OUTPUTS", "Envelope"]
 
 # Lists the stages produce: clipped to their bound, so a stage never fails on its own output.
 Attempts = Annotated[list[AdapterAttempt], clipped(MAX_ITEMS), Field(max_length=MAX_ITEMS)]
 Citations = Annotated[list[Citation], clipped(MAX_ITEMS), Field(max_length=MAX_ITEMS)]
 SourcesUsed = Annotated[list[SourceUsed], clipped(MAX_ITEMS), Field(max_length=MAX_ITEMS)]
-MAX_PROBE_FIELDS = 32
-
-
-def _numbers_only(value: object) -> object:
-    """The probe's numbers (hit counts, scores) and nothing else: its text fields are internal
-    snippets, and the snapshot travels on to the answer topic and the QA record."""
-    if not isinstance(value, dict):
-        return value
-    numbers = {k: v for k, v in value.items()
-               if isinstance(k, str) and len(k) <= 64 and isinstance(v, int | float)
-               and not isinstance(v, bool) and math.isfinite(v)}
-    return dict(list(numbers.items())[:MAX_PROBE_FIELDS])
-
-
-ProbeSnapshot = Annotated[dict[str, int | float], BeforeValidator(_numbers_only),
-                          Field(max_length=MAX_PROBE_FIELDS)]
-
-
-# How far a producer's clock may run ahead of ours. An event dated later than that is refused:
-# a QA record dated in year 9999 would outrank every later feedback on its question.
-CLOCK_SKEW = timedelta(minutes=5)
-
-
-def _an_identifier(value: str) -> str:
-    if not value.strip():
-        raise ValueError("blank (whitespace only)")
-    # Printable text has no Cc or Cf character: the per-character look-up is for the rest.
-    if not value.isprintable() and any(unicodedata.category(c) in ("Cc", "Cf") for c in value):
-        raise ValueError("contains a control or invisible character (NUL, ...)")
-    return value
-
-
-def _not_in_the_future(value: datetime) -> datetime:
-    if value > datetime.now(UTC) + CLOCK_SKEW:
-        raise ValueError(f"in the future (more than {CLOCK_SKEW} ahead of this clock)")
-    return value
-
-
-Identifier = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_an_identifier)]
-OccurredAt = Annotated[AwareDatetime, AfterValidator(_not_in_the_future)]
-
-
-class Envelope(Frozen):
-    event_id: Identifier
-    question_id: Identifier
-    tenant_id: Identifier
-    occurred_at: OccurredAt
-    schema_version: Literal[1] = SCHEMA_VERSION
 
 
 class QueryProfile(Frozen):
@@ -133,33 +62,50 @@ class UpstreamSource(Frozen):
     snippet: Passage = ""
 
 
+class RouteAction(StrEnum):
+    """What the gateway may do with a route decision (`contract/routing.py` decides)."""
+
+    answer = "answer"  # search external sources and answer from them
+    clarify = "clarify"  # ask the user back, nothing searched
+    refuse = "refuse"  # answer that it may not look outside, nothing searched
+    skip = "skip"  # not ours: PMFlow answers internal routes itself, no reply from here
+
+
+class RoutePolicy(Frozen):
+    """The routing table's reading of PMFlow's routing fields, kept with the question."""
+
+    action: RouteAction
+    rule: Name = Field(description="The table row that decided, e.g. internal_only_policy")
+    reason: ClippedLine = Field(description="Why, naming the values that decided")
+
+
+RouteMode = Literal["internal", "external", "uncertain"]
+
+
 class RoutingSnapshot(Frozen):
-    route_mode: Literal["internal", "external", "uncertain"]
+    route_mode: RouteMode
     effective_source_policy: Name = ""
     decision_origin: Name = ""
     reply_contract: Name = ""
     query_profile: QueryProfile = Field(default_factory=QueryProfile)
     probe_snapshot: ProbeSnapshot = Field(default_factory=dict)
+    policy: RoutePolicy | None = Field(default=None, description=(
+        "What the gateway's routing table decided from the fields above (set by the plan "
+        "stage; absent on events made before it was)."))
 
 
-class RouteDecided(Envelope):
-    """PMFlow's route decision for one question (input)."""
+class Routed(Envelope):
+    """A question and PMFlow's routing fields, as its route gateway publishes them."""
 
     question: str = Field(min_length=1, max_length=4000)
     locale: Name = "zh-CN"
     thread_id: Name | None = None
-    route_mode: Literal["internal", "external", "uncertain"]
+    route_mode: RouteMode
     effective_source_policy: Name = ""
     decision_origin: Name = ""
     reply_contract: Name = ""
     query_profile: QueryProfile = Field(default_factory=QueryProfile)
     probe_snapshot: ProbeSnapshot = Field(default_factory=dict)
-    sources: list[UpstreamSource] = Field(default_factory=list, max_length=MAX_ITEMS)
-    deadline_ms: int | None = Field(default=None, ge=100, le=600_000)
-    previous_question: str | None = Field(
-        default=None, max_length=1000,
-        description="The thread's previous question, when PMFlow passes it: a follow-up such "
-        "as \"那明天呢\" is planned with its subject; without it such a question ends in clarify.")
 
     def routing(self) -> RoutingSnapshot:
         return RoutingSnapshot(
@@ -170,6 +116,29 @@ class RouteDecided(Envelope):
             query_profile=self.query_profile,
             probe_snapshot=self.probe_snapshot,
         )
+
+
+class RouteDecided(Routed):
+    """PMFlow's route decision for one question (input)."""
+
+    sources: list[UpstreamSource] = Field(default_factory=list, max_length=MAX_ITEMS)
+    deadline_ms: int | None = Field(default=None, ge=100, le=600_000)
+    previous_question: str | None = Field(
+        default=None, max_length=1000,
+        description="The thread's previous question, when PMFlow passes it: a follow-up such "
+        "as \"那明天呢\" is planned with its subject; without it such a question ends in clarify.")
+
+
+class RouteOutcomeReported(Routed):
+    """How a question PMFlow answered itself (an internal route) or sent elsewhere ended
+    (input): recorded in the tenant's route memories beside ours, so the route prior learns
+    both sides."""
+
+    outcome: AnswerStatus = Field(description=(
+        "How it ended, in the gateway's words: answered, clarify, freshness_guard (nothing "
+        "reliable found), failed, ..."))
+    query_kind: Name = Field(default="unknown", description="What kind of question it was, "
+                             "if PMFlow knows (its query type)")
 
 
 class QuestionContext(Frozen):
@@ -202,6 +171,51 @@ class EvidenceCollected(Envelope):
     plan: ExternalQueryPlan
     planner: PlannerInfo
     bundle: ExternalEvidenceBundle
+    attempts: Attempts = Field(default_factory=list)
+
+
+DroppedContract = Literal["source", "freshness", "question", "limit"]
+
+
+class DroppedEvidence(Frozen):
+    """A collected item no answer may rest on, and why."""
+
+    item: ExternalEvidence
+    contract: DroppedContract = Field(description=(
+        "Which rule dropped it: source (not external http(s) evidence of this execution, an "
+        "internal label, an upstream repeat, a duplicate), freshness (stale or undated), "
+        "question (not about the asked place, subject, day or metric; an ambiguous reading) "
+        "or limit (about it, but better items filled the result limit)"))
+    reason: ClippedLine
+
+
+class Conclusion(Frozen):
+    """The verifier alone decided how the question ends: nothing may be composed."""
+
+    status: AnswerStatus
+    reason: ClippedLine
+    answer: ClippedPassage = Field(description="What the user is told instead")
+
+
+EvidenceItems = Annotated[list[ExternalEvidence], clipped(MAX_ITEMS), Field(max_length=MAX_ITEMS)]
+
+
+class EvidenceVerified(Envelope):
+    """The evidence the answer may rest on, and every collected item it may not, with why."""
+
+    context: QuestionContext
+    plan: ExternalQueryPlan = Field(description=(
+        "The plan as the verifier read it: the short names the evidence declares for the "
+        "asked subjects (a ticker) count as theirs from here on."))
+    planner: PlannerInfo
+    execution_id: Name
+    kept: EvidenceItems = Field(default_factory=list)
+    dropped: Annotated[list[DroppedEvidence], clipped(MAX_ITEMS),
+                       Field(max_length=MAX_ITEMS)] = Field(default_factory=list)
+    verdict: Verdict
+    conclusion: Conclusion | None = Field(default=None, description=(
+        "Set when nothing may be composed (the plan asks back, the place or subject reads "
+        "two ways, nothing was kept): the status the question ends in."))
     attempts: Attempts = Field(default_factory=list)
 
 
@@ -245,6 +259,38 @@ class FeedbackGiven(Envelope):
     comment: str | None = Field(default=None, max_length=4000)
 
 
+PROBE_DEADLINE_MS = 3000
+
+
+class ProbeRequested(Envelope):
+    """PMFlow's route gateway asks, before it decides, what a short external look-up finds
+    (input; `question_id` names the probe and its reply)."""
+
+    question: str = Field(min_length=1, max_length=4000)
+    locale: Name = "zh-CN"
+    thread_id: Name | None = None
+    previous_question: str | None = Field(default=None, max_length=1000)
+    effective_source_policy: Name = Field(default="external_first", description=(
+        "Read by the routing table: `internal_only` (or an unknown value) probes nothing"))
+    query_profile: QueryProfile = Field(default_factory=QueryProfile, description=(
+        "`needs_private_context` probes nothing: the question is not sent out"))
+    deadline_ms: int = Field(default=PROBE_DEADLINE_MS, ge=100, le=10_000)
+
+
+class ProbeCompleted(Envelope):
+    """The external probe's reply: the metrics of seed 003 step 3, no answer. Its evidence is
+    kept for the answer to the same question (same tenant and plan) for a short while."""
+
+    request_event_id: Name
+    status: Literal["probed", "refused"]
+    reason: ClippedLine | None = None
+    metrics: ProbeMetrics | None = None
+    plan: ExternalQueryPlan | None = None
+    execution_id: Name | None = None
+    attempts: Attempts = Field(default_factory=list)
+    elapsed_ms: float = 0.0
+
+
 class DeadLettered(Frozen):
     """A message a stage could not take, and why. Its envelope fields may be unknown."""
 
@@ -266,8 +312,12 @@ STAGE_OUTPUTS: dict[str, type[Frozen]] = {
     "RouteDecided": RouteDecided,
     "PlanCreated": PlanCreated,
     "EvidenceCollected": EvidenceCollected,
+    "EvidenceVerified": EvidenceVerified,
     "AnswerReady": AnswerReady,
     "ReplyRendered": ReplyRendered,
     "FeedbackGiven": FeedbackGiven,
+    "RouteOutcomeReported": RouteOutcomeReported,
+    "ProbeRequested": ProbeRequested,
+    "ProbeCompleted": ProbeCompleted,
     "DeadLettered": DeadLettered,
 }

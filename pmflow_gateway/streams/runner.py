@@ -64,7 +64,6 @@ class StageRunner:
         self._publisher = publisher
         self._topics = topics
         self._config = config
-        self._sink = stage.sink(topics) if stage.sink else None
         # Render and memory both read every answer: its decoded event is shared between them.
         self._shared = sum(s.source(topics) == self.topic for s in STAGES.values()) > 1
         # Exactly-once: outputs are held per record and sent by the commit's transaction.
@@ -116,8 +115,9 @@ class StageRunner:
             if output is not None:
                 annotate(span, output)
                 record_outcome(output)
-                if self._sink is not None:
-                    await self._publish(record, event, self._sink, output, span)
+                sink = self.stage.sink_of(self._topics, output)
+                if sink is not None:
+                    await self._publish(record, event, sink, output, span)
 
     async def refuse(self, record: ConsumerRecord, reason: str) -> None:
         """End a record whose output the broker refused after the record had finished."""

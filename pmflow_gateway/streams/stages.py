@@ -6,6 +6,7 @@ Follow one question by reading this table top to bottom; each core lives in `han
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
@@ -14,25 +15,32 @@ from opentelemetry.trace import Span
 
 from pmflow_gateway import tracing
 from pmflow_gateway.contract.envelopes import identified
-from pmflow_gateway.handlers.answer import verify_and_compose
+from pmflow_gateway.handlers.answer import compose_answer
 from pmflow_gateway.handlers.evidence import collect_evidence, never_asked
-from pmflow_gateway.handlers.failure import failed_answer, timed_out_answer
+from pmflow_gateway.handlers.failure import Unanswered, failed_answer, timed_out_answer
 from pmflow_gateway.handlers.feedback import remember_feedback
 from pmflow_gateway.handlers.memory import (
     is_remembered,
     preferred_domain_hints,
     remember_answer,
 )
+from pmflow_gateway.handlers.outcome import remember_outcome
 from pmflow_gateway.handlers.plan import is_for_us, plan_question
+from pmflow_gateway.handlers.probe import probe_completed, probe_refused, probe_route
 from pmflow_gateway.handlers.render import render_reply
+from pmflow_gateway.handlers.verify import verify_collected
 from pmflow_gateway.ports import Deps, Unavailable, Unstorable
 from pmflow_gateway.schemas import (
     AnswerReady,
     EvidenceCollected,
+    EvidenceVerified,
     FeedbackGiven,
     PlanCreated,
+    ProbeCompleted,
+    ProbeRequested,
     ReplyRendered,
     RouteDecided,
+    RouteOutcomeReported,
     Topics,
 )
 from pmflow_gateway.schemas.contracts import Frozen
@@ -65,6 +73,13 @@ class Stage(Generic[In, Out]):
     # When the stage gives up on a question, the user still gets this `failed` answer.
     give_up: Callable[[Deps, In, str], AnswerReady] | None = None
 
+    def sink_of(self, topics: Topics, output: Frozen) -> str | None:
+        """Where an output goes: a stage that ends the question early (the routing policy
+        refused it, its time ran out) sends its AnswerReady where every answer goes."""
+        if isinstance(output, AnswerReady):
+            return topics.answer_ready
+        return self.sink(topics) if self.sink is not None else None
+
     async def call(self, deps: Deps, event: In, retry: Retries,
                    on_retry: OnRetry | None = None) -> Out:
         """The core's output named by its content, trying again after a failure; the last
@@ -94,21 +109,25 @@ def failure_reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-async def _plan(g: Deps, e: RouteDecided) -> PlanCreated | None:
+async def _plan(g: Deps, e: RouteDecided) -> PlanCreated | AnswerReady | None:
     hints = (await preferred_domain_hints(g.store, e.tenant_id, e.question)
              if g.memory_domain_hints and is_for_us(e) else [])
     return await plan_question(e, planner=g.planner, clock=g.clock, defaults=g.plan_defaults,
                                domain_hints=hints)
 
 
-async def _evidence(g: Deps, e: PlanCreated) -> EvidenceCollected:
-    return await collect_evidence(e, adapters=g.adapters, clock=g.clock)
+async def _evidence(g: Deps, e: PlanCreated) -> EvidenceCollected | AnswerReady:
+    return await collect_evidence(e, adapters=g.adapters, clock=g.clock, cache=g.evidence_cache)
 
 
-async def _answer(g: Deps, e: EvidenceCollected) -> AnswerReady:
+async def _verify(g: Deps, e: EvidenceCollected) -> EvidenceVerified | AnswerReady:
     if never_asked(e):  # no evidence was looked for: nothing for the verifier to judge
         return timed_out_answer(e, clock=g.clock)
-    return await verify_and_compose(e, clock=g.clock, composer=g.composer)
+    return verify_collected(e, clock=g.clock)
+
+
+async def _answer(g: Deps, e: EvidenceVerified) -> AnswerReady:
+    return await compose_answer(e, clock=g.clock, composer=g.composer)
 
 
 async def _render(g: Deps, e: AnswerReady) -> ReplyRendered:
@@ -127,21 +146,44 @@ async def _feedback(g: Deps, e: FeedbackGiven) -> None:
         s.set_attribute("pmflow.applied", await remember_feedback(e, store=g.store))
 
 
-def _failed(g: Deps, e: RouteDecided | PlanCreated | EvidenceCollected, reason: str) -> AnswerReady:
+async def _probe(g: Deps, e: ProbeRequested) -> ProbeCompleted:
+    """Plan, collect and verify as for a route decision, then count instead of answering."""
+    started = time.perf_counter()
+    planned = await _plan(g, probe_route(e))
+    if not isinstance(planned, PlanCreated):
+        return probe_refused(e, planned, clock=g.clock, started=started)
+    collected = await _evidence(g, planned)
+    if isinstance(collected, AnswerReady):
+        return probe_refused(e, collected, clock=g.clock, started=started)
+    verified = verify_collected(collected, clock=g.clock)
+    return probe_completed(e, collected, verified, clock=g.clock, started=started)
+
+
+async def _outcome(g: Deps, e: RouteOutcomeReported) -> None:
+    with tracing.span("db write qa_records", **{"db.operation.name": "record_outcome"}) as s:
+        s.set_attribute("pmflow.applied", await remember_outcome(e, store=g.store))
+
+
+def _failed(g: Deps, e: Unanswered, reason: str) -> AnswerReady:
     return identified(failed_answer(e, reason, clock=g.clock))
 
 
-PLAN: Stage[RouteDecided, PlanCreated | None] = Stage(
+PLAN: Stage[RouteDecided, PlanCreated | AnswerReady | None] = Stage(
     name="plan", description="Route decision -> search plan (model or rules).",
     source=lambda t: t.route_decided, model=RouteDecided, handle=_plan,
     sink=lambda t: t.plan_created, give_up=_failed)
-EVIDENCE: Stage[PlanCreated, EvidenceCollected] = Stage(
+EVIDENCE: Stage[PlanCreated, EvidenceCollected | AnswerReady] = Stage(
     name="evidence", description="Plan -> external evidence (MCP first, then fallback).",
     source=lambda t: t.plan_created, model=PlanCreated, handle=_evidence,
     sink=lambda t: t.evidence_collected, give_up=_failed)
-ANSWER: Stage[EvidenceCollected, AnswerReady] = Stage(
-    name="answer", description="Evidence -> verified, grounded answer (final event).",
-    source=lambda t: t.evidence_collected, model=EvidenceCollected, handle=_answer,
+VERIFY: Stage[EvidenceCollected, EvidenceVerified | AnswerReady] = Stage(
+    name="verify", description="Evidence -> what the answer may rest on, and every dropped "
+    "item with its reason (source, freshness and question contracts).",
+    source=lambda t: t.evidence_collected, model=EvidenceCollected, handle=_verify,
+    sink=lambda t: t.evidence_verified, give_up=_failed)
+ANSWER: Stage[EvidenceVerified, AnswerReady] = Stage(
+    name="answer", description="Verified evidence -> composed, checked answer (final event).",
+    source=lambda t: t.evidence_verified, model=EvidenceVerified, handle=_answer,
     sink=lambda t: t.answer_ready, give_up=_failed)
 RENDER: Stage[AnswerReady, ReplyRendered] = Stage(
     name="render", description="Answer -> the reply the user sees.",
@@ -156,10 +198,20 @@ FEEDBACK: Stage[FeedbackGiven, None] = Stage(
     name="feedback", description="Feedback -> QA record and route memory.",
     source=lambda t: t.feedback, model=FeedbackGiven, handle=_feedback)
 
+PROBE: Stage[ProbeRequested, ProbeCompleted] = Stage(
+    name="probe", description="Probe request -> the five external-probe metrics (plan, "
+    "evidence and verify within the probe's deadline; no answer).",
+    source=lambda t: t.probe_requested, model=ProbeRequested, handle=_probe,
+    sink=lambda t: t.probe_completed)
+OUTCOME: Stage[RouteOutcomeReported, None] = Stage(
+    name="outcome", description="PMFlow's own route outcome -> QA record and route memory.",
+    source=lambda t: t.route_outcome, model=RouteOutcomeReported, handle=_outcome)
+
 # The runner's view: each stage decodes its own `model` and hands that to its own `handle`,
 # so the pairing holds even though one dict cannot spell each entry's types.
 STAGES: dict[str, Stage[Any, Any]] = {
-    s.name: s for s in (PLAN, EVIDENCE, ANSWER, RENDER, MEMORY, FEEDBACK)}
+    s.name: s for s in (PLAN, EVIDENCE, VERIFY, ANSWER, RENDER, MEMORY, FEEDBACK, OUTCOME,
+                        PROBE)}
 
 
 def annotate(span: Span, output: Frozen) -> None:
@@ -180,6 +232,8 @@ def annotate(span: Span, output: Frozen) -> None:
                 "adapter": a.adapter, "server": a.server or "", "tool": a.tool or "",
                 "outcome": a.outcome, "latency_ms": a.latency_ms,
                 "evidence_count": a.evidence_count, "error": (a.error or "")[:300]})
+    elif isinstance(output, EvidenceVerified):
+        _annotate_verified(span, output)
     elif isinstance(output, AnswerReady):
         v = output.verdict
         span.set_attributes({"pmflow.status": str(output.status),
@@ -191,6 +245,25 @@ def annotate(span: Span, output: Frozen) -> None:
             "freshness_ok": v.freshness_ok, "multi_source_ok": v.multi_source_ok,
             "violations": "; ".join(v.violations)[:500],
             "dropped_reasons": "; ".join(v.dropped_reasons)[:500]})
+    elif isinstance(output, ProbeCompleted):
+        span.set_attributes({"pmflow.probe.status": output.status,
+                             **({f"pmflow.probe.{k}": v for k, v in
+                                 output.metrics.model_dump().items()} if output.metrics else {})})
     elif isinstance(output, ReplyRendered):
         span.set_attributes({"pmflow.status": str(output.status),
                              "pmflow.reply.sources": len(output.sources)})
+
+
+def _annotate_verified(span: Span, output: EvidenceVerified) -> None:
+    v = output.verdict
+    span.set_attributes({"pmflow.verify.kept": len(output.kept),
+                         "pmflow.verify.dropped": len(output.dropped),
+                         "pmflow.verify.conclusion": str(output.conclusion.status)
+                         if output.conclusion else "compose"})
+    span.add_event("verifier.verdict", {
+        "passed": v.passed, "kept": v.kept, "dropped": v.dropped,
+        "freshness_ok": v.freshness_ok, "multi_source_ok": v.multi_source_ok,
+        "dropped_reasons": "; ".join(v.dropped_reasons)[:500]})
+    for d in output.dropped[:10]:
+        span.add_event("evidence.dropped", {"url": d.item.target_url[:300],
+                                            "contract": d.contract, "reason": d.reason[:300]})

@@ -68,7 +68,7 @@ async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
 async def check_both_tools(client: Client, other: Client | None = None) -> None:
     """Both tools as tenant acme; `other`, another tenant's client, sees none of it."""
     tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(tools) == {"external_search", "route_prior"}
+    assert set(tools) == {"external_search", "external_probe", "route_prior"}
     search, prior = tools["external_search"], tools["route_prior"]
     assert search.annotations and not search.annotations.read_only_hint  # it remembers
     assert "route memory" in (search.description or "")

@@ -164,7 +164,7 @@ async def test_questions_queued_behind_a_paused_evidence_worker_are_answered_onc
            "PMFLOW_DEMO": "1", "PMFLOW_DATA_DIR": str(tmp_path / "data"),
            "OTEL_EXPORTER_OTLP_ENDPOINT": ""}
     log = tmp_path / "workers.log"
-    others = Worker(env, stages=["plan", "answer", "render"], log=log).start()
+    others = Worker(env, stages=["plan", "verify", "answer", "render"], log=log).start()
     evidence = Worker(env, stages=["evidence"], log=log).start()
     try:
         async with Replies(kafka_bootstrap, topics.reply_rendered) as replies:
@@ -237,5 +237,5 @@ async def test_lag_on_metrics_counts_what_waits_and_nothing_a_restart_inherited(
         idle.values()))
     assert waiting["evidence"] > 0
     assert 'pmflow_queue_wait_seconds_count{stage="evidence"}' in text
-    assert set(idle) >= {"plan", "evidence", "answer", "render", "memory"}
+    assert set(idle) >= {"plan", "evidence", "verify", "answer", "render", "memory"}
     assert sum(idle.values()) == 0, idle

@@ -67,6 +67,18 @@ def test_ask_json_and_memory_similar_read_the_same_embedded_store(tmp_path: Path
     assert "no similar questions" in other.stdout
 
 
+def test_ask_previous_plans_a_follow_up_with_the_previous_question_s_subject(
+        tmp_path: Path) -> None:
+    alone = cli("ask", "--demo", "那明天呢", "--json", data_dir=tmp_path)
+    follow_up = cli("ask", "--demo", "那明天呢", "--previous", "广州今天天气如何", "--json",
+                    data_dir=tmp_path)
+    assert alone.returncode == 0 and follow_up.returncode == 0, follow_up.stderr
+    assert json.loads(alone.stdout)["answer_ready"]["status"] == AnswerStatus.clarify
+    answer = json.loads(follow_up.stdout)["answer_ready"]
+    assert answer["plan"]["location_hint"] == "广州" and answer["plan"]["time_range_hint"]
+    assert answer["status"] != AnswerStatus.clarify
+
+
 def test_plan_single_and_batch(tmp_path: Path) -> None:
     single = json.loads(cli("plan", QUESTION, data_dir=tmp_path).stdout)
     assert (single["query_kind"], single["location_hint"]) == ("weather", "广州")

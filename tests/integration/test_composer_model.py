@@ -13,12 +13,11 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from pmflow_gateway.adapters.llm import OpenAIChatModel
-from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.model_composer import ModelComposer
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.schemas import AnswerReady, AnswerStatus
 from tests.fakes import evidence
-from tests.support.builders import CLOCK, collected
+from tests.support.builders import CLOCK, collected, verify_and_compose
 from tests.support.openai_server import ScriptedOpenAI
 
 ITEMS = [

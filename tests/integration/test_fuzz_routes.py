@@ -30,6 +30,9 @@ valid_route = st.fixed_dictionaries({
     "question": st.text(min_size=1, max_size=120).filter(str.strip),
     "locale": st.sampled_from(["zh-CN", "en-US", "en", "ja"]),
     "route_mode": st.sampled_from(["external", "uncertain", "internal"]),
+    # Mostly ones the routing table lets out, so most questions go through every stage.
+    "effective_source_policy": st.sampled_from(["external_only"] * 3 + ["internal_only", "x"]),
+    "reply_contract": st.sampled_from(["external_realtime"] * 3 + ["clarification", ""]),
     "query_profile": st.fixed_dictionaries({"needs_freshness": st.booleans(),
                                             "referenced_objects": st.lists(text, max_size=3)}),
     "sources": st.lists(st.fixed_dictionaries({"source_type": text, "source_label": text,

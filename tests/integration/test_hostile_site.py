@@ -19,11 +19,10 @@ from pmflow_gateway.adapters.live_search import LiveSearchAdapter
 from pmflow_gateway.adapters.page_text import read_page
 from pmflow_gateway.adapters.search_engines import SearxngJson
 from pmflow_gateway.contract.text import clean_sentences, hosts_named
-from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.schemas import ReplyRendered
 from tests.fakes import FixedClock
-from tests.support.builders import CLOCK, collected, weather_plan
+from tests.support.builders import CLOCK, collected, verify_and_compose, weather_plan
 from tests.support.loop_watchdog import watch_loop
 from tests.support.pages import ANSWER_PAGE, HTML, INJECTION, REDOS_STYLE_PAGE, REDOS_TITLE_PAGE
 from tests.support.planted import LINK_SPELLINGS, PLANTED_SENTENCES

@@ -10,7 +10,6 @@ import pytest
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.adapters.mcp import McpAdapter
 from pmflow_gateway.adapters.mcp_config import demo_servers
-from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.evidence import collect_evidence
 from pmflow_gateway.handlers.plan import plan_question
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
@@ -18,6 +17,7 @@ from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.ports import PlanDefaults
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
+from tests.support.builders import verify_and_compose
 
 
 def route(question: str, locale: str) -> RouteDecided:

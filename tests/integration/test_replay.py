@@ -41,10 +41,12 @@ class NewsPlanner:
                 PlannerInfo(mode="model", model="replay-test"))
 
 
-def _route(question_id: str, *, tenant: str = "acme", route_mode: str = "external") -> RouteDecided:
+def _route(question_id: str, *, tenant: str = "acme", route_mode: str = "external",
+           policy: str = "external_only") -> RouteDecided:
     return RouteDecided.model_validate({**ROUTE_DECIDED, "question_id": question_id,
                                         "event_id": f"e-{question_id}", "tenant_id": tenant,
-                                        "route_mode": route_mode})
+                                        "route_mode": route_mode,
+                                        "effective_source_policy": policy})
 
 
 async def _record(bootstrap: str, topics: Topics, routes: list[RouteDecided]) -> None:
@@ -54,12 +56,18 @@ async def _record(bootstrap: str, topics: Topics, routes: list[RouteDecided]) ->
                       adapters=[FakeAdapter("mcp", items=[WEATHER])], store=InMemoryStore())
     await produce(bootstrap, topics.route_decided,
                   [(r.question_id.encode(), encode(r)) for r in routes])
-    answers = []
+    answers, collected, verified = [], [], []
     for route in routes:
         outcome = await ask_in_process(route, gateway)
+        key = route.question_id.encode()
         if outcome.answer is not None:
-            answers.append((route.question_id.encode(), encode(outcome.answer)))
+            answers.append((key, encode(outcome.answer)))
+        if outcome.evidence is not None and outcome.verified is not None:
+            collected.append((key, encode(outcome.evidence)))
+            verified.append((key, encode(outcome.verified)))
     await produce(bootstrap, topics.answer_ready, answers)
+    await produce(bootstrap, topics.evidence_collected, collected)
+    await produce(bootstrap, topics.evidence_verified, verified)
 
 
 async def test_replay_diffs_plans_and_statuses_in_the_time_range(
@@ -69,7 +77,8 @@ async def test_replay_diffs_plans_and_statuses_in_the_time_range(
     await asyncio.sleep(1.1)  # record timestamps are milliseconds: leave a clear gap
     start = datetime.now(UTC)
     await _record(kafka_bootstrap, topics, [_route("q-1"), _route("q-2", tenant="other"),
-                                            _route("q-internal", route_mode="internal")])
+                                            _route("q-internal", route_mode="internal"),
+                                            _route("q-held", policy="internal_only")])
     await produce(kafka_bootstrap, topics.route_decided, [(b"q-poison", b"not json")])
     await produce(kafka_bootstrap, topics.route_decided,
                   [(b"q-unanswered", orjson.dumps({**ROUTE_DECIDED,
@@ -79,19 +88,26 @@ async def test_replay_diffs_plans_and_statuses_in_the_time_range(
                           planner=NewsPlanner(), defaults=PlanDefaults())
 
     by_id = {q.question_id: q for q in report.questions}
-    assert set(by_id) == {"q-1", "q-2", "q-internal", "q-unanswered"}  # not q-before
+    assert set(by_id) == {"q-1", "q-2", "q-internal", "q-held", "q-unanswered"}  # not q-before
     first = by_id["q-1"]
     assert first.status_then == "answered" and first.status_now == WOULD_SEARCH
     assert first.plan_changes["query_kind"] == ("weather", "news")
     assert first.plan_changes["search_queries"][1] == ["replayed query"]
+    # the evidence recorded then, verified again today: the same item kept, nothing fetched
+    assert first.kept_then == first.kept_now == [WEATHER.target_url]
+    assert not first.verify_changed and by_id["q-held"].kept_now is None
     assert by_id["q-internal"].status_then is None and by_id["q-internal"].status_now == SKIPPED
     assert by_id["q-unanswered"].status_then is None and not by_id["q-unanswered"].plan_changes
+    held = by_id["q-held"]  # the routing table answers it before any planner: nothing to diff
+    assert held.status_then == "refused" and held.status_now.startswith("refused (routing")
+    assert not held.status_changed and not held.plan_changes
     assert report.undecodable == 1
     assert report.changes_by_field["query_kind"] == 2
 
     text = report.render()
     assert "  query_kind: 'weather' -> 'news'" in text
-    assert text.splitlines()[-1].startswith("summary: 4 questions; 2 plan changes (")
+    assert "  verify: kept 1 -> 1" in text and "0 verification changes" in text
+    assert text.splitlines()[-1].startswith("summary: 5 questions; 2 plan changes (")
     assert "query_kind 2" in text.splitlines()[-1]
 
 
@@ -110,7 +126,8 @@ async def test_replay_filters_by_tenant_and_end_and_same_planner_changes_nothing
     assert [q.question_id for q in report.questions] == ["q-a"]
     assert report.questions[0].plan_changes == {}
     assert "  plan unchanged" in report.render()
-    assert report.summary() == "summary: 1 questions; 0 plan changes; 0 status changes"
+    assert report.summary() == ("summary: 1 questions; 0 plan changes; 0 status changes; "
+                                "0 verification changes")
 
 
 def test_times_are_iso_or_a_duration_ago() -> None:

@@ -25,7 +25,7 @@ from tests.support.processors import running
 from tests.support.traces import session_exporter
 
 pytestmark = [pytest.mark.kafka, pytest.mark.jaeger]
-CHAIN = ["route-decided", "plan-created", "evidence-collected", "answer-ready"]
+CHAIN = ["route-decided", "plan-created", "evidence-collected", "evidence-verified", "answer-ready"]
 
 
 @pytest.fixture
@@ -64,8 +64,8 @@ async def _find(jaeger_url: str, question_id: str, want_spans: int) -> dict:  # 
 async def test_trace_prints_the_chain_as_a_tree(processor: Processor, kafka_bootstrap: str,
                                                 jaeger_url: str) -> None:
     question_id = await _traced_question(processor, kafka_bootstrap)
-    # 5 process spans (render and memory both read answer-ready) + 4 sends
-    trace = await _find(jaeger_url, question_id, want_spans=9)
+    # 6 process spans (render and memory both read answer-ready) + 5 sends
+    trace = await _find(jaeger_url, question_id, want_spans=11)
     text = render_tree(trace, question_id)
     lines = text.splitlines()
     prefix = processor.topics.prefix
@@ -83,7 +83,7 @@ async def test_trace_prints_the_chain_as_a_tree(processor: Processor, kafka_boot
     assert "· adapter.attempt (adapter=mcp" in text
     verdict = next(line for line in lines if "· verifier.verdict (" in line)
     assert "passed=True" in verdict and "kept=1" in verdict
-    assert "stage=render" in text and "stage=memory" in text
+    assert "stage=render" in text and "stage=memory" in text and "stage=verify" in text
     assert "pmflow.status=answered" in text
     # the memory writer and the renderer both hang under the answer's send
     answer_send = next(n for n in _walk(build_tree(trace))

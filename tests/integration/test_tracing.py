@@ -21,7 +21,8 @@ from tests.support.processors import running
 from tests.support.traces import session_exporter
 
 pytestmark = pytest.mark.kafka
-CHAIN = ["route-decided", "plan-created", "evidence-collected", "answer-ready"]
+CHAIN = ["route-decided", "plan-created", "evidence-collected", "evidence-verified", "answer-ready"]
+SIX_STAGES = {"plan", "evidence", "verify", "answer", "render", "memory"}
 
 
 @pytest.fixture
@@ -64,10 +65,14 @@ async def test_stages_form_a_chain_that_continues_pmflows_trace(
         assert send.parent.span_id == process[before].context.span_id  # type: ignore[union-attr]
     # a span is named after the topic it reads: the evidence stage reads plan-created
     assert "adapter.attempt" in {e.name for e in process["plan-created"].events}
-    answer_span = process["evidence-collected"]
-    verdicts = [e for e in answer_span.events if e.name == "verifier.verdict"]
+    verify_span = process["evidence-collected"]
+    verdicts = [e for e in verify_span.events if e.name == "verifier.verdict"]
     assert verdicts and verdicts[0].attributes["kept"] == 1  # type: ignore[index]
-    assert answer_span.attributes["pmflow.status"] == "answered"  # type: ignore[index]
+    assert verify_span.attributes["pmflow.verify.kept"] == 1  # type: ignore[index]
+    assert process["evidence-verified"].attributes["pmflow.status"] == "answered"  # type: ignore[index]
+    stages = [(s.attributes or {}).get("pmflow.stage") for s in spans
+              if s.name.startswith("process ")]
+    assert sorted(stages) == sorted(SIX_STAGES)  # one span per stage, verify among them
     [memory] = [s for s in spans if (s.attributes or {}).get("pmflow.stage") == "memory"]
     [db] = [s for s in spans if s.name == "db write qa_records"]
     assert db.parent.span_id == memory.context.span_id  # type: ignore[union-attr]

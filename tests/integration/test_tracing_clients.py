@@ -113,11 +113,12 @@ async def test_an_embedded_question_traces_its_fetches_and_sql_statements(
     print("\n".join(_tree(spans, top)))
     stage = {str((s.attributes or {}).get("pmflow.stage")): s for s in spans
              if (s.attributes or {}).get("pmflow.stage")}
-    assert set(stage) == {"plan", "evidence", "answer", "render", "memory"}
+    assert set(stage) == {"plan", "evidence", "verify", "answer", "render", "memory"}
     # chained as the workers' spans are: each stage descends from the one before
     assert _children(spans, top) == [stage["plan"]]
     assert _children(spans, stage["plan"]) == [stage["evidence"]]
-    assert stage["answer"] in _children(spans, stage["evidence"])
+    assert stage["verify"] in _children(spans, stage["evidence"])
+    assert stage["answer"] in _children(spans, stage["verify"])
     assert {stage["render"], stage["memory"]} <= set(_children(spans, stage["answer"]))
     fetches = [s for s in _children(spans, stage["evidence"]) if s.name == "GET"]
     fetched = {(urlsplit(str((s.attributes or {})["url.full"])).path,

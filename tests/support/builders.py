@@ -5,8 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pmflow_gateway.ports import Clock
+from pmflow_gateway.handlers.answer import compose_answer
+from pmflow_gateway.handlers.composers import EXTRACTIVE
+from pmflow_gateway.handlers.verify import verify_collected
+from pmflow_gateway.ports import Clock, Composer
 from pmflow_gateway.schemas import (
+    AnswerReady,
     EvidenceCollected,
     ExternalEvidence,
     ExternalEvidenceBundle,
@@ -46,7 +50,8 @@ def collected(items: list[ExternalEvidence], *, plan: ExternalQueryPlan | None =
               deadline_s: float = 20.0, execution_id: str = EXECUTION) -> EvidenceCollected:
     context = QuestionContext(
         question=question, locale=locale, thread_id="t-42",
-        routing=RoutingSnapshot(route_mode="external", reply_contract="external_realtime"),
+        routing=RoutingSnapshot(route_mode="external", effective_source_policy="external_only",
+                                reply_contract="external_realtime"),
         deadline_at=clock.now() + timedelta(seconds=deadline_s),
         upstream_sources=UPSTREAM if upstream is None else upstream)
     return EvidenceCollected(
@@ -59,5 +64,13 @@ def route(question: str, **fields: object) -> RouteDecided:
     values: dict[str, object] = {
         "event_id": "e-1", "question_id": "q-1", "tenant_id": "acme",
         "occurred_at": datetime(2026, 12, 2, 8, 0, tzinfo=UTC), "question": question,
-        "route_mode": "external", **fields}
+        "route_mode": "external", "effective_source_policy": "external_only",
+        "reply_contract": "external_realtime", **fields}
     return RouteDecided.model_validate(values)
+
+
+async def verify_and_compose(event: EvidenceCollected, *, clock: Clock,
+                             composer: Composer = EXTRACTIVE) -> AnswerReady:
+    """The verify and answer stage cores in a row, as the workers run them."""
+    return await compose_answer(verify_collected(event, clock=clock), clock=clock,
+                                composer=composer)

@@ -10,7 +10,14 @@ from typing import Literal
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
-from pmflow_gateway.ports import Deps, EvidenceAdapter, MemoryStore, PlanDefaults, Planner
+from pmflow_gateway.ports import (
+    Deps,
+    EvidenceAdapter,
+    EvidenceCache,
+    MemoryStore,
+    PlanDefaults,
+    Planner,
+)
 from pmflow_gateway.schemas import Topics
 from pmflow_gateway.settings import Settings
 from pmflow_gateway.streams.app import Processor
@@ -29,13 +36,14 @@ async def running(bootstrap: str, topics: Topics, *,
                   plan_defaults: PlanDefaults | None = None,
                   planner: Planner | None = None,
                   memory_domain_hints: bool = False,
+                  evidence_cache: EvidenceCache | None = None,
                   ) -> AsyncIterator[Processor]:
     """Every stage in this process; by default the MCP adapter answers with WEATHER."""
     gateway = Deps(
         composer=EXTRACTIVE, clock=SystemClock(), planner=planner or RulesPlanner(),
                       adapters=list(adapters or [FakeAdapter("mcp", items=[WEATHER])]),
                       store=store or InMemoryStore(), plan_defaults=plan_defaults or PlanDefaults(),
-                      memory_domain_hints=memory_domain_hints)
+                      memory_domain_hints=memory_domain_hints, evidence_cache=evidence_cache)
     settings = Settings(kafka_bootstrap=bootstrap, topic_prefix=topics.prefix, http_port=0,
                         processing_guarantee=guarantee)
     proc = Processor(settings, deps=gateway, grace_s=5, runner_config=runner_config)

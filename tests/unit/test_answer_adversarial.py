@@ -8,14 +8,13 @@ import itertools
 
 import pytest
 
-from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.ports import Composer
 from pmflow_gateway.schemas import AnswerStatus
 from tests.fakes import evidence
 from tests.support.answers import INJECTIONS, Echo, assert_contract_holds, external_urls
-from tests.support.builders import CLOCK, collected
+from tests.support.builders import CLOCK, collected, verify_and_compose
 
 HOSTILE = [
     *INJECTIONS,

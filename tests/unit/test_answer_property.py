@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from pmflow_gateway.contract.sources import EXTERNAL_SOURCE_TYPES
 from pmflow_gateway.contract.urls import url_key
-from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.ports import Draft
@@ -31,7 +30,7 @@ from tests.support.answers import (
     assert_contract_holds,
     external_urls,
 )
-from tests.support.builders import CLOCK, UPSTREAM, collected, weather_plan
+from tests.support.builders import CLOCK, UPSTREAM, collected, verify_and_compose, weather_plan
 
 # At least 500 per property in CI; raise it locally to hunt harder.
 EXAMPLES = max(int(os.environ.get("PMFLOW_PROPERTY_EXAMPLES", "600")), 500)

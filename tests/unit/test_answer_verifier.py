@@ -10,7 +10,6 @@ from pmflow_gateway.contract.statuses import status_text
 from pmflow_gateway.contract.text import mentions_internal
 from pmflow_gateway.contract.urls import registrable_domain
 from pmflow_gateway.contract.verify import quotes_of_upstream, verify_draft, verify_evidence
-from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.model_composer import ModelComposer
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.ports import Draft
@@ -23,7 +22,7 @@ from pmflow_gateway.schemas import (
     UpstreamSource,
 )
 from tests.fakes import evidence
-from tests.support.builders import CLOCK, EXECUTION, collected, weather_plan
+from tests.support.builders import CLOCK, EXECUTION, collected, verify_and_compose, weather_plan
 
 EN_Q = "What is the weather in Guangzhou for the next 5 days?"
 

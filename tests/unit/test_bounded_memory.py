@@ -9,10 +9,9 @@ import tracemalloc
 
 from pmflow_gateway.contract.text import clean_sentences, folded
 from pmflow_gateway.contract.urls import canonical_url, host_of, registrable_domain
-from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.render import render_reply
 from tests.fakes import evidence
-from tests.support.builders import CLOCK, collected
+from tests.support.builders import CLOCK, collected, verify_and_compose
 
 QUESTIONS = 20
 LONG = 200_000

@@ -10,7 +10,6 @@ import pytest
 from pmflow_gateway.adapters.llm import ModelError
 from pmflow_gateway.contract.statuses import NOTHING_ABOUT_IT
 from pmflow_gateway.contract.text import clean_sentences, mentions_internal
-from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.composers import EXTRACTIVE, compose_extractive
 from pmflow_gateway.handlers.model_composer import (
     ModelComposer,
@@ -21,7 +20,7 @@ from pmflow_gateway.handlers.model_composer import (
 from pmflow_gateway.schemas import AnswerContract, AnswerStatus, ExternalQueryPlan, QueryKind
 from tests.fakes import ScriptedModel, evidence
 from tests.support.answers import INJECTIONS
-from tests.support.builders import CLOCK, collected, weather_plan
+from tests.support.builders import CLOCK, collected, verify_and_compose, weather_plan
 
 QUESTION = "帮我看看未来 5 天的广州天气如何"
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 import pytest
 
 from pmflow_gateway.contract.demo import is_demo_url
-from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.mcp_server.corpus import load_pages
 from tests.fakes import evidence
-from tests.support.builders import CLOCK, collected
+from tests.support.builders import CLOCK, collected, verify_and_compose
 
 EN_Q = "What is the weather in Guangzhou for the next 5 days?"
 

@@ -20,7 +20,8 @@ import pmflow_gateway
 ROOT = Path(pmflow_gateway.__file__).parent
 PACKAGE = "pmflow_gateway"
 STAGES = frozenset(f"{PACKAGE}.handlers.{name}"
-                   for name in ("plan", "evidence", "answer", "render", "memory", "feedback"))
+                   for name in ("plan", "evidence", "verify", "answer", "render", "memory",
+                                "feedback", "outcome", "probe"))
 # The only modules that build the dependencies: the CLI, the MCP tools server's main, the
 # `replay` subcommand, which builds the planner it replays with, and `doctor`'s source checks,
 # which search through the engine exactly as the workers would build it.

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from pmflow_gateway.contract.memory_rules import (
+    EXTERNAL_ONLY,
     MAX_GOOD_DOMAINS,
     MemoryRow,
     RecordRow,
@@ -134,6 +135,14 @@ def test_wrong_route_feedback_lowers_the_prior_and_can_overturn_it() -> None:
     assert mostly.suggested_route_mode == "internal"
     assert mostly.feedback == {"wrong_route": 3}
     assert mostly.good_domains == []  # a sample whose latest verdict is negative lends none
+
+
+def test_without_reported_internal_outcomes_the_basis_says_it_knows_one_side() -> None:
+    ours = route_prior([sample("external", hits=3)])
+    both = route_prior([sample("external", hits=1), sample("internal", hits=3)])
+    assert not ours.knows_internal and ours.basis.endswith(EXTERNAL_ONLY)
+    assert both.knows_internal and EXTERNAL_ONLY not in both.basis
+    assert both.suggested_route_mode == "internal"
 
 
 def test_split_votes_say_uncertain() -> None:

@@ -61,3 +61,15 @@ async def test_the_rules_reason_for_clarify_is_kept_after_a_fallback() -> None:
 
 def test_a_clarify_plan_may_have_no_queries() -> None:
     assert parse_plan(json.dumps({"answer_contract": "clarify"})).search_queries == []
+
+
+async def test_the_model_sees_the_thread_s_previous_question_when_there_is_one() -> None:
+    model = ScriptedModel([json.dumps(PLAN)])
+    follow_up = route("那明天呢").model_copy(update={"previous_question": "广州今天天气如何"})
+    await ModelPlanner(model=model, timeout_s=1).plan(follow_up)
+    shown = json.loads(model.calls[0][-1]["content"])
+    assert (shown["question"], shown["previous_question"]) == ("那明天呢", "广州今天天气如何")
+    alone = ScriptedModel([json.dumps(PLAN)])
+    await ModelPlanner(model=alone, timeout_s=1).plan(route())
+    assert "previous_question" not in json.loads(alone.calls[0][-1]["content"])
+    assert "previous_question" in alone.calls[0][0]["content"]  # the prompt explains it

@@ -7,13 +7,12 @@ import pytest
 
 from pmflow_gateway.contract.text import clean_sentence, contact_handles, hosts_named
 from pmflow_gateway.contract.verify import verify_draft
-from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.ports import Draft
 from pmflow_gateway.schemas import AnswerStatus
 from tests.fakes import evidence
 from tests.support.answers import Echo
-from tests.support.builders import CLOCK, collected
+from tests.support.builders import CLOCK, collected, verify_and_compose
 from tests.support.planted import BENIGN_SENTENCES, LINK_SPELLINGS, PLANTED_SENTENCES
 
 PAGE = "https://www.weather.com.cn/gz"

@@ -7,7 +7,6 @@ import pytest
 
 from pmflow_gateway.contract.relevance import name_forms, off_topic, quoted_levels
 from pmflow_gateway.contract.statuses import reply_locale
-from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.composers import compose_extractive
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.schemas import (
@@ -18,7 +17,7 @@ from pmflow_gateway.schemas import (
     QueryKind,
 )
 from tests.fakes import evidence
-from tests.support.builders import CLOCK, collected, weather_plan
+from tests.support.builders import CLOCK, collected, verify_and_compose, weather_plan
 
 
 def place_plan(place: str, day: str | None = "今天", **changes: object) -> ExternalQueryPlan:

@@ -11,10 +11,9 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.schemas import AnswerStatus, ExternalEvidence, ExternalQueryPlan, QueryKind
 from tests.fakes import evidence
-from tests.support.builders import CLOCK, collected
+from tests.support.builders import CLOCK, collected, verify_and_compose
 
 EXAMPLES = max(int(os.environ.get("PMFLOW_PROPERTY_EXAMPLES", "300")), 200)
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.schemas import AnswerContract, AnswerReady, AnswerStatus, Citation, SourceUsed
 from tests.fakes import evidence
-from tests.support.builders import CLOCK, collected, weather_plan
+from tests.support.builders import CLOCK, collected, verify_and_compose, weather_plan
 
 EN_Q = "What is the weather in Guangzhou for the next 5 days?"
 

@@ -43,7 +43,7 @@ def test_probe_snapshot_keeps_numbers_and_drops_text() -> None:
 def test_stage_event_ids_are_the_name_based_uuid5_of_tenant_question_and_stage() -> None:
     import uuid
 
-    from pmflow_gateway.schemas.events import _EVENT_NAMESPACE, stage_event_id
+    from pmflow_gateway.schemas.envelope import _EVENT_NAMESPACE, stage_event_id
 
     for tenant, question, stage in [("acme", "q-1", "answer"), ("租户", "问题-🙂", "plan"),
                                     ("t", "x" * 200, "memory")]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pmflow_gateway.contract.agreement import DISAGREE, disagreement, key_figures
 from pmflow_gateway.contract.scoring import authority_score
 from pmflow_gateway.contract.verify import verify_evidence
-from pmflow_gateway.handlers.answer import verify_and_compose
 from pmflow_gateway.schemas import (
     AnswerContract,
     AnswerStatus,
@@ -15,7 +14,7 @@ from pmflow_gateway.schemas import (
     QueryKind,
 )
 from tests.fakes import evidence
-from tests.support.builders import CLOCK, collected, weather_plan
+from tests.support.builders import CLOCK, collected, verify_and_compose, weather_plan
 
 INDEX = ExternalQueryPlan(query_kind=QueryKind.market, answer_contract=AnswerContract.direct_fact,
                           freshness_required=True, topic="上证指数 收盘",

@@ -1,9 +1,11 @@
 """The model planner: an OpenAI-compatible model turns the question into an ExternalQueryPlan.
 
-The model is shown the question and the routing context only (locale, route mode, query
-profile), never upstream sources, probe results or fetched pages: it plans, it does not
-answer, and text from the web must not steer it. One repair round on invalid output; any
-other failure hands the question to the rules planner and says why in `PlannerInfo`.
+The model is shown the question, the thread's previous question when PMFlow passed one (a
+follow-up such as "那明天呢" is planned with its subject), and the routing context only
+(locale, route mode, query profile), never upstream sources, probe results or fetched
+pages: it plans, it does not answer, and text from the web must not steer it. One repair
+round on invalid output; any other failure hands the question to the rules planner and says
+why in `PlannerInfo`.
 """
 
 from __future__ import annotations
@@ -45,8 +47,9 @@ def planner_prompt() -> str:
 
 def planner_messages(route: RouteDecided) -> list[dict[str, str]]:
     """What the model is shown: the prompt, then the question and its routing context."""
-    context = {
+    context: dict[str, object] = {
         "question": route.question,
+        **({"previous_question": route.previous_question} if route.previous_question else {}),
         "locale": route.locale,
         "route_mode": route.route_mode,
         "query_profile": route.query_profile.model_dump(mode="json"),
