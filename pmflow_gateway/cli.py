@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import signal
 import sys
+import threading
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -70,8 +72,16 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
                               deps=lambda: build_deps(settings))
         logging.getLogger("pmflow_gateway").info(
             "stages %s on %s", ", ".join(processor.stage_names), settings.kafka_bootstrap)
+
+        async def stop_if_asked() -> None:
+            if _STOP_ASKED.is_set():
+                processor.app.exit()
+
+        processor.app.after_startup(stop_if_asked)
         await processor.app.run()
 
+    if _STOP_ASKED.is_set():
+        return 0  # asked to stop before anything started
     configure_tracing()
     try:
         asyncio.run(run())
@@ -412,8 +422,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# A SIGTERM that comes while a worker starts (its imports, its clients, before the app's own
+# handler is in place) is a request to stop, not a kill: it is noted and honoured as soon as
+# the workers have started, or before they start.
+_STOP_ASKED = threading.Event()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "run":
+        signal.signal(signal.SIGTERM, lambda *_: _STOP_ASKED.set())
     from pmflow_gateway.settings import Settings
 
     if args.command == "run":  # a worker's log is JSON from its first line, failures included

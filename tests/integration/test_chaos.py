@@ -84,6 +84,18 @@ async def test_sigterm_drains_commits_and_exits(
     assert len(replies.by_question) == n
 
 
+@pytest.mark.parametrize("after_s", [0.3, 1.5])
+async def test_sigterm_while_the_workers_start_is_a_clean_stop(
+        kafka_bootstrap: str, postgres_url: str, topics: Topics, tmp_path: Path,
+        after_s: float) -> None:
+    """Before the app's own handler is in place a SIGTERM killed the process (exit -15, and a
+    restarted worker stopped right away failed the exactly-once SIGTERM test now and then)."""
+    worker = Worker(worker_env(kafka_bootstrap, topics, postgres_url),
+                    log=tmp_path / "worker.log").start()
+    await asyncio.sleep(after_s)
+    assert worker.terminate(timeout_s=60) == 0, (tmp_path / "worker.log").read_text()[-3000:]
+
+
 async def test_broker_restart_mid_run_loses_nothing(
         postgres_url: str, topics: Topics, tmp_path: Path) -> None:
     broker = PrivateBroker(tmp_path / "kafka")

@@ -244,6 +244,9 @@ async def test_sigterm_commits_the_last_transaction(
         assert worker.terminate(timeout_s=60) == 0, log.read_text()[-3000:]  # mid-run
         worker = Worker(env, log=log, grace_s=15).start()
         await replies.wait_for(keys(tenant, n), timeout_s=180, worker=worker)
+        # The first worker may have answered everything while it drained: let the second one
+        # get past the interpreter's start, where no program can catch a SIGTERM.
+        await asyncio.sleep(1.0)
         assert worker.terminate(timeout_s=60) == 0, log.read_text()[-3000:]
     committed, ends = await committed_and_ends(kafka_bootstrap, f"{topics.prefix}gateway-plan")
     assert committed == ends

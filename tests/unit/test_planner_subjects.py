@@ -75,3 +75,10 @@ def test_a_chinese_question_about_something_foreign_is_also_searched_in_english(
     assert plan.search_queries[1] == "Norway Denmark score"
     plan, _ = draft_plan("宁德时代最新消息", locale="zh-CN")
     assert not any(q.isascii() for q in plan.search_queries)
+
+
+def test_invisible_characters_and_full_width_letters_are_read_as_the_user_sees_them() -> None:
+    plan, _ = draft_plan("南\u200b宁明天天气", locale="zh-CN")
+    assert plan.location_hint == "南宁" and "\u200b" not in " ".join(plan.search_queries)
+    plan, _ = draft_plan("ＧＰＴ－５ context window", locale="en-US")
+    assert plan.subject_entities == ["GPT-5"]

@@ -11,6 +11,7 @@ decides the plan: the kind, the answer contract and the search phrasing.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
 from pmflow_gateway.contract.currencies import currency_codes, currency_names
@@ -26,7 +27,7 @@ from pmflow_gateway.contract.gazetteer import (
 )
 from pmflow_gateway.contract.places import Place, local_language, search_name
 from pmflow_gateway.contract.relevance import RECENT
-from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk
+from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk, strip_invisible
 from pmflow_gateway.contract.variants import is_qualifier
 from pmflow_gateway.contract.when import asked as asked_when
 from pmflow_gateway.contract.when import canonical_hint
@@ -137,7 +138,9 @@ def draft_plan(
     domains: Mapping[tuple[QueryKind, str], tuple[str, ...]] = DEFAULT_PREFERRED_DOMAINS,
 ) -> tuple[ExternalQueryPlan, str | None]:
     """The plan, and what is missing when the question cannot be searched as it stands."""
-    text = " ".join(question.split())
+    # What the user sees is what is planned: no zero-width or bidi characters inside a name,
+    # and full-width letters and digits read as themselves (ＧＰＴ－５ is GPT-5).
+    text = " ".join(unicodedata.normalize("NFKC", strip_invisible(question)).split())
     # Names are matched in `lower` and reported from `text`: the offsets must agree.
     lower = text.lower()
     if len(lower) != len(text):  # a few letters ("İ") grow when lowered
