@@ -6,7 +6,14 @@ the real stage cores and our MCP server over stdio (`python -m bench.answers --l
   path was tuned on;
 - set 2: people and organisations, product variants with near-identical names, revenue vs
   market cap vs share price, quarter vs year, look-alike indices, coins and currency pairs,
-  which match and which season, opening hours and event dates, weekday words.
+  which match and which season, opening hours and event dates, weekday words;
+- sets 3 and 4: entities in none of the other sets, every class of question the answer slots
+  and qualifiers are for (metric and period, subject variants, roles in an event, headline-only
+  pages, stale "current" facts, places, names, body dates, vague questions, planner classes).
+
+Sets 1 and 2 reach 0 wrong; sets 3 and 4 may not get worse than they are (their wrong answers
+are listed in the closing notes: three quote the right figure from a page whose title states
+another one).
 """
 
 from __future__ import annotations
@@ -29,15 +36,23 @@ class HeldOut:
     corpus: Path
     min_questions: int
     kinds: frozenset[str]
+    max_wrong: int = 0
+    min_refusals: int = 10
 
 
 BASE_KINDS = {"weather", "news", "company", "stock", "market", "fx", "crypto", "model",
               "sports", "general", "follow"}
+SLOT_KINDS = frozenset({"metric", "subject", "event", "slot", "elsewhere", "stale", "place", "name",
+                        "date", "vague", "planner", "weather"})
 SETS = {
     "set1": HeldOut(DATA / "answers_heldout.jsonl", DATA / "answer_corpus_heldout.json", 45,
                     frozenset(BASE_KINDS)),
     "set2": HeldOut(DATA / "answers_heldout2.jsonl", DATA / "answer_corpus_heldout2.json", 50,
                     frozenset(BASE_KINDS | {"product", "travel", "event"})),
+    "set3": HeldOut(DATA / "answers_heldout3.jsonl", DATA / "answer_corpus_heldout3.json", 100,
+                    SLOT_KINDS, max_wrong=3, min_refusals=5),
+    "set4": HeldOut(DATA / "answers_heldout4.jsonl", DATA / "answer_corpus_heldout4.json", 100,
+                    SLOT_KINDS, max_wrong=17, min_refusals=5),
 }
 
 
@@ -52,7 +67,8 @@ def test_the_held_out_set_is_broad_and_every_label_is_checkable(name: str) -> No
     assert len(labels) >= held.min_questions
     assert {row["locale"][:2] for row in labels} == {"zh", "en"}
     assert held.kinds <= {row["kind"].split("_")[0] for row in labels}
-    assert sum(set(r["statuses"]) <= REFUSALS for r in labels) >= 10
+    assert sum("answered" not in r["statuses"] and r["statuses"] != ["clarify"]
+               for r in labels) >= held.min_refusals
     assert sum(r["statuses"] == ["clarify"] for r in labels) >= 3
     pages = json.loads(held.corpus.read_text("utf-8"))["pages"]
     assert all(p["url"].split("/")[2].endswith((".example", ".test")) for p in pages)
@@ -80,4 +96,4 @@ async def test_held_out_answers_are_about_what_was_asked(name: str) -> None:
     held = SETS[name]
     scored = await run(load_labels(held.labels), corpus=held.corpus)
     wrong = [(s.question, s.why) for s in scored if s.verdict == "wrong"]
-    assert summary(scored)["wrong"] == 0, wrong
+    assert summary(scored)["wrong"] <= held.max_wrong, wrong
