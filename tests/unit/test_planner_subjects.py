@@ -82,3 +82,10 @@ def test_invisible_characters_and_full_width_letters_are_read_as_the_user_sees_t
     assert plan.location_hint == "南宁" and "\u200b" not in " ".join(plan.search_queries)
     plan, _ = draft_plan("ＧＰＴ－５ context window", locale="en-US")
     assert plan.subject_entities == ["GPT-5"]
+
+
+def test_a_possessive_is_not_part_of_the_name() -> None:
+    plan, _ = draft_plan("What was Harlow Mills' revenue last year?", locale="en-US")
+    assert plan.subject_entities == ["Harlow Mills"]
+    plan, _ = draft_plan("Who runs Orvik’s ferry arm?", locale="en-US")
+    assert plan.subject_entities == ["Orvik"]

@@ -218,7 +218,7 @@ def _rare_words(text: str, lower: str) -> list[Span]:
     time word, a kind word, or a misspelling of an everyday word ("tmrw", "anual")."""
     spans = []
     for match in _LOWER_WORD.finditer(text):
-        word = match.group().removesuffix("'s")
+        word = _without_possessive(match.group())
         if len(word) > MAX_NAME_WORD_CHARS:
             continue
         parts = [p for p in word.split("-") if p]
@@ -257,6 +257,14 @@ def _tickers(text: str, lower: str) -> list[Span]:
             and not any(p.search(m.group()) for _, p in KIND_WORDS)]
 
 
+def _without_possessive(name: str) -> str:
+    """"Orvik's" and "Larkfield Systems'" name Orvik and Larkfield Systems."""
+    for mark in ("'s", "’s", "'", "’"):
+        if name.endswith(mark):
+            return name[:-len(mark)]
+    return name
+
+
 def _capitalised_phrases(text: str) -> list[Span]:
     """Runs of capitalised words (or versions right after one) in English text: names."""
     spans: list[Span] = []
@@ -264,12 +272,12 @@ def _capitalised_phrases(text: str) -> list[Span]:
 
     def close_run() -> None:
         if run:
-            name = text[run[0].start():run[-1].end()].removesuffix("'s")
+            name = _without_possessive(text[run[0].start():run[-1].end()])
             spans.append(Span(run[0].start(), run[0].start() + len(name), name))
             run.clear()
 
     for token in _EN_TOKEN.finditer(text):
-        word = token.group().removesuffix("'s")
+        word = _without_possessive(token.group())
         is_name = (word.lower() not in EN_STOP and word.lower() not in _NOT_NAMES
                    and not _PERIOD_TOKEN.fullmatch(word))
         starts_name = is_name and any(c.isupper() for c in word)
