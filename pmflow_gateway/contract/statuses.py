@@ -30,6 +30,10 @@ def missing_detail(plan: ExternalQueryPlan, english: bool) -> str:
         return "which stock, index or currency" if english else "要查询的标的（股票、指数或币种）"
     if plan.answer_contract is AnswerContract.compare_with_sources:
         return "the things to compare" if english else "要比较的对象"
+    if not plan.subject_entities and not plan.location_hint:
+        return ("which one you mean (the question does not name the team, company, product or "
+                "place it asks about)" if english
+                else "具体指哪一个（问题里没有说出所问的球队、公司、产品或地点）")
     return "what exactly to look up" if english else "要查询的具体对象"
 
 
