@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from pmflow_gateway.contract.dates import names_a_day
 from pmflow_gateway.contract.metrics import other_figure
+from pmflow_gateway.contract.places import find_places
 from pmflow_gateway.contract.qualifiers import (
     asks_who_holds,
     clash,
@@ -28,6 +30,7 @@ from pmflow_gateway.contract.relevance import (
     place_of,
     quotes_a_level,
 )
+from pmflow_gateway.contract.salience import is_weather_line
 from pmflow_gateway.contract.slots import (
     Slot,
     asked_slot,
@@ -162,6 +165,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     if day == "period":
         pass  # "news this week": the freshness window keeps the week, every line may answer
     elif day is not None or plan.query_kind is QueryKind.weather:
+        every_line = found
         found = _on_the_day(found, day)
     if plan.query_kind is not QueryKind.weather and slot is not Slot.any:
         # Only a sentence that carries the asked kind of value answers: a headline or a
@@ -198,8 +202,39 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
                      if plan.freshness_required and slot is not Slot.any else {})
         best = _answering(carrying, plan, freshness) if carrying else min(
             found, key=lambda c: (c.n, c.position))
+        if plan.query_kind is QueryKind.weather and day not in (None, "period"):
+            # "Lancaster: tomorrow cloudy. High 36°F, low 25°F." is one day in two sentences.
+            lines = [best, *_same_day_after(best, every_line, plan)]
+            return Draft(answer="\n".join(with_marker(c.text, c.n) for c in lines),
+                         cited=[best.n])
         return Draft(answer=with_marker(best.text, best.n), cited=[best.n])
     return _summary_lines(carrying)
+
+
+def _same_day_after(best: Candidate, lines: list[Candidate],
+                    plan: ExternalQueryPlan) -> list[Candidate]:
+    """The weather readings that follow a day's line on its page without naming a day or a
+    place of their own: they continue it. At most two, and none past a line about anything
+    else."""
+    following: list[Candidate] = []
+    for c in sorted((c for c in lines if c.n == best.n and c.position > best.position),
+                    key=lambda c: c.position):
+        if (c.position != best.position + len(following) + 1 or names_a_day(c.text)
+                or not is_weather_line(c.text) or len(following) == 2
+                or _names_a_place(c.text, plan)):
+            break
+        following.append(c)
+    return following
+
+
+def _names_a_place(sentence: str, plan: ExternalQueryPlan) -> bool:
+    """Whether a sentence names a place, the asked one or another ("Toronto: high 2C")."""
+    return names_something_else(plan, sentence) or any(
+        names(n, sentence, plan.query_kind) for n in asked_names(plan)) or bool(
+        find_places(sentence[:MAX_PLACE_CHARS], place_question=True))
+
+
+MAX_PLACE_CHARS = 300
 
 
 def _only_a_place(plan: ExternalQueryPlan) -> bool:

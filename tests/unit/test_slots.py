@@ -62,3 +62,18 @@ def test_the_asked_names_never_answer_who() -> None:
     sentence = "Tarnow Handball reported a record season."
     assert fills(Slot.person, sentence, ("Tarnow Handball",)) is False
     assert proper_names("Kevin Barlow said the deal closed in October.") == ["Kevin Barlow"]
+
+
+def test_a_days_forecast_in_two_sentences_is_quoted_whole() -> None:
+    from pmflow_gateway.handlers.composers import compose_extractive
+    from pmflow_gateway.handlers.planners.rules import plan_by_rules
+    from tests.fakes import evidence
+
+    question = "Whanganui weather tomorrow"
+    plan = plan_by_rules(question, locale="en-US")
+    page = ("Whanganui: Tomorrow, cloudy with showers. High 17°C, low 9°C. "
+            "Wellington: Tomorrow, windy. High 15°C.")
+    draft = compose_extractive(question, plan, [evidence("https://wx.example/wh", page,
+                                                         title="Whanganui forecast")])
+    assert "High 17°C, low 9°C." in draft.answer
+    assert "Wellington" not in draft.answer and "High 15°C" not in draft.answer
