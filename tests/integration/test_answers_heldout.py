@@ -52,7 +52,7 @@ SETS = {
     "set3": HeldOut(DATA / "answers_heldout3.jsonl", DATA / "answer_corpus_heldout3.json", 100,
                     SLOT_KINDS, max_wrong=3, min_refusals=5),
     "set4": HeldOut(DATA / "answers_heldout4.jsonl", DATA / "answer_corpus_heldout4.json", 100,
-                    SLOT_KINDS, max_wrong=10, min_refusals=5),
+                    SLOT_KINDS, max_wrong=8, min_refusals=5),
 }
 
 

@@ -89,3 +89,10 @@ def test_a_possessive_is_not_part_of_the_name() -> None:
     assert plan.subject_entities == ["Harlow Mills"]
     plan, _ = draft_plan("Who runs Orvik’s ferry arm?", locale="en-US")
     assert plan.subject_entities == ["Orvik"]
+
+
+def test_an_unknown_chinese_company_before_a_period_or_a_metric_is_the_subject() -> None:
+    plan, _ = draft_plan("衡岳新材2026年前三季度营收多少", locale="zh-CN")
+    assert plan.subject_entities == ["衡岳新材"]
+    plan, _ = draft_plan("衡岳新材第二季度净利润", locale="zh-CN")
+    assert plan.subject_entities == ["衡岳新材"]
