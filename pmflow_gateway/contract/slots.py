@@ -25,6 +25,8 @@ class Slot(StrEnum):
     place = "place"  # where something happens
     date = "date"  # when something happens or happened
     time = "time"  # the time of day
+    duration = "duration"  # how long something takes or lasts (or a length: "how long is it")
+    name = "name"  # which one: an organisation, a title, an award, a hospital, by its name
     any = "any"  # no particular kind of value: a summary, a yes/no question, a definition
 
 
@@ -50,6 +52,10 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
     (Slot.time, re.compile(
         r"几点|什么时间开|几时|" + _EN.format(r"what time|which time|kick-?off time|tip-?off time"
                                             r"|start time|at what time"), re.IGNORECASE)),
+    (Slot.duration, re.compile(
+        r"多久|多长时间|多少(?:天|小时|分钟|年时间)|" + _EN.format(
+            r"how long|how many (?:days|hours|minutes|weeks|months|years)"),
+        re.IGNORECASE)),
     (Slot.quantity, re.compile(
         rf"多少(?:个|人|家|名|位|辆|台|架|次|场|所|座|条|套|只|部|项|起|例|款|户|位|艘|颗)|几(?:个|人|家|名|位"
         rf"|辆|台|次|场|所|座|条|项|起|例|款)|[{CJK_CHARS}]{{0,3}}数量|" + _EN.format(
@@ -67,6 +73,13 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
         r"是谁|谁是|谁[赢获拿当任做接打进]|谁的|哪位|哪个人|" + _EN.format(
             r"who|whom|whose|which (?:player|driver|team|person|candidate|company)"),
         re.IGNORECASE)),
+    # "Which agency", "what's the name of", "names of": a proper name answers, whatever it
+    # names (a place, a day or a person was asked above).
+    (Slot.name, re.compile(
+        r"叫什么名字|叫什么|名字是|名称是|哪(?:家|所|支|部|款)|" + _EN.format(
+            r"^\s*(?:and |so |but )?which|what(?:'s| is| was| are| were) (?:the )?names?"
+            r"|names? of|name the|(?:is|was|are|were) (?:it |they |he |she )?called"),
+        re.IGNORECASE)),
     (Slot.amount, re.compile(
         r"多少钱|价格|价钱|价位|售价|股价|金价|油价|汇率|报价|收盘|开盘|点位|多少亿|多少万|多少元|多少美元|营收|"
         r"收入|利润|净利|市值|估值|罚款|多少度|几度|气温|温度|利率|费用|成本|多贵|多少|几块"
@@ -74,7 +87,8 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
             r"how much|how many dollars|price[sd]?|cost|costs|worth|valued?|valuation|revenue"
             r"|sales|profit|income|earnings|loss|rate|rates|yield|fee|fine|salary|quote"
             r"|trading at|market cap|temperature|how (?:hot|cold|warm|high|low|tall|long|far"
-            r"|heavy|big|fast|old)|weigh"), re.IGNORECASE)),
+            r"|heavy|big|fast|old|large|powerful)|weigh|horsepower|hp|bhp|torque|battery|capacity"
+            r"|population|output|mileage|top speed"), re.IGNORECASE)),
 )
 
 # Values in a sentence.
@@ -97,12 +111,19 @@ _UNIT = re.compile(
     r"|元/|每(?:吨|升|斤|公斤|股|桶)|per (?:ton|tonne|litre|liter|gallon|barrel|ounce|share|kg)"
     r"|万吨|吨|升|公斤|千克|克|千瓦时|兆瓦|吉瓦|mw|gw|kwh|km|公里|千米|米|m\b|miles?|feet|ft|kg|lbs?"
     r"|pounds|ounces?|万元|亿元|万人|亿人|x|倍|平方公里|平方千米|平方米|公顷|亩"
-    r"|sq\.? ?(?:km|mi|m|ft)|square (?:kilomet(?:re|er)s|miles|met(?:re|er)s|feet))"
+    r"|sq\.? ?(?:km|mi|m|ft)|square (?:kilomet(?:re|er)s|miles|met(?:re|er)s|feet)"
+    r"|horsepower|hp|bhp|ps|kw|nm|lb-?ft|kwh|mah|mph|km/h|kph|light[- ]years?|gb|tb|mb"
+    r"|megapixels?|mp|fps|hz|ghz|mhz|inch(?:es)?|cm|mm|马力|千瓦)(?![a-z])"
     rf"|{_NUMBER}\s*(?:万|亿)|{_NUMBER}\s*(?:thousand|million|billion|trillion|bn)(?![a-z])"
     rf"|(?:high|low|max|min)s?\s+(?:of\s+)?-?{_NUMBER}|(?:reached|at|to|of|is|was|stood at"
     rf"|closed at|fell to|rose to)\s+-?{_NUMBER}(?![\d/-])"
     rf"|(?:报|收报|收于|升至|跌至|涨至|降至|达到?|录得)\s*-?(?!(?:19|20)\d{{2}}\s*年){_NUMBER}",
     re.IGNORECASE)
+_DURATION = re.compile(
+    rf"(?:{_NUMBER}|{_CN_NUMBER}|(?<![a-z])(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten"
+    r"|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|several|a few|a couple of))\s*"
+    r"(?:-\s*)?(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|decades?"
+    r"|秒钟?|分钟|个?小时|天|周|个?星期|个月|年)(?![a-z])", re.IGNORECASE)
 _SHARE = re.compile(
     rf"{_NUMBER}\s*(?:%|％|per ?cent|percentage points?)|百分之{_CN_NUMBER}"
     rf"|{_CN_NUMBER}成(?![员为功立])"
@@ -136,6 +157,7 @@ _ZH_PLACE = re.compile(
     rf"在[{CJK_CHARS}A-Za-z]{{2,12}}(?:举行|举办|进行|开幕|开赛|揭幕|召开|上演|打响)"
     rf"|(?:位于|坐落于|地处|设在|设于|落户|总部在)[{CJK_CHARS}A-Za-z]{{2,}}|[{CJK_CHARS}]{{2,10}}"
     r"(?:赛道|体育场|体育馆|球场|中心|会展|场馆|剧院|广场|公园|机场|车站|港|省|市|县|区)")
+_QUOTED_NAME = re.compile(r"《[^》]{1,40}》|“[^”]{1,40}”|「[^」]{1,40}」")
 _EN_PLACE = re.compile(
     r"(?<![a-z])(?:in|at|from|to|near|outside|inside)\s+(?:the\s+)?[A-Z][\w'’\-]+", re.ASCII)
 
@@ -170,11 +192,16 @@ def fills(slot: Slot, sentence: str, asked: tuple[str, ...] = ()) -> bool:
         return bool(_SCORE.search(_without_dates_and_times(sentence)))
     if slot is Slot.time:
         return bool(_TIME.search(sentence))
+    if slot is Slot.duration:
+        return bool(_DURATION.search(sentence) or _UNIT.search(sentence))
     if slot is Slot.date:
         return bool(VISIBLE_DATE.search(sentence) or _DATE.search(sentence)
                     or DAY_MENTION.search(sentence))
     if slot is Slot.person:
         return bool(proper_names(sentence, asked) or _ZH_NAME_CONTEXT.search(sentence))
+    if slot is Slot.name:
+        return bool(proper_names(sentence, asked) or _ZH_NAME_CONTEXT.search(sentence)
+                    or _ZH_PLACE.search(sentence) or _QUOTED_NAME.search(sentence))
     return bool(_EN_PLACE.search(sentence) or _ZH_PLACE.search(sentence)
                 or proper_names(sentence, asked))
 

@@ -23,6 +23,14 @@ from pmflow_gateway.contract.slots import Slot, asked_slot, fills, proper_names
     ("where can I watch the final", Slot.any),
     ("新剧在哪个平台播出", Slot.any),
     ("latest on the Oakbay port strike", Slot.any),
+    ("which law firm advised the Brenholt buyout", Slot.name),
+    ("names of the Quarrow council members charged", Slot.name),
+    ("新航线由哪家航空公司运营", Slot.name),
+    ("哪家医院接收了伤者", Slot.name),
+    ("how long did the Vessby recount take", Slot.duration),
+    ("新大桥通车后过江要多久", Slot.duration),
+    ("Torvik GT horsepower", Slot.amount),
+    ("Aldane S4 battery capacity", Slot.amount),
 ])
 def test_the_question_says_what_kind_of_value_answers_it(question: str, slot: Slot) -> None:
     assert asked_slot(question) is slot
@@ -52,6 +60,16 @@ def test_the_question_says_what_kind_of_value_answers_it(question: str, slot: Sl
     (Slot.place, "全年共设8站。", False),
     (Slot.person, "The club confirmed the appointment.", False),
     (Slot.person, "The club named Ilse Brandvold as head coach.", True),
+    (Slot.name, "The firm advised on the buyout.", False),
+    (Slot.name, "The buyout was advised by Harrow & Lisk of Leeds.", True),
+    (Slot.name, "伤者被送往市第一人民医院救治。", True),
+    (Slot.duration, "The recount took longer than expected.", False),
+    (Slot.duration, "The recount took 11 days.", True),
+    (Slot.duration, "过江只需8分钟。", True),
+    (Slot.amount, "The Torvik GT is the brand's most powerful car.", False),
+    (Slot.amount, "Its twin motors make 512 horsepower.", True),
+    (Slot.amount, "The pack holds 94 kWh.", True),
+    (Slot.amount, "The founder has run the firm for 12 years.", False),
 ])
 def test_a_sentence_fills_a_slot_only_with_a_value_of_its_kind(
         slot: Slot, sentence: str, filled: bool) -> None:
