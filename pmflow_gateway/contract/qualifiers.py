@@ -338,7 +338,8 @@ def topic_words(question: str, names: tuple[str, ...] = ()) -> tuple[str, ...]:
     return tuple(dict.fromkeys(stems))
 
 
-def mentions_topic(sentence: str, stems: tuple[str, ...]) -> bool:
-    """Whether a word of the sentence starts with one of the stems."""
+def mentions_topic(sentence: str, stems: tuple[str, ...], need: int = 1) -> bool:
+    """Whether words of the sentence start with `need` of the stems (at most all of them)."""
     words = {w.casefold() for w in _ENGLISH_WORD.findall(sentence)}
-    return any(w.startswith(stem) for stem in stems for w in words)
+    found = sum(1 for stem in stems if any(w.startswith(stem) for w in words))
+    return found >= min(need, len(stems))

@@ -179,7 +179,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         # about it ("who scored" is not answered by "Wales beat Hungary 2-0").
         stems = topic_words(question, names)
         if stems and slot is not Slot.amount:
-            found = [c for c in found if mentions_topic(c.text, stems)]
+            found = [c for c in found if mentions_topic(c.text, stems, need=2)]
         if not found:
             return Draft(answer="", cited=[], note=slot_reason(slot))
         if asks_who_holds(wanted):

@@ -73,6 +73,12 @@ def test_the_value_must_be_about_what_the_question_asks_of_it() -> None:
     assert stems == ("score",)
     assert mentions_topic("Ana Ruiz scored twice for Dalby Rovers.", stems)
     assert not mentions_topic("Dalby Rovers beat Kinsale 2-0.", stems)
+    # Two of the question's topic words, when it has two: a sentence about the company is not
+    # one about its finance chief.
+    stems = topic_words("who is brenholt's new cfo", ())
+    assert mentions_topic("Brenholt named Ola Vik its CFO on Monday.", stems, need=2)
+    assert not mentions_topic("Brenholt opened a store in Leeds.", stems, need=2)
+    assert mentions_topic("Brenholt opened a store in Leeds.", stems)
     # Roles, winning and names are checked elsewhere, in all their synonyms.
     assert topic_words("Who is the current CEO of Orvik Lines?", ("Orvik Lines",)) == ()
     assert topic_words("who won the Lakeside 200", ()) == ()

@@ -312,8 +312,9 @@ _DEICTIC_ZH = re.compile(
     r"|他们|她们|它们|咱们|我们|(?<![其吉])他(?!人)|她|它")
 _DEICTIC_EN = re.compile(
     r"(?<![a-z'])(?:it|its|they|them|their|we|us|our|he|him|his|she|her|this one|that one"
-    r"|the (?:(?:final|latest|last|current) )?(?:game|match|race|fight|stock|share price"
-    r"|shares|company|team|club|product|show|film|movie|score|result|price))(?![a-z'])")
+    r"|the (?:(?:final|latest|last|current|next|upcoming|previous) )?(?:game|match|race|fight"
+    r"|stock|share price|shares|company|team|club|product|show|film|movie|score|result"
+    r"|price))(?![a-z'])")
 
 
 def points_without_naming(lower: str, spans: Sequence[Span], *, weather: bool) -> bool:
