@@ -36,6 +36,15 @@ METRICS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         re.compile(r"市值|估值|" + _EN.format(r"market cap(?:italis|italiz)?(?:ation)?"
                                               r"|market value|valuation|valued at|worth"),
                    re.IGNORECASE)),
+    "rating": (
+        re.compile(r"评分|几分|多少分|打分|" + _EN.format(r"ratings?|rated|review score"),
+                   re.IGNORECASE),
+        re.compile(r"评分|打分|\d\s*分(?![钟之])|" + _EN.format(
+            r"ratings?|rated|stars?|out of (?:5|10|100)|score of"), re.IGNORECASE)),
+    "box_office": (
+        re.compile(r"票房|" + _EN.format(r"box[- ]office|grossed|grosses"), re.IGNORECASE),
+        re.compile(r"票房|" + _EN.format(r"box[- ]office|grossed|grosses|gross"),
+                   re.IGNORECASE)),
     "population": (
         # "How many people attended" asks a count of something else, not a population.
         re.compile(r"人口|多少人(?:住|生活|居住)|" + _EN.format(

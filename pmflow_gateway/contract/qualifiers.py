@@ -136,7 +136,7 @@ _PERIOD = (
                        r"quarters?|quarterly|q[1-4]|[1-4]q|(?:first|second|third|fourth)"
                        r"[- ]quarter")),
     ("year", _words(r"全年|年度|年报|整年|财年|全年度", r"full[- ]year|annual(?:ly)?|fiscal[- ]year"
-                    r"|for the year|yearly|whole year")),
+                    r"|for the year|yearly|whole year|entire year|as a whole")),
 )
 _QUARTER = tuple(
     (f"q{n}", _words(rf"(?<!前)第?{zh}季度|(?<!前){zh}季报|Q{n}|{n}Q",

@@ -163,10 +163,19 @@ _CACHED_NAME_CHARS = 100
 _cached_name_forms = functools.lru_cache(maxsize=4096)(_name_forms)
 
 
+# A title in 《》 is the same title whatever a page puts between its words, brackets or not:
+# 《山海 归途》 is 《山海·归途》 and 山海归途.
+_TITLE = re.compile(r"^《([^《》]{1,40})》$")
+_TITLE_GAP = r"[\s·・•‧\-‐–—_:：,，、.。!！?？'\"“”‘’]*"
+
+
 @functools.lru_cache(maxsize=4096)
 def _form_pattern(form: str) -> re.Pattern[str]:
     """The pattern of one form. A Latin form matches whatever its accents ("Tromso" names
     Tromsø, "Zurich" Zürich): case-insensitive patterns search the text's `_fold`."""
+    if title := _TITLE.match(form):
+        chars = [re.escape(c) for c in title.group(1) if not re.fullmatch(_TITLE_GAP, c)]
+        return re.compile("《?" + _TITLE_GAP.join(chars) + "》?", re.IGNORECASE)
     if CJK.search(form):
         return re.compile(re.escape(form))
     # Short all-capital forms (US, EU, BTC) are acronyms: "us" in running text is not one.
@@ -203,6 +212,8 @@ class _Needle(NamedTuple):
 @functools.lru_cache(maxsize=4096)
 def _needle(form: str) -> _Needle:
     pattern = _form_pattern(form)
+    if _TITLE.match(form):
+        return _Needle(None, True, pattern)
     if CJK.search(form):
         return _Needle(form, True, None)  # the pattern is the form itself
     exact = not pattern.flags & re.IGNORECASE

@@ -81,11 +81,11 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
             r"|names? of|name the|(?:is|was|are|were) (?:it |they |he |she )?called"),
         re.IGNORECASE)),
     (Slot.amount, re.compile(
-        r"多少钱|价格|价钱|价位|售价|股价|金价|油价|汇率|报价|收盘|开盘|点位|多少亿|多少万|多少元|多少美元|营收|"
+        r"评分|几分|多少分|打分|多少钱|价格|价钱|价位|售价|股价|金价|油价|汇率|报价|收盘|开盘|点位|多少亿|多少万|多少元|多少美元|营收|"
         r"收入|利润|净利|市值|估值|罚款|多少度|几度|气温|温度|利率|费用|成本|多贵|多少|几块"
         r"|" + _EN.format(
-            r"how much|how many dollars|price[sd]?|cost|costs|worth|valued?|valuation|revenue"
-            r"|sales|profit|income|earnings|loss|rate|rates|yield|fee|fine|salary|quote"
+            r"how much|how many dollars|rating|rated|price[sd]?|cost|costs|worth|valued?"
+            r"|valuation|revenue|sales|profit|income|earnings|loss|rate|rates|yield|fee|fine|salary|quote"
             r"|trading at|market cap|temperature|how (?:hot|cold|warm|high|low|tall|long|far"
             r"|heavy|big|fast|old|large|powerful)|weigh|horsepower|hp|bhp|torque|battery|capacity"
             r"|population|output|mileage|top speed"), re.IGNORECASE)),
@@ -113,7 +113,8 @@ _UNIT = re.compile(
     r"|pounds|ounces?|万元|亿元|万人|亿人|x|倍|平方公里|平方千米|平方米|公顷|亩"
     r"|sq\.? ?(?:km|mi|m|ft)|square (?:kilomet(?:re|er)s|miles|met(?:re|er)s|feet)"
     r"|horsepower|hp|bhp|ps|kw|nm|lb-?ft|kwh|mah|mph|km/h|kph|light[- ]years?|gb|tb|mb"
-    r"|megapixels?|mp|fps|hz|ghz|mhz|inch(?:es)?|cm|mm|马力|千瓦)(?![a-z])"
+    r"|megapixels?|mp|fps|hz|ghz|mhz|inch(?:es)?|cm|mm|马力|千瓦|分(?![钟之]))(?![a-z])"
+    rf"|{_NUMBER}\s*(?:/\s*(?:5|10|100)(?!\d)|out of (?:5|10|100)(?!\d)|stars?(?![a-z]))"
     rf"|{_NUMBER}\s*(?:万|亿)|{_NUMBER}\s*(?:thousand|million|billion|trillion|bn)(?![a-z])"
     rf"|(?:high|low|max|min)s?\s+(?:of\s+)?-?{_NUMBER}|(?:reached|at|to|of|is|was|stood at"
     rf"|closed at|fell to|rose to)\s+-?{_NUMBER}(?![\d/-])"

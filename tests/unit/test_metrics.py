@@ -20,6 +20,8 @@ from tests.support.builders import weather_plan
     ("What is Adobe's market cap", {"market_cap"}), ("茅台市值", {"market_cap"}),
     ("How many people live in Porto?", {"population"}), ("成都人口多少", {"population"}),
     ("Intel latest earnings", set()), ("Oslo weather tomorrow", set()),
+    ("《雾港》评分几分", {"rating"}), ("how is Tidewater Blue rated", {"rating"}),
+    ("《雾港》票房多少", {"box_office"}),
 ])
 def test_the_asked_metric_is_read_in_both_languages(question: str, metrics: set[str]) -> None:
     assert asked_metrics(question) == metrics
@@ -41,6 +43,7 @@ def test_the_asked_period_is_read(question: str, periods: set[str]) -> None:
     ("海尔去年全年营收多少", "海尔第二季度营收700亿元。"),
     ("Nike revenue last quarter", "Nike's full fiscal-year revenue reached $51 billion."),
     ("Nike annual revenue", "Nike reported fiscal second-quarter revenue of $12.4 billion."),
+    ("《雾港》评分几分", "电影《雾港》上映第5天，累计票房突破2.3亿元。"),
 ])
 def test_another_metric_or_period_is_not_the_answer(question: str, sentence: str) -> None:
     assert other_figure(question, sentence) is not None
@@ -52,6 +55,7 @@ def test_another_metric_or_period_is_not_the_answer(question: str, sentence: str
     ("How many people live in Porto?", "Porto has about 230,000 residents."),
     ("海尔去年全年营收多少", "海尔全年营收2800亿元。"),
     ("Intel latest earnings", "Intel reported quarterly revenue of $13 billion."),
+    ("《雾港》评分几分", "该片在评分网站的评分为8.1分。"),
 ])
 def test_the_asked_figure_may_answer(question: str, sentence: str) -> None:
     assert other_figure(question, sentence) is None

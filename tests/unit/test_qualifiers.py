@@ -60,6 +60,12 @@ def test_a_question_without_qualifiers_lets_any_sentence_through() -> None:
     assert clash("latest on the Oakbay port", "Dock workers voted to end the strike.") is None
 
 
+def test_as_a_whole_is_the_full_year() -> None:
+    question = "what is Brenholt expecting for revenue in fiscal 2027 as a whole?"
+    assert clash(question, "For the first quarter of fiscal 2027 Brenholt expects $40m.")
+    assert clash(question, "For fiscal 2027 Brenholt expects full-year revenue of $170m.") is None
+
+
 def test_holder_questions_and_fiscal_years() -> None:
     assert asks_who_holds("who runs Orvik Lines now")
     assert asks_who_holds("澄河电子董事长是谁")

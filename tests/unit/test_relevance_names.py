@@ -9,6 +9,7 @@ from pmflow_gateway.contract.relevance import (
     one_edit_apart,
     with_declared_aliases,
 )
+from pmflow_gateway.handlers.planners.rules import draft_plan
 from pmflow_gateway.schemas import ExternalQueryPlan, QueryKind
 
 
@@ -36,3 +37,11 @@ def test_a_model_number_may_be_written_apart_or_joined() -> None:
     assert names("note12", "The Qiyun Note 12 goes on sale.")
     assert names("Aero 7", "the aero7 headset")
     assert not names("note12", "The Note 13 goes on sale.")
+
+
+def test_a_title_in_book_brackets_is_named_whatever_its_punctuation() -> None:
+    assert names("《雾港 来信》", "电影《雾港·来信》上映首日票房破亿")
+    assert names("《雾港·来信》", "雾港来信首周末票房2.1亿元")
+    assert not names("《雾港 来信》", "电影《雾港·归人》上映首日票房破亿")
+    plan, _ = draft_plan("《雾港 来信》评分几分", locale="zh-CN")
+    assert plan.subject_entities == ["《雾港 来信》"]

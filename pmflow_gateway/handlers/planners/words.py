@@ -116,6 +116,7 @@ _ZH_LEAD_NAME = re.compile(
 _NAME_STOP_CHARS = set("的是和与跟在了吗呢有什么哪这那该本家个我你他它们请帮查看")
 _LATIN_IN_ZH = re.compile(
     r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9.+&'\-]*(?: [A-Za-z0-9][A-Za-z0-9.+\-]*)*")
+_TITLE = re.compile(r"《[^《》]{1,40}》")
 # Letters of any Latin alphabet: "Kölner Haie" is one name, not "K" and "lner".
 _EN_TOKEN = re.compile(r"[^\W_][\w.&'\-]*")
 
@@ -166,6 +167,9 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
     weather = KIND_WORDS[0][1].search(lower) is not None
     found = [Span(m.start, m.end, m.text, is_place=not _is_country(m), mention=m)
              for m in find_places(text, place_question=weather)]
+    # A title in 《》 is one name, brackets and all: the contract matches it whatever
+    # punctuation a page puts between its words.
+    found += [Span(m.start(), m.end(), m.group()) for m in _TITLE.finditer(text)]
     for kind, pattern in _NAME_KINDS:
         found += [Span(m.start(), m.end(), text[m.start():m.end()], kind)
                   for m in pattern.finditer(lower)]
