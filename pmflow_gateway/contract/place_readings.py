@@ -127,6 +127,12 @@ def search_name(place: Place, *, zh: bool) -> str:
     if found[:1] == (place,) and not comparable(found):
         return name
     alone = sum(p.country == place.country for p in found) == 1
+    parent = table().by_key(place.parent) if place.parent else None
+    if parent is not None and sum(p.region == place.region for p in found) > 1:
+        # The region has two of them (新华区 of 石家庄 and of 沧州): say whose.
+        if zh and parent.zh and place.zh:
+            return parent.zh[-1] + place.zh[0]
+        return f"{name}, {parent.name}"
     outer = table().by_key(place.country if alone else place.region)
     if outer is None:
         return name

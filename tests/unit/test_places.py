@@ -217,6 +217,8 @@ def test_a_search_name_carries_the_qualifier_a_bare_name_would_lose() -> None:
     assert search_name(readings("Yichang")[0], zh=True) == "宜昌"
     assert search_name(readings("抚州")[0], zh=False) == "Fuzhou, Jiangxi"
     assert search_name(place("Jackson, TN weather"), zh=True) == "田纳西州杰克逊"
+    # Two 桥西区 in one province (邢台's and 张家口's): the province is not enough, the city is.
+    assert search_name(place("邢台桥西区天气"), zh=True) == "邢台桥西区"
 
 
 # --- pages --------------------------------------------------------------------------------
