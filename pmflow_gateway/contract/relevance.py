@@ -647,8 +647,10 @@ def place_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> list[str]:
                 qualified = re.search(rf"([{CJK_CHARS}]{{2,3}}?)[省市]?{re.escape(form)}[市区县]",
                                       text)
             else:
-                qualified = re.search(rf"{re.escape(form)}\s*,\s*([A-Z][A-Za-z.]+)", text,
-                                      re.IGNORECASE)
+                # "Paris, Texas", "Springfield, Ill.": a capitalised word after the comma,
+                # never "South Dakota, and".
+                qualified = re.search(rf"{re.escape(form)}\s*,\s*((?-i:[A-Z])[A-Za-z.]+)",
+                                      text, re.IGNORECASE)
             if qualified and qualified.group(1) not in readings:
                 readings.append(qualified.group(1))
                 break

@@ -25,6 +25,8 @@ from pmflow_gateway.contract.places import (
     same_place,
     search_name,
 )
+from pmflow_gateway.contract.relevance import place_readings
+from tests.support.builders import weather_plan
 
 
 def one(question: str, *, place_question: bool = True) -> PlaceMention:
@@ -330,3 +332,12 @@ def test_a_question_costs_a_few_probes_per_word(monkeypatch: pytest.MonkeyPatch)
 def test_the_table_is_loaded_once() -> None:
     assert place_table.table() is place_table.table()
 
+
+
+def test_a_page_reads_the_place_as_another_only_with_a_capitalised_qualifier() -> None:
+    plan = weather_plan(location_hint="Springfield", subject_entities=["Springfield"])
+    assert place_readings(plan, ["Springfield, Ill. -- rain.", "Springfield, Mo. -- snow."]) \
+        == ["Ill.", "Mo."]
+    plan = weather_plan(location_hint="South Dakota", subject_entities=["South Dakota"])
+    assert place_readings(plan, ["Youth use in South Dakota, and nationally, fell.",
+                                 "In South Dakota, no county reported it."]) == []
