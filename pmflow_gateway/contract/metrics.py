@@ -60,12 +60,12 @@ PERIODS: dict[str, re.Pattern[str]] = {
         r"季度|季报|[一二三四1-4]季|" + _EN.format(
             r"quarters?|quarterly|q[1-4]|(?:first|second|third|fourth)[- ]quarter"),
         re.IGNORECASE),
-    "half": re.compile(r"半年|中期|" + _EN.format(r"half[- ]year|h[12]|interim|six months"),
-                       re.IGNORECASE),
+    "half": re.compile(r"半年|中期|" + _EN.format(
+        r"half[- ]year|(?:first|second)[- ]half|h[12]|interim|six months"), re.IGNORECASE),
     "year": re.compile(
         r"全年|年度|年报|整年|财年|去年|" + _EN.format(
             r"full[- ]year|an+ual(?:ly)?|fiscal[- ]year|fy\s?\d{2,4}|whole year|last year"
-            r"|for the year|yearly"), re.IGNORECASE),
+            r"|for the year|yearly|whole of|entire year|as a whole"), re.IGNORECASE),
 }
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date
 
 from pmflow_gateway.contract.slots import Slot, asked_slot, asking_words
 from pmflow_gateway.contract.text import CJK, cached_if_short
@@ -129,8 +130,8 @@ _PERIOD = (
     ("nine_months", _words(r"前三季度|前三个季度|1[-至到~]9月|一至九月|年初至今|今年以来累计",
                            r"nine months|9 months|first three quarters|year to date|ytd"
                            r"|year-to-date")),
-    ("half", _words(r"上半年|下半年|半年度|中期|半年报", r"half[- ]year|first half|second half"
-                    r"|h1|h2|six months|interim")),
+    ("half", _words(r"上半年|下半年|半年度|中期|半年报", r"half[- ]year|first[- ]half"
+                    r"|second[- ]half|h1|h2|six months|interim")),
     ("quarter", _words(r"(?<!前)(?:第?[一二三四1-4]|[一二三四]个?)季度|季报|单季|上季度|本季度"
                        r"|上个季度|这个季度|该季度|当季",
                        r"quarters?|quarterly|q[1-4]|[1-4]q|(?:first|second|third|fourth)"
@@ -264,6 +265,32 @@ def years_of(text: str) -> set[str]:
     return found
 
 
+_FIRST_HALF = _words(r"上半年|半年报|中期", r"first[- ]half|h1|half[- ]year|interim")
+
+
+def period_ended(question: str, today: date) -> bool:
+    """Whether the question asks for the figures of a reporting period that is over ("2025
+    revenue", "first-half 2026 revenue" in December): they do not change, so an older page
+    that reports them still answers. A year not yet over counts only with a quarter, a first
+    half or nine months of it; a forecast ("2027 target") is never over."""
+    years = years_of(question)
+    if len(years) != 1:
+        return False
+    year = int(next(iter(years)))
+    if year != today.year:
+        return year < today.year
+    quarters = [int(name[1]) for name, pattern in _QUARTER if pattern.search(question)]
+    if quarters:
+        last_month = 3 * max(quarters)
+    elif _PERIOD[0][1].search(question):  # nine months
+        last_month = 9
+    elif _FIRST_HALF.search(question):
+        last_month = 6
+    else:
+        return False
+    return today.month > last_month
+
+
 def _other_year(question: str, sentence: str) -> str | None:
     asked = years_of(question)
     said = years_of(sentence)
@@ -290,6 +317,21 @@ def asks_who_holds(question: str) -> bool:
     "南通支云主教练现在是谁"): its answer changes hands."""
     return (asked_slot(question) is Slot.person and bool(_stated_roles(question))
             and "former" not in _tenure_default(question))
+
+
+_ZH_FILLER = re.compile(r"现在|目前|如今|当前|现任|新任|最新|的|是谁|谁是|谁|叫什么名字|叫什么"
+                        r"|是|呢|吗|啊"
+                        r"|[？?。!！，,\s]")
+
+
+def names_only_a_role(question: str) -> bool:
+    """Whether the question asks who holds a role and says nothing else ("现在的主教练是谁",
+    "who is the mayor now"): whose coach or mayor, nobody can know."""
+    if not asks_who_holds(question):
+        return False
+    if CJK.search(question):
+        return len(_ZH_FILLER.sub("", _ROLE.sub("", question))) < 2
+    return not topic_words(question)
 
 
 # Words of an English question that ask, point or fill, but say nothing of its topic.
@@ -339,7 +381,9 @@ def topic_words(question: str, names: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 
 def mentions_topic(sentence: str, stems: tuple[str, ...], need: int = 1) -> bool:
-    """Whether words of the sentence start with `need` of the stems (at most all of them)."""
+    """Whether words of the sentence start with `need` of the stems (at most all of them); a
+    word of four letters or more that the stem starts with counts too ("test" for "testi")."""
     words = {w.casefold() for w in _ENGLISH_WORD.findall(sentence)}
-    found = sum(1 for stem in stems if any(w.startswith(stem) for w in words))
+    found = sum(1 for stem in stems if any(
+        w.startswith(stem) or (len(w) >= 4 and stem.startswith(w)) for w in words))
     return found >= min(need, len(stems))

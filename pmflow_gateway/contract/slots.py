@@ -53,8 +53,9 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
         r"几点|什么时间开|几时|" + _EN.format(r"what time|which time|kick-?off time|tip-?off time"
                                             r"|start time|at what time"), re.IGNORECASE)),
     (Slot.duration, re.compile(
-        r"多久|多长时间|多少(?:天|小时|分钟|年时间)|" + _EN.format(
-            r"how long|how many (?:days|hours|minutes|weeks|months|years)"),
+        r"多久|多长时间|多少(?:天|小时|分钟|年时间)|续航|" + _EN.format(
+            r"how long|how many (?:days|hours|minutes|weeks|months|years)|battery life"
+            r"|runtime|run time"),
         re.IGNORECASE)),
     (Slot.quantity, re.compile(
         rf"多少(?:个|人|家|名|位|辆|台|架|次|场|所|座|条|套|只|部|项|起|例|款|户|位|艘|颗)|几(?:个|人|家|名|位"
@@ -81,11 +82,11 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
             r"|names? of|name the|(?:is|was|are|were) (?:it |they |he |she )?called"),
         re.IGNORECASE)),
     (Slot.amount, re.compile(
-        r"评分|几分|多少分|打分|多少钱|价格|价钱|价位|售价|股价|金价|油价|汇率|报价|收盘|开盘|点位|多少亿|多少万|多少元|多少美元|营收|"
+        r"评分|几分|多少分|打分|罚则|处罚|多少钱|价格|价钱|价位|售价|股价|金价|油价|汇率|报价|收盘|开盘|点位|多少亿|多少万|多少元|多少美元|营收|"
         r"收入|利润|净利|市值|估值|罚款|多少度|几度|气温|温度|利率|费用|成本|多贵|多少|几块"
         r"|" + _EN.format(
             r"how much|how many dollars|rating|rated|price[sd]?|cost|costs|worth|valued?"
-            r"|valuation|revenue|sales|profit|income|earnings|loss|rate|rates|yield|fee|fine|salary|quote"
+            r"|valuation|penalty|penalties|fined|revenue|sales|profit|income|earnings|loss|rate|rates|yield|fee|fine|salary|quote"
             r"|trading at|market cap|temperature|how (?:hot|cold|warm|high|low|tall|long|far"
             r"|heavy|big|fast|old|large|powerful)|weigh|horsepower|hp|bhp|torque|battery|capacity"
             r"|population|output|mileage|top speed"), re.IGNORECASE)),
@@ -228,8 +229,9 @@ _MODIFIER = re.compile(
 
 
 def _counts_something(sentence: str) -> bool:
-    """A number that is not a year, a date, a time of day, an ordinal or a modifier."""
-    rest = _MODIFIER.sub(" ", _without_dates_and_times(sentence))
+    """A number that is not a year, a date, a time of day, an ordinal, a modifier or an
+    amount of money ("save $5 a month" counts no users)."""
+    rest = _MODIFIER.sub(" ", _CURRENCY.sub(" ", _without_dates_and_times(sentence)))
     rest = re.sub(r"(?<![\d.])(?:19|20)\d{2}(?![\d.])", " ", rest)  # a year counts nothing
     return bool(re.search(r"\d", rest) or _NUMBER_WORDS.search(rest))
 

@@ -8,10 +8,11 @@ when nothing survives the list is empty, never the upstream sources.
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import NamedTuple
 
 from pmflow_gateway.contract.agreement import disagreement
-from pmflow_gateway.contract.qualifiers import clash
+from pmflow_gateway.contract.qualifiers import clash, period_ended
 from pmflow_gateway.contract.relevance import (
     names_a_year,
     off_topic,
@@ -299,6 +300,9 @@ def freshness_problem(plan: ExternalQueryPlan, item: ExternalEvidence) -> str | 
     """
     if not plan.freshness_required or item.freshness_score >= FRESH_ENOUGH:
         return None
+    if (not _undated(item) and plan.query_kind is not QueryKind.weather
+            and period_ended(f"{plan.topic} {plan.time_range_hint or ''}", date.today())):
+        return None  # the figures of a period that is over do not change with time
     if _undated(item):
         if timeless(plan) and not names_a_year(evidence_text(item)):
             return None

@@ -30,6 +30,7 @@ def test_the_asked_metric_is_read_in_both_languages(question: str, metrics: set[
 @pytest.mark.parametrize(("question", "periods"), [
     ("Nike revenue last quarter", {"quarter"}), ("海尔第二季度营收", {"quarter"}),
     ("Nike annual revenue", {"year"}), ("Nike anual revenue", {"year"}),
+    ("Nike first-half revenue", {"half"}), ("Nike revenue for the whole of 2025", {"year"}),
     ("海尔去年全年营收", {"year"}), ("Nike revenue", set()),
 ])
 def test_the_asked_period_is_read(question: str, periods: set[str]) -> None:

@@ -14,6 +14,7 @@ from pmflow_gateway.schemas import AnswerContract, QueryKind
     "did they win last night?", "what's the score?", "how much is it?", "when does it open?",
     "is it up or down today?", "那只股票收盘多少", "他们这个季度营收多少", "这家公司的CEO是谁",
     "who won the game yesterday?", "when's the next match?", "where is the upcoming race?",
+    "when does the law take effect?", "现在的主教练是谁", "who is the mayor now?",
 ])
 def test_a_question_that_only_points_at_its_subject_is_asked_back(question: str) -> None:
     plan, missing = draft_plan(question, locale="zh-CN" if not question.isascii() else "en-US")

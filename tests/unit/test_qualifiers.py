@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from pmflow_gateway.contract.qualifiers import (
     asks_who_holds,
     clash,
     mentions_topic,
+    names_only_a_role,
+    period_ended,
     topic_words,
     years_of,
 )
@@ -58,6 +62,24 @@ def test_a_sentence_that_states_another_qualifier_clashes(
 
 def test_a_question_without_qualifiers_lets_any_sentence_through() -> None:
     assert clash("latest on the Oakbay port", "Dock workers voted to end the strike.") is None
+
+
+def test_a_period_that_is_over_keeps_its_figures() -> None:
+    december = date(2026, 12, 4)
+    assert period_ended("Brenholt first-half 2026 revenue", december)
+    assert period_ended("澄河电子2026年第三季度营收", december)
+    assert period_ended("Brenholt 2025 revenue", december)
+    assert not period_ended("Brenholt Q4 2026 revenue", december)
+    assert not period_ended("Brenholt 2026 revenue", december)  # the year is not over
+    assert not period_ended("澄河电子2027年营收目标", december)
+    assert not period_ended("Brenholt latest revenue", december)
+
+
+def test_a_role_with_no_owner_is_all_the_question_says() -> None:
+    assert names_only_a_role("现在的主教练是谁")
+    assert names_only_a_role("who is the mayor now?")
+    assert not names_only_a_role("江苏女排现在的主教练是谁")
+    assert not names_only_a_role("who is brenholt's new cfo")
 
 
 def test_as_a_whole_is_the_full_year() -> None:

@@ -31,6 +31,8 @@ from pmflow_gateway.contract.slots import Slot, asked_slot, fills, proper_names
     ("新大桥通车后过江要多久", Slot.duration),
     ("Torvik GT horsepower", Slot.amount),
     ("Aldane S4 battery capacity", Slot.amount),
+    ("what battery life did the Aldane S4 get in testing", Slot.duration),
+    ("what is the maximum penalty under the Quarrow Data Act", Slot.amount),
 ])
 def test_the_question_says_what_kind_of_value_answers_it(question: str, slot: Slot) -> None:
     assert asked_slot(question) is slot
@@ -47,6 +49,7 @@ def test_the_question_says_what_kind_of_value_answers_it(question: str, slot: Sl
     (Slot.quantity, "The recall was announced on 2026-11-30.", False),
     (Slot.quantity, "About 4,200 bicycles are affected.", True),
     (Slot.quantity, "共有十二人受伤。", True),
+    (Slot.quantity, "Sign up now and save $5 a month.", False),
     (Slot.share, "Turnout rose sharply.", False),
     (Slot.share, "The levy passed with 61.4% of the vote.", True),
     (Slot.score, "Kick-off is at 19:45 on 2026-12-05.", False),

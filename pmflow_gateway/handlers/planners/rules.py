@@ -26,6 +26,7 @@ from pmflow_gateway.contract.gazetteer import (
     STOCK_EXCHANGE_DOMAINS,
 )
 from pmflow_gateway.contract.places import Place, local_language, search_name
+from pmflow_gateway.contract.qualifiers import names_only_a_role
 from pmflow_gateway.contract.relevance import RECENT
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk, strip_invisible
 from pmflow_gateway.contract.variants import is_qualifier
@@ -168,6 +169,8 @@ def draft_plan(
         missing = "the question points at its subject without naming it"
     elif not has_subject:
         missing = "nothing to search for: the question names no subject"
+    elif not entities and names_only_a_role(text):
+        missing = "the question asks who holds a role without naming whose"
     if missing:
         contract = AnswerContract.clarify
     elif _COMPARE.search(lower) or (_WHICH.search(lower) and _BOTH.search(lower)

@@ -318,7 +318,7 @@ _DEICTIC_EN = re.compile(
     r"(?<![a-z'])(?:it|its|they|them|their|we|us|our|he|him|his|she|her|this one|that one"
     r"|the (?:(?:final|latest|last|current|next|upcoming|previous) )?(?:game|match|race|fight"
     r"|stock|share price|shares|company|team|club|product|show|film|movie|score|result"
-    r"|price))(?![a-z'])")
+    r"|price|law|bill|act|policy|rule|ban|deal|report|case|trial|election|vote))(?![a-z'])")
 
 
 def points_without_naming(lower: str, spans: Sequence[Span], *, weather: bool) -> bool:
