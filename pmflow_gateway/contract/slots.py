@@ -216,6 +216,11 @@ _NUMBER_WORDS = re.compile(
     re.IGNORECASE)
 
 
+def without_shares(sentence: str) -> str:
+    """The sentence without its percentages and fractions."""
+    return _SHARE.sub(" ", sentence)
+
+
 def states_a_price(sentence: str) -> bool:
     """Whether the sentence carries an amount of money (a price, not a count or a share)."""
     return bool(_CURRENCY.search(sentence))

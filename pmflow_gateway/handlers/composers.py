@@ -37,6 +37,7 @@ from pmflow_gateway.contract.slots import (
     fills,
     slot_reason,
     states_a_price,
+    without_shares,
 )
 from pmflow_gateway.contract.text import (
     CJK,
@@ -207,8 +208,38 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             lines = [best, *_same_day_after(best, every_line, plan)]
             return Draft(answer="\n".join(with_marker(c.text, c.n) for c in lines),
                          cited=[best.n])
-        return Draft(answer=with_marker(best.text, best.n), cited=[best.n])
+        text = _asked_clauses(best.text, wanted, slot, tuple(asked_names(plan)))
+        return Draft(answer=with_marker(text, best.n), cited=[best.n])
     return _summary_lines(carrying)
+
+
+# Where a sentence may be cut into clauses: after a Chinese comma or a semicolon, and before
+# an English clause that sets another figure beside the first ("…, while the Lite costs …").
+_CLAUSES = re.compile(r"(?<=[，；;])|(?=,\s+(?:while|whereas|but|compared with|against"
+                      r"|versus|and (?:the|its|a|an)\b))")
+
+
+def _asked_clauses(text: str, wanted: str, slot: Slot, names: tuple[str, ...]) -> str:
+    """One fact per line: a sentence that states the asked value beside another period's,
+    another year's or another metric's ("预计2026年营收152亿元，2027年目标170亿元") is quoted
+    without the clauses that carry the other value, when what is left still carries the
+    asked one. Clauses without a value of their own stay, and so does a change in percent
+    ("同比增长8.2%", "up 6%"): it is said of the figure before it."""
+    if slot is Slot.any:
+        return text
+    parts = [p for p in _CLAUSES.split(text) if p]
+    if len(parts) < 2:
+        return text
+    other = [fills(slot, without_shares(p), names) and bool(clash(wanted, p)
+                                                             or other_figure(wanted, p))
+             for p in parts]
+    if not any(other) or all(other):
+        return text
+    kept = "".join(p for p, drop in zip(parts, other, strict=True) if not drop)
+    kept = kept.strip().rstrip("，,；; 。.")
+    if not fills(slot, kept, names):
+        return text
+    return kept + ("。" if is_cjk(kept) else ".")
 
 
 def _same_day_after(best: Candidate, lines: list[Candidate],

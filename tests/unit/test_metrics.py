@@ -107,3 +107,31 @@ def test_a_market_cap_page_needs_no_quoted_price() -> None:
 def test_attendance_is_not_a_population() -> None:
     assert asked_metrics("How many people attended Nvidia GTC?") == set()
     assert asked_metrics("How many people live in Valencia?") == {"population"}
+
+
+@pytest.mark.parametrize(("question", "quoted", "left_out"), [
+    ("澄河电子2027年营收目标是多少", "2027年营收目标为210亿元", "180亿元"),
+    ("澄河电子预计2026年全年营收多少", "180亿元至186亿元", "210亿元"),
+])
+def test_one_fact_per_line_a_clause_with_another_years_figure_is_left_out(
+        question: str, quoted: str, left_out: str) -> None:
+    plan = ExternalQueryPlan(query_kind=QueryKind.company,
+                             answer_contract=AnswerContract.direct_fact,
+                             topic=question, subject_entities=["澄河电子"],
+                             search_queries=[question])
+    items = [evidence("https://a.example.org/1",
+                      "澄河电子表示，预计2026年全年营业收入为180亿元至186亿元，2027年营收目标为210亿元。")]
+    draft = compose_extractive(question, plan, items)
+    assert quoted in draft.answer and left_out not in draft.answer
+
+
+def test_a_change_in_percent_stays_with_its_figure() -> None:
+    question = "澄河电子第三季度营收多少"
+    plan = ExternalQueryPlan(query_kind=QueryKind.company,
+                             answer_contract=AnswerContract.direct_fact,
+                             topic=question, subject_entities=["澄河电子"],
+                             search_queries=[question])
+    items = [evidence("https://a.example.org/1",
+                      "澄河电子第三季度实现营业收入41.2亿元，同比增长8.2%，前三季度累计营收112.9亿元。")]
+    draft = compose_extractive(question, plan, items)
+    assert "41.2亿元，同比增长8.2%" in draft.answer and "112.9" not in draft.answer
