@@ -77,6 +77,10 @@ _DATED_LEAD = re.compile(
 # "新华社北京12月2日电", "本报上海2026年12月2日讯".
 _ZH_DATELINE = re.compile(r"^[^\n，。！？:：]{0,16}?(?:(?P<year>(?:19|20)\d\d)年)?"
                           r"(?P<mon>\d{1,2})月(?P<day>\d{1,2})日(?:电|讯)")
+# "本报讯 12月3日，", "本报讯（记者 林岚）2026年12月3日": the 讯 before the day.
+_ZH_DATELINE_AFTER = re.compile(r"^[^\n，。！？:：]{0,8}?讯\s*(?:[（(][^）)\n]{0,16}[）)])?\s*"
+                                r"(?:(?P<year>(?:19|20)\d\d)年)?(?P<mon>\d{1,2})月(?P<day>\d{1,2})日"
+                                r"(?!\d)")
 # "Published 2 December 2026", "UPDATED: Tue., Dec. 2, 2026", "…Bureau | Updated : 2 December
 # 2026, 09:01 AM", "发布于 2026年12月2日", "发布时间：2026-12-02 10:15": a label at the start
 # of a line or after a separator, then a full date.
@@ -163,7 +167,7 @@ def _head(text: str) -> str:
 
 
 def _dateline_day(line: str, now: datetime, zone: timezone) -> datetime | None:
-    for pattern in (_DATELINE, _DATED_LEAD, _ZH_DATELINE):
+    for pattern in (_DATELINE, _DATED_LEAD, _ZH_DATELINE, _ZH_DATELINE_AFTER):
         if (match := pattern.match(line)) is None:
             continue
         found = match.groupdict()

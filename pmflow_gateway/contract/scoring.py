@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from pmflow_gateway.contract.dates import names_a_day
 from pmflow_gateway.contract.qualifiers import asks_who_holds
 from pmflow_gateway.contract.relevance import names
+from pmflow_gateway.contract.slots import Slot, asked_slot
 from pmflow_gateway.contract.terms import overlap, terms
 from pmflow_gateway.contract.urls import host_of, host_within
 from pmflow_gateway.schemas import ExternalQueryPlan, QueryKind
@@ -38,6 +39,12 @@ _ASKS_IF_IT_PERSISTS = re.compile(
     r"|仍然?|依然|依旧", re.IGNORECASE)
 _NUMBERED_RELEASE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.%])|(?<![\w.])v\d+(?![\w.])",
                                re.IGNORECASE)
+# "The latest figure" (最新CPI, the latest inflation rate, 最新吞吐量) is the one of the last
+# release: a page older than a quarter has been overtaken by the next one.
+LATEST_WINDOW = timedelta(days=90)
+_ASKS_LATEST = re.compile(r"最新|最近一期|(?<![a-z])(?:latest|most recent|newest)(?![a-z])",
+                          re.IGNORECASE)
+_FIGURES = (Slot.amount, Slot.quantity, Slot.share)
 FRESH_ENOUGH = 0.5  # score of an item published exactly one window ago
 GROUNDING_OVERLAP = 0.5  # share of a hint's terms a text must contain to mention it
 
@@ -45,13 +52,16 @@ GROUNDING_OVERLAP = 0.5  # share of a hint's terms a text must contain to mentio
 def freshness_window(plan: ExternalQueryPlan) -> timedelta:
     """How long the answer to this plan's question stays true: its kind's window, and no more
     than `HOLDER_WINDOW` for a question about who holds a role, nor than `PERSISTS_WINDOW`
-    for a question whether something still holds."""
+    for a question whether something still holds, nor than `LATEST_WINDOW` for the latest
+    figure."""
     window = FRESHNESS_WINDOW[plan.query_kind]
     asked = f"{plan.topic} {' '.join(plan.search_queries[:1])}"
     if asks_who_holds(asked):
         window = min(window, HOLDER_WINDOW)
     if _ASKS_IF_IT_PERSISTS.search(asked) and not _NUMBERED_RELEASE.search(asked):
         window = min(window, PERSISTS_WINDOW)
+    if _ASKS_LATEST.search(asked) and asked_slot(asked) in _FIGURES:
+        window = min(window, LATEST_WINDOW)
     return window
 
 

@@ -47,6 +47,15 @@ def _tokens(name: str) -> list[str]:
     return [t.casefold() for t in _TOKEN.findall(name)]
 
 
+_EDITION = re.compile(rf"(?<![A-Za-z0-9])(?:{_QUALIFIERS})(?![A-Za-z0-9])|{_ZH_QUALIFIERS}",
+                      re.IGNORECASE)
+
+
+def editions(text: str) -> frozenset[str]:
+    """The edition and team words a text names (pro, lite, 标准版, women)."""
+    return frozenset(m.group(0).casefold() for m in _EDITION.finditer(text))
+
+
 def is_qualifier(token: str) -> bool:
     """Whether a word only names an edition or a team of something (Pro, Max, 女足)."""
     return bool(re.fullmatch(f"{_QUALIFIERS}|{_ZH_QUALIFIERS}", token, re.IGNORECASE))

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from pmflow_gateway.contract.dates import names_a_day
-from pmflow_gateway.contract.metrics import other_figure
+from pmflow_gateway.contract.metrics import asked_metrics, other_figure
 from pmflow_gateway.contract.places import find_places
 from pmflow_gateway.contract.qualifiers import (
     asks_who_holds,
@@ -45,6 +45,7 @@ from pmflow_gateway.contract.text import (
     clean_sentences,
     is_cjk,
 )
+from pmflow_gateway.contract.variants import editions
 from pmflow_gateway.contract.when import names_another_day, speaks_of, speaks_of_night
 from pmflow_gateway.ports import Draft
 from pmflow_gateway.schemas import AnswerContract, ExternalEvidence, ExternalQueryPlan, QueryKind
@@ -173,6 +174,9 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         # dateline never does.
         names = tuple(asked_names(plan))
         found = [c for c in found if fills(slot, c.text, names)]
+        if slot is Slot.amount and asked_metrics(wanted) and not _ASKS_A_CHANGE.search(wanted):
+            # Revenue or profit is an amount: "海外收入占比提升至37%" is no revenue.
+            found = [c for c in found if fills(slot, without_shares(c.text), names)]
         if slot is Slot.amount and asks_a_level(wanted):
             # A price is money or a quoted level: "3.1 million shares" traded is no price.
             found = [c for c in found if quotes_a_level(c.text) or states_a_price(c.text)]
@@ -213,6 +217,12 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     return _summary_lines(carrying)
 
 
+_ASKS_A_CHANGE = re.compile(
+    r"增长|增速|增幅|涨幅|跌幅|下降|下滑|占比|比例|百分|利润率|毛利率|(?<![a-z])(?:growth|grow|grew|rise|rose"
+    r"|fall|fell|change|margin|share|percent|percentage|rate|up|down|increase|decrease)(?![a-z])|%",
+    re.IGNORECASE)
+
+
 # Where a sentence may be cut into clauses: after a Chinese comma or a semicolon, and before
 # an English clause that sets another figure beside the first ("…, while the Lite costs …").
 _CLAUSES = re.compile(r"(?<=[，；;])|(?=,\s+(?:while|whereas|but|compared with|against"
@@ -221,7 +231,8 @@ _CLAUSES = re.compile(r"(?<=[，；;])|(?=,\s+(?:while|whereas|but|compared with
 
 def _asked_clauses(text: str, wanted: str, slot: Slot, names: tuple[str, ...]) -> str:
     """One fact per line: a sentence that states the asked value beside another period's,
-    another year's or another metric's ("预计2026年营收152亿元，2027年目标170亿元") is quoted
+    another year's, another metric's or another edition's ("预计2026年营收152亿元，2027年目标
+    170亿元", "the base model costs $899, while the Lite starts at $549") is quoted
     without the clauses that carry the other value, when what is left still carries the
     asked one. Clauses without a value of their own stay, and so does a change in percent
     ("同比增长8.2%", "up 6%"): it is said of the figure before it."""
@@ -230,9 +241,9 @@ def _asked_clauses(text: str, wanted: str, slot: Slot, names: tuple[str, ...]) -
     parts = [p for p in _CLAUSES.split(text) if p]
     if len(parts) < 2:
         return text
-    other = [fills(slot, without_shares(p), names) and bool(clash(wanted, p)
-                                                             or other_figure(wanted, p))
-             for p in parts]
+    asked = editions(wanted)
+    other = [fills(slot, without_shares(p), names) and bool(
+        clash(wanted, p) or other_figure(wanted, p) or editions(p) - asked) for p in parts]
     if not any(other) or all(other):
         return text
     kept = "".join(p for p, drop in zip(parts, other, strict=True) if not drop)

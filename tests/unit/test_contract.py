@@ -155,6 +155,9 @@ def test_canonical_url_sorts_parameters_and_keeps_reserved_escapes() -> None:
     ("平湖现在还限行吗", 30),
     ("Does Redis 8.0 still need Sentinel?", 365),  # a numbered release does not change
     ("When did Harbor Mills open its Tacoma plant?", 365),
+    ("What is Quarrow's latest inflation rate?", 90),  # the latest figure: a quarter at most
+    ("鹭港最新集装箱吞吐量是多少", 90),
+    ("What is the latest news on the Quarrow port?", 365),  # no figure asked
 ])
 def test_whether_a_state_still_holds_is_answered_by_a_page_of_the_last_month(
         question: str, window_days: int) -> None:

@@ -125,6 +125,22 @@ def test_one_fact_per_line_a_clause_with_another_years_figure_is_left_out(
     assert quoted in draft.answer and left_out not in draft.answer
 
 
+def test_another_editions_clause_is_left_out_and_a_share_is_no_revenue() -> None:
+    question = "What is the price of the base Tarrel Vista?"
+    plan = ExternalQueryPlan(query_kind=QueryKind.company,
+                             answer_contract=AnswerContract.direct_fact, topic=question,
+                             subject_entities=["Tarrel Vista"], search_queries=[question])
+    items = [evidence("https://a.example.org/1", "The base Tarrel Vista costs $899 with 16GB of "
+                      "memory, while the Vista Lite starts at $549 with an 8-core chip.")]
+    draft = compose_extractive(question, plan, items)
+    assert "$899" in draft.answer and "$549" not in draft.answer
+    question = "澄河电子上半年营收多少"
+    plan = plan.model_copy(update={"topic": question, "subject_entities": ["澄河电子"],
+                                   "search_queries": [question]})
+    items = [evidence("https://a.example.org/2", "澄河电子表示，海外渠道收入占比提升至37%。")]
+    assert compose_extractive(question, plan, items).answer == ""
+
+
 def test_a_change_in_percent_stays_with_its_figure() -> None:
     question = "澄河电子第三季度营收多少"
     plan = ExternalQueryPlan(query_kind=QueryKind.company,

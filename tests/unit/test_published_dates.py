@@ -111,6 +111,8 @@ def test_a_page_without_date_markup_takes_its_dateline_or_published_line(
     ("新华社哈尔滨12月1日电（记者 李明）哈尔滨冰雪大世界今天开园。",
      datetime(2026, 12, 1, tzinfo=BEIJING)),
     ("本报南宁2026年11月30日讯 南宁地铁5号线开通。", datetime(2026, 11, 30, tzinfo=BEIJING)),
+    ("本报讯 12月1日，市统计局发布数据。", datetime(2026, 12, 1, tzinfo=BEIJING)),
+    ("本报讯（记者 林岚）11月30日，地铁开通。", datetime(2026, 11, 30, tzinfo=BEIJING)),
     ("发布于 2026年12月1日\n城区部分区域明日停水。", datetime(2026, 12, 1, tzinfo=BEIJING)),
     ("更新于 2026年11月29日\n脐橙收购价每斤2.6元。", datetime(2026, 11, 29, tzinfo=BEIJING)),
     ("发布时间：2026-12-01 10:15\n限行规定如下。", datetime(2026, 12, 1, 2, 15, tzinfo=UTC)),
