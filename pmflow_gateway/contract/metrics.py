@@ -82,6 +82,11 @@ def asked_periods(question: str) -> frozenset[str]:
     return frozenset(name for name, pattern in PERIODS.items() if pattern.search(question))
 
 
+def metric_words(question: str) -> list[str]:
+    """The words with which the question asks its metrics, as it writes them ("revenue")."""
+    return [m.group(0) for asked, _ in METRICS.values() if (m := asked.search(question))]
+
+
 def names_metric(sentence: str, metric: str) -> bool:
     return bool(METRICS[metric][1].search(sentence))
 

@@ -85,6 +85,11 @@ def test_a_real_model_question_is_still_one() -> None:
      "What's the weather in Tokyo tomorrow?"),
     ("how about next week?", "weather in Berlin", "weather in Berlin next week"),
     ("它的股价呢", "苹果公司最新财报怎么样", "苹果 它的股价呢"),
+    # A follow-up that asks no metric of its own asks the previous one's.
+    ("And for the whole of 2025?", "What was Brenholt Marine's revenue in Q3 2026?",
+     "Brenholt Marine revenue And for the whole of 2025?"),
+    ("那上半年呢", "澄河电子第三季度营收多少", "澄河电子 营收 那上半年呢"),
+    ("它的股价呢", "澄河电子第三季度营收多少", "澄河电子 它的股价呢"),
 ])
 def test_a_follow_up_is_asked_as_a_whole_question(question: str, previous: str,
                                                   merged: str) -> None:
@@ -98,6 +103,16 @@ async def test_a_follow_up_with_the_previous_question_is_planned_with_its_subjec
         QueryKind.weather, "深圳", "明天")
     assert plan.answer_contract is not AnswerContract.clarify
     assert info.reason and "深圳明天" in info.reason
+
+
+async def test_a_question_that_goes_on_from_the_last_is_about_its_subject() -> None:
+    follow_up = route("And for the whole of 2025?",
+                      previous_question="What was Brenholt Marine's revenue in Q3 2026?")
+    plan, _ = await RulesPlanner().plan(follow_up)
+    assert plan.subject_entities == ["Brenholt Marine"] and "revenue" in plan.topic
+    alone, _ = await RulesPlanner().plan(route("how tall is the Brenholt tower",
+                                               previous_question="Orvik Lines revenue"))
+    assert "Orvik" not in alone.topic
 
 
 @pytest.mark.parametrize(("question", "previous"), [

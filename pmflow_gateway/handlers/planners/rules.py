@@ -25,9 +25,11 @@ from pmflow_gateway.contract.gazetteer import (
     MODEL_VENDOR_DOMAINS,
     STOCK_EXCHANGE_DOMAINS,
 )
+from pmflow_gateway.contract.metrics import asked_metrics, metric_words
 from pmflow_gateway.contract.places import Place, local_language, search_name
 from pmflow_gateway.contract.qualifiers import names_only_a_role
-from pmflow_gateway.contract.relevance import RECENT
+from pmflow_gateway.contract.relevance import RECENT, asks_a_level
+from pmflow_gateway.contract.slots import Slot, asked_slot
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk, strip_invisible
 from pmflow_gateway.contract.variants import is_qualifier
 from pmflow_gateway.contract.when import asked as asked_when
@@ -98,7 +100,11 @@ class RulesPlanner:
         # "Pro呢" names an edition, not a subject: it is the previous subject's edition.
         only_editions = bool(plan.subject_entities) and all(
             is_qualifier(s) for s in plan.subject_entities)
-        if (missing or only_editions) and route.previous_question:
+        # "And for 2025?", "那上半年呢": a question that names nothing and goes on from the
+        # last one is about the last one's subject.
+        goes_on = (not plan.subject_entities and not plan.location_hint
+                   and _GOES_ON.match(route.question) is not None)
+        if (missing or only_editions or goes_on) and route.previous_question:
             merged = follow_up_question(route.question, route.previous_question)
             followed, still_missing = draft(merged)
             if not still_missing:
@@ -107,10 +113,16 @@ class RulesPlanner:
         return plan, PlannerInfo(mode="rules", reason=missing)
 
 
+_GOES_ON = re.compile(r"\s*(?:and|what about|how about|same for|also|那|还有|那么|再|同样)",
+                      re.IGNORECASE)
+_STOCK_WORDS = re.compile(r"股票|股价|(?<![a-z])(?:stock|shares?)(?![a-z])", re.IGNORECASE)
+
+
 def follow_up_question(question: str, previous: str) -> str:
     """A follow-up that names no subject ("那明天呢", "what about tomorrow?", "它的股价呢")
     asked as a whole question: a bare time change is the previous question at the new time;
-    anything else is the new question about the previous question's subject."""
+    anything else is the new question about the previous question's subject, and about its
+    metric when it names none ("And for the whole of 2025?" after a revenue question)."""
     previous = " ".join(previous.split())[:1000]
     lower = question.lower()
     asked = _time_span(question)
@@ -123,6 +135,9 @@ def follow_up_question(question: str, previous: str) -> str:
     zh = is_cjk(previous)
     subject = find_names(previous, previous.lower(), zh=zh)
     names = " ".join(_dedupe(s.text for s in subject))
+    if (asked_slot(question) in (Slot.any, Slot.date) and not asked_metrics(question)
+            and not asks_a_level(question) and not _STOCK_WORDS.search(question)):
+        names = " ".join([names, *metric_words(previous)]).strip()
     return f"{names} {question}" if names else question
 
 
