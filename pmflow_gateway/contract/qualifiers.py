@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 
+from pmflow_gateway.contract.dates import MONTHS
 from pmflow_gateway.contract.slots import Slot, asked_slot, asking_words
 from pmflow_gateway.contract.text import CJK, cached_if_short
 
@@ -193,8 +194,10 @@ def _stated_roles(text: str) -> frozenset[str]:
 DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("event", (("result", _RESULT), ("schedule", _SCHEDULE)),
               default=_event_default, applies=_asks_event),
+    # The latest meeting, unless the question says which month it means.
     Dimension("meeting", (("previous", _PREVIOUS),),
-              default=lambda q: frozenset({"latest"}), applies=_asks_event),
+              default=lambda q: frozenset() if months_of(q) else frozenset({"latest"}),
+              applies=_asks_event),
     # "Who won" is answered only by a sentence that says someone won.
     Dimension("race", (("winner", _WINNER), ("pole", _POLE)),
               default=lambda q: (frozenset({"pole"}) if _ASKS_POLE.search(q)
@@ -241,7 +244,8 @@ def clash(question: str, sentence: str) -> str | None:
                     f"asked {', '.join(sorted(asked))}")
         if not said and asked & dimension.required:
             return f"{dimension.name}: does not state {', '.join(sorted(asked))}"
-    return _other_grade(question, sentence) or _other_year(question, sentence)
+    return (_other_grade(question, sentence) or _other_year(question, sentence)
+            or _other_month(question, sentence))
 
 
 def _other_grade(question: str, sentence: str) -> str | None:
@@ -289,6 +293,27 @@ def period_ended(question: str, today: date) -> bool:
     else:
         return False
     return today.month > last_month
+
+
+_MONTH_NAMES = "|".join(sorted((m.capitalize() for m in MONTHS), key=len, reverse=True))
+_MONTH = re.compile(rf"(?<!\d)(1[0-2]|0?[1-9])\s*月|(?<![A-Za-z])({_MONTH_NAMES})\b\.?")
+
+
+def months_of(text: str) -> set[int]:
+    """The months a text names: 7月, 12月3日, July, Dec. (capitalised: "may" is a verb)."""
+    return {int(number) if number else MONTHS[name.casefold()]
+            for number, name in _MONTH.findall(text)}
+
+
+def _other_month(question: str, sentence: str) -> str | None:
+    """"今年7月对阵临峰的比分" is not answered by the December meeting's line: a month the
+    question names must be one the sentence names, when the sentence names any."""
+    asked = months_of(question)
+    said = months_of(sentence)
+    if asked and said and not asked & said:
+        return f"month: says {', '.join(map(str, sorted(said)))}, asked " \
+               f"{', '.join(map(str, sorted(asked)))}"
+    return None
 
 
 def _other_year(question: str, sentence: str) -> str | None:

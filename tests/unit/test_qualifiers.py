@@ -82,6 +82,16 @@ def test_a_role_with_no_owner_is_all_the_question_says() -> None:
     assert not names_only_a_role("who is brenholt's new cfo")
 
 
+def test_a_month_the_question_names_is_the_sentences() -> None:
+    question = "澄江FC今年7月对阵临峰是什么比分"
+    assert clash(question, "12月3日晚，澄江FC在主场以3比2险胜临峰队。")
+    assert clash(question, "两队上一次交手是在今年7月，当时双方1比1战平。") is None
+    assert clash("What was Quarrow's inflation rate in November?",
+                 "Prices rose 2.4% in November, down from 2.9% in October.") is None
+    assert clash("What was Quarrow's inflation rate in November?",
+                 "Prices rose 2.9% in October.")
+
+
 def test_as_a_whole_is_the_full_year() -> None:
     question = "what is Brenholt expecting for revenue in fiscal 2027 as a whole?"
     assert clash(question, "For the first quarter of fiscal 2027 Brenholt expects $40m.")
