@@ -14,7 +14,7 @@ the real stage cores and our MCP server over stdio (`python -m bench.answers --l
 
 Sets 1 and 2 reach 0 wrong; sets 3, 4 and 5 may not get worse than they are. Many of their
 "wrong" replies quote the right figure from a page whose title, listed under the sources,
-states another one (set 3: all four; set 5: six of thirteen): the scorer reads the whole
+states another one (set 3: all four; set 5: seven of thirteen): the scorer reads the whole
 reply.
 """
 
