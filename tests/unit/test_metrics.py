@@ -109,45 +109,35 @@ def test_attendance_is_not_a_population() -> None:
     assert asked_metrics("How many people live in Valencia?") == {"population"}
 
 
+def _quote(question: str, subject: str, page: str) -> str:
+    """The extractive answer to a direct company question from one page."""
+    plan = ExternalQueryPlan(query_kind=QueryKind.company,
+                             answer_contract=AnswerContract.direct_fact, topic=question,
+                             subject_entities=[subject], search_queries=[question])
+    return compose_extractive(question, plan, [evidence("https://a.example.org/1", page)]).answer
+
+
 @pytest.mark.parametrize(("question", "quoted", "left_out"), [
     ("澄河电子2027年营收目标是多少", "2027年营收目标为210亿元", "180亿元"),
     ("澄河电子预计2026年全年营收多少", "180亿元至186亿元", "210亿元"),
 ])
 def test_one_fact_per_line_a_clause_with_another_years_figure_is_left_out(
         question: str, quoted: str, left_out: str) -> None:
-    plan = ExternalQueryPlan(query_kind=QueryKind.company,
-                             answer_contract=AnswerContract.direct_fact,
-                             topic=question, subject_entities=["澄河电子"],
-                             search_queries=[question])
-    items = [evidence("https://a.example.org/1",
-                      "澄河电子表示，预计2026年全年营业收入为180亿元至186亿元，2027年营收目标为210亿元。")]
-    draft = compose_extractive(question, plan, items)
-    assert quoted in draft.answer and left_out not in draft.answer
+    answer = _quote(question, "澄河电子",
+                    "澄河电子表示，预计2026年全年营业收入为180亿元至186亿元，2027年营收目标为210亿元。")
+    assert quoted in answer and left_out not in answer
 
 
 def test_another_editions_clause_is_left_out_and_a_share_is_no_revenue() -> None:
-    question = "What is the price of the base Tarrel Vista?"
-    plan = ExternalQueryPlan(query_kind=QueryKind.company,
-                             answer_contract=AnswerContract.direct_fact, topic=question,
-                             subject_entities=["Tarrel Vista"], search_queries=[question])
-    items = [evidence("https://a.example.org/1", "The base Tarrel Vista costs $899 with 16GB of "
-                      "memory, while the Vista Lite starts at $549 with an 8-core chip.")]
-    draft = compose_extractive(question, plan, items)
-    assert "$899" in draft.answer and "$549" not in draft.answer
-    question = "澄河电子上半年营收多少"
-    plan = plan.model_copy(update={"topic": question, "subject_entities": ["澄河电子"],
-                                   "search_queries": [question]})
-    items = [evidence("https://a.example.org/2", "澄河电子表示，海外渠道收入占比提升至37%。")]
-    assert compose_extractive(question, plan, items).answer == ""
+    answer = _quote("What is the price of the base Tarrel Vista?", "Tarrel Vista",
+                    "The base Tarrel Vista costs $899 with 16GB of memory, while the Vista Lite "
+                    "starts at $549 with an 8-core chip.")
+    assert "$899" in answer and "$549" not in answer
+    share = "澄河电子表示，海外渠道收入占比提升至37%。"
+    assert _quote("澄河电子上半年营收多少", "澄河电子", share) == ""
 
 
 def test_a_change_in_percent_stays_with_its_figure() -> None:
-    question = "澄河电子第三季度营收多少"
-    plan = ExternalQueryPlan(query_kind=QueryKind.company,
-                             answer_contract=AnswerContract.direct_fact,
-                             topic=question, subject_entities=["澄河电子"],
-                             search_queries=[question])
-    items = [evidence("https://a.example.org/1",
-                      "澄河电子第三季度实现营业收入41.2亿元，同比增长8.2%，前三季度累计营收112.9亿元。")]
-    draft = compose_extractive(question, plan, items)
-    assert "41.2亿元，同比增长8.2%" in draft.answer and "112.9" not in draft.answer
+    answer = _quote("澄河电子第三季度营收多少", "澄河电子",
+                    "澄河电子第三季度实现营业收入41.2亿元，同比增长8.2%，前三季度累计营收112.9亿元。")
+    assert "41.2亿元，同比增长8.2%" in answer and "112.9" not in answer
