@@ -8,7 +8,6 @@ when nothing survives the list is empty, never the upstream sources.
 from __future__ import annotations
 
 import re
-from datetime import date
 from typing import NamedTuple
 
 from pmflow_gateway.contract.agreement import disagreement
@@ -301,8 +300,11 @@ def freshness_problem(plan: ExternalQueryPlan, item: ExternalEvidence) -> str | 
     if not plan.freshness_required or item.freshness_score >= FRESH_ENOUGH:
         return None
     if (not _undated(item) and plan.query_kind is not QueryKind.weather
-            and period_ended(f"{plan.topic} {plan.time_range_hint or ''}", date.today())):
-        return None  # the figures of a period that is over do not change with time
+            and period_ended(f"{plan.topic} {plan.time_range_hint or ''}",
+                             item.retrieved_at.date())):
+        # The figures of a period that is over do not change with time; "over" as of when
+        # the item was retrieved, the moment its freshness score was taken.
+        return None
     if _undated(item):
         if timeless(plan) and not names_a_year(evidence_text(item)):
             return None

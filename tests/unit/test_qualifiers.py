@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 
 import pytest
 
@@ -15,6 +15,9 @@ from pmflow_gateway.contract.qualifiers import (
     topic_words,
     years_of,
 )
+from pmflow_gateway.contract.verify import freshness_problem
+from pmflow_gateway.schemas import ExternalQueryPlan, QueryKind
+from tests.fakes import evidence
 
 
 @pytest.mark.parametrize(("question", "sentence", "clashes"), [
@@ -121,3 +124,17 @@ def test_the_value_must_be_about_what_the_question_asks_of_it() -> None:
     assert topic_words("Who is the current CEO of Orvik Lines?", ("Orvik Lines",)) == ()
     assert topic_words("who won the Lakeside 200", ()) == ()
     assert topic_words("小米股价多少", ()) == ()
+
+
+def test_a_period_is_over_as_of_when_its_evidence_was_retrieved() -> None:
+    """An old page about the third quarter is fine once the quarter is over, and "over" is
+    judged on the item's retrieval date, the moment its freshness was scored, not the host's
+    calendar."""
+    plan = ExternalQueryPlan(query_kind=QueryKind.company, freshness_required=True,
+                             topic="Brenholt Q3 2026 revenue")
+    old = evidence("https://example.org/q3", "Brenholt Q3 revenue was $91 million.",
+                   fresh=0.05).model_copy(update={"raw_metadata": {"published_at": "x"}})
+    in_december = old.model_copy(update={"retrieved_at": datetime(2026, 12, 2, tzinfo=UTC)})
+    in_august = old.model_copy(update={"retrieved_at": datetime(2026, 8, 2, tzinfo=UTC)})
+    assert freshness_problem(plan, in_december) is None
+    assert (freshness_problem(plan, in_august) or "").startswith("stale")
