@@ -55,6 +55,7 @@ class Outage:
         self._since = 0.0
         self._tries = 0
         self._paused: set[TopicPartition] = set()
+        self._waiting = 0  # records held while the dependency is away
         self._gauge = PAUSED_PARTITIONS.labels(stage)
 
     @property
@@ -76,19 +77,33 @@ class Outage:
                 except Unavailable as away:
                     self._went_away(away)
             self._hold(tp)
-            async with self._probe:
-                if self._away is None:
-                    continue  # another record's try succeeded meanwhile
-                await asyncio.sleep(self._backoff.pause_s(self._tries, self._rng))
-                self._tries += 1
-                try:
-                    result = await call()
-                except Unavailable as still:
-                    log.info("%s: %s still away after %d tries: %s", self._stage,
-                             still.dependency, self._tries, still.reason)
-                    continue
-                self._came_back()
-                return result
+            self._waiting += 1
+            try:
+                async with self._probe:
+                    if self._away is None:
+                        continue  # another record's try succeeded meanwhile
+                    await asyncio.sleep(self._backoff.pause_s(self._tries, self._rng))
+                    self._tries += 1
+                    try:
+                        result = await call()
+                    except Unavailable as still:
+                        log.info("%s: %s still away after %d tries: %s", self._stage,
+                                 still.dependency, self._tries, still.reason)
+                        continue
+                    except Exception:
+                        self._came_back()  # it answered, if only to refuse this record
+                        raise
+                    self._came_back()
+                    return result
+            except asyncio.CancelledError:
+                # Abandoned (its partition was rewound or lost). Paused partitions are only
+                # resumed by a waiting record's try: when none waits any more, let their
+                # records come again, so one of them tries.
+                if self._waiting == 1 and self._paused:
+                    self._resume_all()
+                raise
+            finally:
+                self._waiting -= 1
 
     def forget(self, partitions: Iterable[TopicPartition]) -> None:
         """Partitions this worker lost: nothing to resume there."""
@@ -115,6 +130,9 @@ class Outage:
         log.warning("%s: %s answers again after %.1f s and %d tries; resuming %d partition(s)",
                     self._stage, self._away.dependency, took, self._tries, len(self._paused))
         self._away = None
+        self._resume_all()
+
+    def _resume_all(self) -> None:
         paused, self._paused = self._paused, set()
         self._resume(paused)
         self._gauge.set(0)

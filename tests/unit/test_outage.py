@@ -8,6 +8,7 @@ import asyncio
 import random
 from collections.abc import Callable
 
+import pytest
 from aiokafka import TopicPartition
 
 from pmflow_gateway.adapters.store_schema import storable_json, storable_text
@@ -59,6 +60,46 @@ async def test_while_away_one_caller_at_a_time_tries_and_all_go_on_when_it_answe
     assert await asyncio.gather(first, *rest) == ["written"] * 20
     assert outage.away is None and outage.paused == frozenset()
     assert sorted(resumed) == partitions
+
+
+async def test_a_waiting_record_abandoned_last_lets_its_partition_go_on() -> None:
+    """A rewind or a lost partition cancels the waiting records. Only a waiting record's try
+    resumes paused partitions, so when the last one goes, they are resumed: their records
+    come again and one of them tries, instead of the partitions staying paused for good."""
+    paused: set[TopicPartition] = set()
+    resumed: list[TopicPartition] = []
+    outage = Outage("memory", Backoff(first_s=10.0, max_s=10.0), pause=paused.add,
+                    resume=resumed.extend, rng=random.Random(1))
+    dependency = Dependency()
+    tp, other = TopicPartition("t", 0), TopicPartition("t", 1)
+    waiting = [asyncio.create_task(outage.through(p, dependency.call)) for p in (tp, other)]
+    await until(lambda: outage.paused == {tp, other})
+    waiting[0].cancel()
+    await asyncio.gather(waiting[0], return_exceptions=True)
+    assert resumed == []  # the other record still waits, and will try
+    waiting[1].cancel()
+    await asyncio.gather(waiting[1], return_exceptions=True)
+    assert sorted(resumed) == [tp, other] and outage.paused == frozenset()
+    assert outage.away is not None  # the next record still waits its turn to try
+
+
+async def test_a_try_the_dependency_answers_with_a_refusal_ends_the_outage() -> None:
+    """The store answered, if only to refuse this record: the paused partitions go on."""
+    resumed: list[TopicPartition] = []
+    outage = Outage("memory", Backoff(first_s=0.001, max_s=0.001), pause=lambda tp: None,
+                    resume=resumed.extend, rng=random.Random(1))
+    dependency = Dependency()
+    first = asyncio.create_task(outage.through(TopicPartition("t", 0), dependency.call))
+    await until(lambda: outage.away is not None)
+
+    async def refused() -> str:
+        raise ValueError("this row, never")
+
+    with pytest.raises(ValueError, match="this row"):
+        await outage.through(TopicPartition("t", 1), refused)
+    assert sorted(resumed) == [TopicPartition("t", 0), TopicPartition("t", 1)]
+    dependency.back.set()
+    assert await first == "written"
 
 
 def test_a_pause_grows_to_its_cap_with_jitter() -> None:
