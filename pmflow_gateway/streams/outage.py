@@ -3,9 +3,12 @@
 A record whose call finds the dependency away is not given up: it waits, and so does every
 record that starts meanwhile. Their partitions are paused, so the stage takes no new records
 from them; one waiting record at a time tries again, after a pause that doubles up to a cap
-with jitter (many workers do not come back in step); the first call that succeeds reopens
-the way for all the others and resumes the partitions. A waiting record has not finished,
-so no offset past it is committed: a crash or a rebalance meanwhile re-delivers it.
+with jitter (many workers do not come back in step); the first call the dependency answers
+(with a result or a refusal of that record) reopens the way for all the others and resumes
+the partitions. A waiting record has not finished, so no offset past it is committed: a
+crash or a rebalance meanwhile re-delivers it. When the last waiting record is abandoned
+(its partition rewound or lost), the paused partitions resume, so their records come again
+and one of them tries: a partition is never left paused with nobody to try.
 """
 
 from __future__ import annotations
