@@ -83,7 +83,11 @@ def _consume_directly(subscriber: Any, runner: StageRunner, *, max_records: int,
         return tuple(chain.from_iterable(batches.values()))
 
     async def consume_one(records: tuple[ConsumerRecord, ...]) -> None:
-        await runner.on_batch(records)
+        try:
+            await runner.on_batch(records)
+        except Exception:  # FastStream's loop would end without a word: say so first
+            log.exception("stage %s stopped taking records", runner.stage.name)
+            raise
 
     subscriber.get_msg = get_msg
     subscriber.consume_one = consume_one

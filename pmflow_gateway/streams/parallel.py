@@ -18,7 +18,6 @@ A partition that is revoked abandons its in-flight work without committing past 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
@@ -113,9 +112,10 @@ class OrderedExecutor:
                    progress: PartitionProgress, before: asyncio.Task[None] | None) -> None:
         try:
             if before is not None:
-                # Same key: wait for the earlier record, whatever became of it.
-                with contextlib.suppress(BaseException):
-                    await asyncio.shield(before)
+                # Same key: wait for the earlier record, whatever became of it (`wait` raises
+                # neither its failure nor its cancellation); a cancel of this record (its
+                # partition revoked or rewound) still ends it here, before it runs.
+                await asyncio.wait({before})
             await self._process(record)
             progress.finished(record.offset)
             self.finished.set()

@@ -218,6 +218,11 @@ class StageRunner:
     def start_committing(self, consumer: AIOKafkaConsumer) -> None:
         self.consumer = consumer
         self._commit_task = asyncio.create_task(self._commit_loop())
+        self._commit_task.add_done_callback(self._commit_loop_ended)
+
+    def _commit_loop_ended(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("stage %s stopped committing", self.stage.name, exc_info=task.exception())
 
     async def _commit_loop(self) -> None:
         """At least once, a commit only bounds what a crash re-delivers: one per interval.

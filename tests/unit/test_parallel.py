@@ -119,6 +119,26 @@ async def test_revoked_partition_abandons_work_without_commit() -> None:
     assert executor.commit_points() == {TP: 1}
 
 
+async def test_a_revoked_record_waiting_behind_its_key_never_runs() -> None:
+    """Offset 1 waits for offset 0 (same key) when the partition is revoked or rewound: both
+    are abandoned. Were 1 to run anyway, it would finish into the partition's next life (an
+    exactly-once stage would hold its outputs twice and never free the room they took)."""
+    gate, ran = asyncio.Event(), []
+
+    async def process(rec: ConsumerRecord) -> None:
+        ran.append(rec.offset)
+        await gate.wait()
+
+    executor = OrderedExecutor(process, max_in_flight=10)
+    await executor.submit(record(0, b"q"))
+    await executor.submit(record(1, b"q"))
+    await asyncio.sleep(0.01)
+    assert executor.revoke([TP]) == 2
+    gate.set()
+    await asyncio.sleep(0.01)
+    assert ran == [0] and executor.in_flight == 0
+
+
 async def test_closing_executor_takes_nothing_new() -> None:
     seen: list[int] = []
 

@@ -252,3 +252,22 @@ async def _eventually(condition: object) -> None:
             return
         await asyncio.sleep(0.001)
     raise AssertionError("condition never held")
+
+
+async def test_a_commit_loop_that_dies_says_so(caplog: pytest.LogCaptureFixture) -> None:
+    """A stage whose offsets stop moving must not be silent about it."""
+    runner, _ = plan_runner(FlakyPlanner(failures=0), replace(CONFIG, commit_interval_s=0.001))
+
+    async def broken() -> None:
+        raise RuntimeError("coordinator gone")
+
+    runner.commit = broken  # type: ignore[method-assign]
+    with caplog.at_level("ERROR", logger="pmflow_gateway.streams.runner"):
+        runner.start_committing(CommittingConsumer())
+        for _ in range(100):
+            if caplog.records:
+                break
+            await asyncio.sleep(0.01)
+    [logged] = caplog.records
+    assert logged.getMessage() == "stage plan stopped committing"
+    assert "coordinator gone" in str(logged.exc_info[1] if logged.exc_info else "")
