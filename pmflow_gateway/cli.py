@@ -72,13 +72,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
                               deps=lambda: build_deps(settings))
         logging.getLogger("pmflow_gateway").info(
             "stages %s on %s", ", ".join(processor.stage_names), settings.kafka_bootstrap)
-
-        async def stop_if_asked() -> None:
-            if _STOP_ASKED.is_set():
-                processor.app.exit()
-
-        processor.app.after_startup(stop_if_asked)
-        await processor.app.run()
+        await processor.run(stop_requested=_STOP_ASKED.is_set)
 
     if _STOP_ASKED.is_set():
         return 0  # asked to stop before anything started
@@ -155,6 +149,7 @@ async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as
 
     from pmflow_gateway.schemas import ReplyRendered, Topics
     from pmflow_gateway.streams.codec import encode
+    from pmflow_gateway.streams.consumer_state import partitions_of
     from pmflow_gateway.tracing import publishing
 
     topics = Topics(prefix=settings.topic_prefix)
@@ -165,10 +160,8 @@ async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as
     try:  # started inside, so a broker that is down still gets both clients closed
         await consumer.start()
         await producer.start()
-        partitions = consumer.partitions_for_topic(topics.reply_rendered) or set()
-        if not partitions:
-            await consumer._client.force_metadata_update()  # the topic may be brand new
-            partitions = consumer.partitions_for_topic(topics.reply_rendered) or {0}
+        partitions = (consumer.partitions_for_topic(topics.reply_rendered)
+                      or await partitions_of(bootstrap, topics.reply_rendered) or {0})
         tps = [TopicPartition(topics.reply_rendered, p) for p in partitions]
         consumer.assign(tps)
         await consumer.seek_to_end(*tps)

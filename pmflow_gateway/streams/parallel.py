@@ -1,7 +1,7 @@
 """Many messages in flight per partition, at-least-once kept.
 
-FastStream processes one message at a time per partition when it commits after each one.
-Here a batch subscriber hands each record to `OrderedExecutor`, which runs it as a task:
+A consumer that commits after each message processes one message at a time per partition.
+Here the consume loop hands each fetched record to `OrderedExecutor`, which runs it as a task:
 
 - records with the same key (one question) run one after another, in offset order;
   records without a key are each their own lane (nothing to keep in order: a producer that

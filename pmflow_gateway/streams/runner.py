@@ -1,6 +1,7 @@
 """One stage on Kafka: decode, call the core, publish, dead-letter, retry, commit.
 
-The batch handler is FastStream's; the in-flight work and the commits are `OrderedExecutor`'s.
+Its consume loop (`polling.StagePoller`) hands it each fetched batch; the in-flight work and
+the commit points are `OrderedExecutor`'s.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import base64
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,8 +72,8 @@ class StageRunner:
         process = (transactions.collecting(self.process, self.refuse) if transactions
                    else self.process)
         self.executor = OrderedExecutor(process, max_in_flight=config.max_in_flight)
-        self.consumer: AIOKafkaConsumer | None = None  # set once FastStream has started it
-        self.find_consumer: Callable[[], AIOKafkaConsumer | None] = lambda: self.consumer
+        # Its consumer, set before the consumer starts: a rebalance may come first.
+        self.consumer: AIOKafkaConsumer | None = None
         self._commit_task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._seconds = STAGE_SECONDS.labels(stage.name)  # the labelled children, looked up once
@@ -85,8 +86,9 @@ class StageRunner:
         return self.deps
 
     async def on_batch(self, records: Iterable[ConsumerRecord]) -> None:
+        """Take a fetched batch; called right after the poll that fetched it."""
         if self.transactions is not None:
-            wanted = self.transactions.admission(self.find_consumer())
+            wanted = self.transactions.admission()
             for record in records:
                 await self.transactions.room()
                 await self.executor.submit(record, wanted)
@@ -204,19 +206,18 @@ class StageRunner:
                       record.offset, refused.reason)
 
     def _pause(self, tp: TopicPartition) -> None:
-        consumer = self.find_consumer()
+        consumer = self.consumer
         if consumer is not None and tp in consumer.assignment():
             consumer.pause(tp)
 
     def _resume(self, partitions: Iterable[TopicPartition]) -> None:
-        consumer = self.find_consumer()
+        consumer = self.consumer
         if consumer is not None:
             consumer.resume(*(set(partitions) & consumer.assignment()))
 
     # -- commits ------------------------------------------------------------------------
 
-    def start_committing(self, consumer: AIOKafkaConsumer) -> None:
-        self.consumer = consumer
+    def start_committing(self) -> None:
         self._commit_task = asyncio.create_task(self._commit_loop())
 
     async def _commit_loop(self) -> None:
@@ -278,7 +279,7 @@ class StageRunner:
                              runner.stage.name, dropped)
 
             async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-                consumer = runner.find_consumer()
+                consumer = runner.consumer
                 if runner.transactions is not None and consumer is not None:
                     await runner.transactions.assigned(assigned, consumer, runner.executor)
 

@@ -33,7 +33,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPa
 from aiokafka.errors import KafkaError
 
 from pmflow_gateway.streams import done_map
-from pmflow_gateway.streams.consumer_state import committed, fetch_position
+from pmflow_gateway.streams.consumer_state import GroupOffsets
 from pmflow_gateway.streams.delivery import (
     Refused,
     can_succeed_later,
@@ -78,6 +78,8 @@ class TransactionalCommits:
         self._room.set()
         self._producers = PartitionProducers(bootstrap=bootstrap, group_id=group_id,
                                              timeout_s=timeout_s)
+        self._offsets = GroupOffsets(bootstrap=bootstrap, group_id=group_id,
+                                     timeout_s=timeout_s)
         self._rewinds: dict[TopicPartition, int] = {}
         self._next: dict[TopicPartition, int] = {}  # the lowest offset a batch still takes
         self._unsure: dict[TopicPartition, Commit] = {}  # what a lost transaction tried
@@ -115,12 +117,12 @@ class TransactionalCommits:
         """Wait while `max_held` finished records wait for the prefix to reach them."""
         await self._room.wait()
 
-    def admission(self, consumer: AIOKafkaConsumer | None) -> Callable[[ConsumerRecord], bool]:
-        """For one fetched batch: whether each record may still start. A record is taken only
-        when it comes from the consumer's current fetch position (the position is past it)
-        and not from before the resume offset. After a rewind, a batch fetched from the old
-        position is therefore refused whole, even when FastStream hands it over after the
-        seek: its records come again from the new position, and none is skipped."""
+    def admission(self) -> Callable[[ConsumerRecord], bool]:
+        """For one fetched batch, asked right after the poll that fetched it (nothing can
+        rewind a partition in between): whether each record may still start. A record is
+        refused when its partition was rewound or lost since that poll (the rest of a batch
+        fetched from the old position: its records come again from the new one, and none is
+        skipped), or when it lies before the offset the partition resumes from."""
         rewinds = dict(self._rewinds)
 
         def wanted(record: ConsumerRecord) -> bool:
@@ -128,8 +130,6 @@ class TransactionalCommits:
             if self._rewinds.get(tp, 0) != rewinds.get(tp, 0):
                 return False
             if record.offset < self._next.get(tp, 0):
-                return False
-            if consumer is not None and not record.offset < fetch_position(consumer, tp):
                 return False
             self._next[tp] = record.offset + 1
             return True
@@ -217,7 +217,7 @@ class TransactionalCommits:
         holds says whether it went through, stayed out, or another owner moved on. Returns
         whether this cycle ends here, and the offset now committed."""
         attempt = self._unsure.pop(tp)
-        found = await committed(consumer, tp)
+        found = await self._offsets.committed(tp)
         if found == attempt:
             done = done_map.decode(*attempt)
             self._take(tp, attempt[0], also=done)
@@ -334,7 +334,7 @@ class TransactionalCommits:
             if tp not in consumer.assignment():
                 continue
             try:
-                resume[tp] = await committed(consumer, tp)
+                resume[tp] = await self._offsets.committed(tp)
             except Exception as exc:  # lost meanwhile: the next owner rewinds
                 log.warning("rewind of %s %s-%d failed: %r", self._group_id, tp.topic,
                             tp.partition, exc)
@@ -384,4 +384,5 @@ class TransactionalCommits:
 
     async def close(self) -> None:
         await self._producers.close()
+        await self._offsets.close()
 

@@ -63,12 +63,12 @@ async def test_fetching_waits_while_max_held_records_wait_for_the_prefix() -> No
 
 async def test_a_rewound_partition_refuses_what_was_fetched_before() -> None:
     txn = commits()
-    wanted = txn.admission(None)
+    wanted = txn.admission()
     assert wanted(record(10, b"a")) and wanted(record(11, b"b"))
     assert not wanted(record(11, b"b"))  # the same offset again (a stale fetch)
     txn.revoked([TP])
     assert not wanted(record(12, b"c"))  # the rest of the batch of the old position
-    again = txn.admission(None)
+    again = txn.admission()
     assert again(record(3, b"x"))  # after the rewind, from wherever the consumer resumes
 
 
