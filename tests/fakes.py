@@ -229,6 +229,57 @@ class CommittingConsumer:
         self.resumed.extend(partitions)
 
 
+@dataclass
+class Transaction:
+    """One committed transaction: what it produced, in order, and the offsets it committed."""
+
+    outputs: list[tuple[str, bytes | None, bytes]] = field(default_factory=list)
+    offsets: dict[TopicPartition, tuple[int, str]] = field(default_factory=dict)
+    group_id: str = ""
+
+
+class RecordingTransactionalProducer:
+    """The calls the exactly-once strategy makes on a transactional producer; a committed
+    transaction is appended to `committed`, an aborted one forgotten."""
+
+    def __init__(self, transactional_id: str, committed: list[Transaction]) -> None:
+        self.transactional_id = transactional_id
+        self.committed = committed
+        self._open: Transaction | None = None
+
+    async def start(self) -> None:
+        return None
+
+    async def stop(self) -> None:
+        return None
+
+    async def begin_transaction(self) -> None:
+        assert self._open is None, "a transaction is already open"
+        self._open = Transaction()
+
+    async def send(self, topic: str, value: bytes, *, key: bytes | None = None,
+                   headers: object = None) -> asyncio.Future[None]:
+        assert self._open is not None, "a send outside a transaction"
+        self._open.outputs.append((topic, key, value))
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        done.set_result(None)
+        return done
+
+    async def send_offsets_to_transaction(self, offsets: dict[TopicPartition, tuple[int, str]],
+                                          group_id: str) -> None:
+        assert self._open is not None
+        self._open.offsets.update(offsets)
+        self._open.group_id = group_id
+
+    async def commit_transaction(self) -> None:
+        assert self._open is not None
+        self.committed.append(self._open)
+        self._open = None
+
+    async def abort_transaction(self) -> None:
+        self._open = None
+
+
 def evidence(url: str, snippet: str, *, fresh: float = 0.9, source_type: str = "mcp_search",
              label: str = "Example", title: str = "A page") -> ExternalEvidence:
     return ExternalEvidence(

@@ -13,13 +13,14 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import Topics
 from pmflow_gateway.settings import Settings
+from pmflow_gateway.streams.commits import AtLeastOnce, CommitStrategy
 from pmflow_gateway.streams.health import CONSUMER_LAG, GUARANTEE, IN_FLIGHT, HealthServer
 from pmflow_gateway.streams.parallel import OrderedExecutor
 from pmflow_gateway.streams.polling import StagePoller
 from pmflow_gateway.streams.publisher import EventPublisher
 from pmflow_gateway.streams.runner import RunnerConfig, StageRunner, group_id
 from pmflow_gateway.streams.stages import STAGES
-from pmflow_gateway.streams.transactional import TransactionalCommits
+from pmflow_gateway.streams.transactional import ExactlyOnce
 
 log = logging.getLogger("pmflow_gateway.app")
 
@@ -94,18 +95,19 @@ class Processor:
                         for runner in self.runners]
         self._started = False
 
-    def _transactions(self, name: str, config: RunnerConfig) -> TransactionalCommits | None:
+    def _commits(self, name: str, config: RunnerConfig) -> CommitStrategy:
         if self.settings.processing_guarantee != "exactly_once":
-            return None
+            return AtLeastOnce(interval_s=config.commit_interval_s)
         # Finished records wait for the slowest one before them: bound how many wait.
-        return TransactionalCommits(bootstrap=self.settings.kafka_bootstrap,
-                                    group_id=group_id(STAGES[name], self.topics), stage=name,
-                                    max_held=4 * config.max_in_flight)
+        return ExactlyOnce(bootstrap=self.settings.kafka_bootstrap,
+                           group_id=group_id(STAGES[name], self.topics), stage=name,
+                           max_held=4 * config.max_in_flight,
+                           interval_s=config.commit_interval_s)
 
     def _runner(self, name: str, config: RunnerConfig) -> StageRunner:
         return StageRunner(STAGES[name], deps=self.deps, publisher=self.publisher,
                            topics=self.topics, config=config,
-                           transactions=self._transactions(name, config))
+                           commits=self._commits(name, config))
 
     async def start(self) -> None:
         """Create the missing topics, build the dependencies, start the publisher, then each

@@ -1,4 +1,5 @@
-"""Exactly-once outputs: each commit cycle is one Kafka transaction per input partition.
+"""Exactly-once outputs, the `ExactlyOnce` commit strategy: each commit cycle is one Kafka
+transaction per input partition.
 
 In this mode a record's outputs (its next event, a dead letter, a give-up answer) are not
 sent when the stage produces them: they are held, encoded, beside the record's offset. The
@@ -26,13 +27,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaError
 
+from pmflow_gateway.ports import Publisher
 from pmflow_gateway.streams import done_map
+from pmflow_gateway.streams.commits import Admission, Handle, Refuse
 from pmflow_gateway.streams.consumer_state import GroupOffsets
 from pmflow_gateway.streams.delivery import (
     Refused,
@@ -41,9 +44,9 @@ from pmflow_gateway.streams.delivery import (
     refusal,
 )
 from pmflow_gateway.streams.health import TRANSACTIONS
-from pmflow_gateway.streams.outbox import Output, holding
+from pmflow_gateway.streams.outbox import Outbox, Output
 from pmflow_gateway.streams.parallel import OrderedExecutor, Process
-from pmflow_gateway.streams.partition_producers import PartitionProducers
+from pmflow_gateway.streams.partition_producers import NewProducer, PartitionProducers
 
 log = logging.getLogger(__name__)
 
@@ -57,17 +60,16 @@ class Finished:
     replaced: bool = False  # the outputs end the record after the broker refused its own
 
 
-Refuse = Callable[[ConsumerRecord, str], Awaitable[None]]
-
-
 Commit = tuple[int, str]  # an offset and its metadata, as the group holds them
 
 
-class TransactionalCommits:
+class ExactlyOnce:
     """Holds the outputs of one stage's records and commits them with their input offsets."""
 
     def __init__(self, *, bootstrap: str, group_id: str, stage: str, max_held: int,
-                 timeout_s: float = 30.0) -> None:
+                 timeout_s: float = 30.0, interval_s: float = 0.1,
+                 new_producer: NewProducer | None = None) -> None:
+        self._interval_s = interval_s
         self._group_id = group_id
         self._max_held = max_held
         self._timeout_s = timeout_s
@@ -77,7 +79,7 @@ class TransactionalCommits:
         self._room = asyncio.Event()
         self._room.set()
         self._producers = PartitionProducers(bootstrap=bootstrap, group_id=group_id,
-                                             timeout_s=timeout_s)
+                                             timeout_s=timeout_s, new_producer=new_producer)
         self._offsets = GroupOffsets(bootstrap=bootstrap, group_id=group_id,
                                      timeout_s=timeout_s)
         self._rewinds: dict[TopicPartition, int] = {}
@@ -92,9 +94,10 @@ class TransactionalCommits:
 
     # -- holding outputs --------------------------------------------------------------
 
-    def collecting(self, process: Process, refuse: Refuse | None = None) -> Process:
-        """`process`, with the sends it makes held for the record's transaction. `refuse`
-        ends a record whose outputs the broker refused, by sending what replaces them."""
+    def running(self, handle: Handle, publisher: Publisher, refuse: Refuse) -> Process:
+        """`handle`, with the sends it makes held for the record's transaction (the given
+        publisher is not used: outputs leave in the transaction). `refuse` ends a record
+        whose outputs the broker refused, by holding what replaces them."""
         self._refuse = refuse
 
         async def run(record: ConsumerRecord) -> None:
@@ -102,11 +105,11 @@ class TransactionalCommits:
             if record.offset in self._sent.get(tp, ()):
                 return  # its outputs were committed before the partition was resumed
             generation = self._rewinds.get(tp, 0)
-            with holding() as outbox:
-                await process(record)
+            outbox = Outbox()
+            await handle(record, outbox)
             if self._rewinds.get(tp, 0) != generation:
                 return  # the partition was rewound or lost meanwhile: this run does not count
-            self._held.setdefault(tp, {})[record.offset] = Finished(record, outbox)
+            self._held.setdefault(tp, {})[record.offset] = Finished(record, outbox.outputs)
             self._held_count += 1
             if self._held_count >= self._max_held:
                 self._room.clear()
@@ -117,7 +120,7 @@ class TransactionalCommits:
         """Wait while `max_held` finished records wait for the prefix to reach them."""
         await self._room.wait()
 
-    def admission(self) -> Callable[[ConsumerRecord], bool]:
+    def admission(self) -> Admission:
         """For one fetched batch, asked right after the poll that fetched it (nothing can
         rewind a partition in between): whether each record may still start. A record is
         refused when its partition was rewound or lost since that poll (the rest of a batch
@@ -155,6 +158,20 @@ class TransactionalCommits:
             self._room.set()
 
     # -- the commit cycle -------------------------------------------------------------
+
+    async def due(self, executor: OrderedExecutor, stopping: asyncio.Event) -> None:
+        """Outputs wait for their transaction: a cycle starts as soon as a record finished,
+        so records finishing during one transaction go together in the next (group commit),
+        and a quiet stage adds one transaction's time to latency, not an interval."""
+        stopped = asyncio.ensure_future(stopping.wait())
+        finished = asyncio.ensure_future(executor.finished.wait())
+        try:
+            await asyncio.wait({stopped, finished}, timeout=self._interval_s,
+                               return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            finished.cancel()
+        executor.finished.clear()
 
     async def commit(self, consumer: AIOKafkaConsumer, executor: OrderedExecutor) -> None:
         """Commit, per partition with news (records finished since the last cycle, or a
@@ -285,18 +302,17 @@ class TransactionalCommits:
             finished = held.get(offset)
             if finished is None:  # revoked meanwhile: the next owner runs it again
                 continue
-            outbox: list[Output] = []
+            outbox = Outbox()
             if not finished.replaced and self._refuse is not None:
-                with holding() as outbox:
-                    try:
-                        await self._refuse(finished.record, reason)
-                    except Exception as exc:  # whatever it held is kept; the rest is reported
-                        log.error("ending %s-%d offset %d failed: %r", tp.topic, tp.partition,
-                                  offset, exc)
+                try:
+                    await self._refuse(finished.record, reason, outbox)
+                except Exception as exc:  # whatever it held is kept; the rest is reported
+                    log.error("ending %s-%d offset %d failed: %r", tp.topic, tp.partition,
+                              offset, exc)
             else:
                 log.error("%s %s-%d offset %d ends without outputs: they were refused (%s)",
                           self._group_id, tp.topic, tp.partition, offset, reason)
-            held[offset] = Finished(finished.record, outbox, replaced=True)
+            held[offset] = Finished(finished.record, outbox.outputs, replaced=True)
 
     async def _recover(self, tp: TopicPartition, attempted: Commit, *, rebuild: bool) -> None:
         """Abort what can be aborted; a fenced producer, or one whose transaction is in an

@@ -19,7 +19,7 @@ from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 
 from pmflow_gateway.schemas import Topics
 from pmflow_gateway.streams.parallel import OrderedExecutor
-from pmflow_gateway.streams.transactional import TransactionalCommits
+from pmflow_gateway.streams.transactional import ExactlyOnce
 from tests.support.broker import PrivateBroker
 from tests.support.chaos import (
     Replies,
@@ -48,8 +48,7 @@ async def test_a_batch_fetched_before_a_rewind_is_refused_whole(kafka_bootstrap:
     consumer = AIOKafkaConsumer(bootstrap_servers=kafka_bootstrap, group_id=group,
                                 enable_auto_commit=False, auto_offset_reset="earliest")
     await consumer.start()
-    txn = TransactionalCommits(bootstrap=kafka_bootstrap, group_id=group, stage="plan",
-                               max_held=100)
+    txn = ExactlyOnce(bootstrap=kafka_bootstrap, group_id=group, stage="plan", max_held=100)
     try:
         consumer.assign([tp])
         await consumer.commit({tp: 5})

@@ -238,3 +238,16 @@ def test_no_module_imports_faststream_or_a_private_aiokafka_module() -> None:
                           name.split(".")[0] == "aiokafka"
                           and any(part.startswith("_") for part in name.split(".")))]
     assert found == []
+
+
+TRANSACTION_CODE = tuple(f"{PACKAGE}.streams.{name}" for name in (
+    "transactional", "partition_producers", "done_map", "outbox"))
+
+
+@pytest.mark.parametrize("module", [f"{PACKAGE}.streams.runner", f"{PACKAGE}.streams.publisher",
+                                    f"{PACKAGE}.streams.polling"])
+def test_the_runner_and_the_publisher_know_nothing_of_transactions(module: str) -> None:
+    """The delivery mode is a commit strategy handed to the runner: neither the runner, its
+    consume loop nor the publisher imports the exactly-once code."""
+    assert [f"line {i.line}: {i.target}" for i in IMPORTS[module]
+            if any(_within(i.target, t) for t in TRANSACTION_CODE)] == []
