@@ -201,14 +201,16 @@ class RecordingPublisher:
 
 @dataclass
 class CommittingConsumer:
-    """The calls the runner makes on its Kafka consumer: committing offsets, and pausing and
-    resuming the assigned partitions while a dependency is away."""
+    """The calls the runner makes on its Kafka consumer: committing offsets, pausing and
+    resuming the assigned partitions while a dependency is away, and seeking where the last
+    transaction left a partition."""
 
     commits: list[dict[TopicPartition, int]] = field(default_factory=list)
     fail_next: int = 0  # how many commits fail, as during a rebalance
     assigned: set[TopicPartition] = field(default_factory=set)
     paused: set[TopicPartition] = field(default_factory=set)
     resumed: list[TopicPartition] = field(default_factory=list)
+    seeks: list[tuple[TopicPartition, int]] = field(default_factory=list)
 
     async def commit(self, offsets: dict[TopicPartition, int]) -> None:
         if self.fail_next:
@@ -227,6 +229,10 @@ class CommittingConsumer:
         assert set(partitions) <= self.assigned, "resuming a partition that is not assigned"
         self.paused.difference_update(partitions)
         self.resumed.extend(partitions)
+
+    def seek(self, partition: TopicPartition, offset: int) -> None:
+        assert partition in self.assigned, "seeking in a partition that is not assigned"
+        self.seeks.append((partition, offset))
 
 
 @dataclass

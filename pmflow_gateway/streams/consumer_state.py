@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from typing import Protocol
 
 from aiokafka import TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
@@ -32,6 +33,14 @@ async def partitions_of(bootstrap: str, topic: str) -> set[int] | None:
         if found["topic"] == topic and not found["error_code"]:
             return {p["partition"] for p in found["partitions"]}
     return None
+
+
+class CommittedOffsets(Protocol):
+    async def committed(self, tp: TopicPartition) -> tuple[int, str]:
+        ...
+
+    async def close(self) -> None:
+        ...
 
 
 class GroupOffsets:

@@ -145,6 +145,15 @@ class OrderedExecutor:
         found = {tp: p.position() for tp, p in self._progress.items()}
         return {tp: position for tp, position in found.items() if position is not None}
 
+    def position(self, tp: TopicPartition) -> int | None:
+        """The first offset of `tp` not finished; None before its first record."""
+        progress = self._progress.get(tp)
+        return progress.position() if progress is not None else None
+
+    def committed_offset(self, tp: TopicPartition) -> int | None:
+        progress = self._progress.get(tp)
+        return progress.committed if progress is not None else None
+
     def committed(self, points: dict[TopicPartition, int]) -> None:
         for tp, offset in points.items():
             if tp in self._progress:

@@ -39,6 +39,9 @@ class PartitionProducers:
             acks="all",
             max_request_size=MAX_REQUEST_BYTES,
             max_batch_size=512 * 1024,
+            # A transaction begun right after the last one commits is told to wait while the
+            # broker writes the last one's markers (a few ms): ask again soon, not in 100 ms.
+            retry_backoff_ms=20,
         )
 
     def get(self, tp: TopicPartition) -> AIOKafkaProducer | None:

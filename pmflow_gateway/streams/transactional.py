@@ -26,6 +26,7 @@ here; `room` holds back new records while `max_held` of them wait, so memory sta
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ from aiokafka.errors import KafkaError
 from pmflow_gateway.ports import Publisher
 from pmflow_gateway.streams import done_map
 from pmflow_gateway.streams.commits import Admission, Handle, Refuse
-from pmflow_gateway.streams.consumer_state import GroupOffsets
+from pmflow_gateway.streams.consumer_state import CommittedOffsets, GroupOffsets
 from pmflow_gateway.streams.delivery import (
     Refused,
     can_succeed_later,
@@ -68,7 +69,8 @@ class ExactlyOnce:
 
     def __init__(self, *, bootstrap: str, group_id: str, stage: str, max_held: int,
                  timeout_s: float = 30.0, interval_s: float = 0.1,
-                 new_producer: NewProducer | None = None) -> None:
+                 new_producer: NewProducer | None = None,
+                 offsets: CommittedOffsets | None = None) -> None:
         self._interval_s = interval_s
         self._group_id = group_id
         self._max_held = max_held
@@ -80,15 +82,21 @@ class ExactlyOnce:
         self._room.set()
         self._producers = PartitionProducers(bootstrap=bootstrap, group_id=group_id,
                                              timeout_s=timeout_s, new_producer=new_producer)
-        self._offsets = GroupOffsets(bootstrap=bootstrap, group_id=group_id,
-                                     timeout_s=timeout_s)
+        self._offsets = offsets or GroupOffsets(bootstrap=bootstrap, group_id=group_id,
+                                                timeout_s=timeout_s)
         self._rewinds: dict[TopicPartition, int] = {}
         self._next: dict[TopicPartition, int] = {}  # the lowest offset a batch still takes
         self._unsure: dict[TopicPartition, Commit] = {}  # what a lost transaction tried
         self._last: dict[TopicPartition, Commit] = {}  # what this owner knows is committed
         self._sent: dict[TopicPartition, set[int]] = {}  # done after the committed offset
         self._careful: set[TopicPartition] = set()  # one record per send until a commit
-        self._lock = asyncio.Lock()
+        # One transaction at a time per partition; partitions commit independently.
+        self._locks: dict[TopicPartition, asyncio.Lock] = {}
+        # Per partition, a task that commits as soon as a record finished (`_kicks`), with
+        # the consumer and the executor the last assignment named.
+        self._kicks: dict[TopicPartition, asyncio.Event] = {}
+        self._committers: dict[TopicPartition, asyncio.Task[None]] = {}
+        self._bound: tuple[AIOKafkaConsumer, OrderedExecutor] | None = None
         self._counted = {o: TRANSACTIONS.labels(stage, o) for o in ("committed", "aborted",
                                                                       "rebuilt")}
 
@@ -103,7 +111,8 @@ class ExactlyOnce:
         async def run(record: ConsumerRecord) -> None:
             tp = TopicPartition(record.topic, record.partition)
             if record.offset in self._sent.get(tp, ()):
-                return  # its outputs were committed before the partition was resumed
+                self._kick(tp)  # its outputs were committed before the partition was resumed
+                return
             generation = self._rewinds.get(tp, 0)
             outbox = Outbox()
             await handle(record, outbox)
@@ -113,6 +122,9 @@ class ExactlyOnce:
             self._held_count += 1
             if self._held_count >= self._max_held:
                 self._room.clear()
+            # The executor marks the record finished as soon as this returns, before the
+            # committer can run: its transaction sees the new position.
+            self._kick(tp)
 
         return run
 
@@ -160,32 +172,64 @@ class ExactlyOnce:
     # -- the commit cycle -------------------------------------------------------------
 
     async def due(self, executor: OrderedExecutor, stopping: asyncio.Event) -> None:
-        """Outputs wait for their transaction: a cycle starts as soon as a record finished,
-        so records finishing during one transaction go together in the next (group commit),
-        and a quiet stage adds one transaction's time to latency, not an interval."""
-        stopped = asyncio.ensure_future(stopping.wait())
-        finished = asyncio.ensure_future(executor.finished.wait())
-        try:
-            await asyncio.wait({stopped, finished}, timeout=self._interval_s,
-                               return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stopped.cancel()
-            finished.cancel()
-        executor.finished.clear()
+        """The runner's periodic commit is only a safety net here: each partition commits on
+        its own as soon as a record finished (`_committer`)."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self._interval_s):
+                await stopping.wait()
 
     async def commit(self, consumer: AIOKafkaConsumer, executor: OrderedExecutor) -> None:
-        """Commit, per partition with news (records finished since the last cycle, or a
-        first unfinished offset that moved), one transaction. The positions are read under
-        the lock: a rewind in between would make them stale."""
-        async with self._lock:
-            last = executor.committed_offsets()
-            due = {tp: point for tp, point in executor.positions().items()
-                   if point != last.get(tp) or self._finished_within(tp, point)}
-            results = await asyncio.gather(*(
-                self._commit_partition(tp, point, consumer, executor)
-                for tp, point in due.items()))
-            executor.committed({tp: point for tp, point in zip(due, results, strict=True)
-                                if point is not None})
+        """Commit every partition with news now, each in its own transaction (before a
+        revocation, at the end of a drain, and as a periodic safety net)."""
+        await asyncio.gather(*(self._commit_now(tp, consumer, executor)
+                               for tp in list(executor.positions())))
+
+    def _lock(self, tp: TopicPartition) -> asyncio.Lock:
+        return self._locks.setdefault(tp, asyncio.Lock())
+
+    async def _commit_now(self, tp: TopicPartition, consumer: AIOKafkaConsumer,
+                          executor: OrderedExecutor) -> bool:
+        """One transaction for `tp` if it has news (records finished since its last one, or
+        a first unfinished offset that moved); False when it failed. The position is read
+        under the partition's lock: a rewind in between would make it stale."""
+        async with self._lock(tp):
+            point = executor.position(tp)
+            if point is None or (point == executor.committed_offset(tp)
+                                 and not self._finished_within(tp, point)):
+                return True
+            result = await self._commit_partition(tp, point, consumer, executor)
+            if result is None:
+                return False
+            executor.committed({tp: result})
+            return True
+
+    def _kick(self, tp: TopicPartition) -> None:
+        if self._bound is None:
+            return  # not assigned through `assigned` (tests): the runner's commits do it
+        kick = self._kicks.get(tp)
+        if kick is None:
+            kick = self._kicks[tp] = asyncio.Event()
+            self._committers[tp] = asyncio.create_task(
+                self._committer(tp, kick), name=f"commit-{self._group_id}-{tp.partition}")
+        kick.set()
+
+    async def _committer(self, tp: TopicPartition, kick: asyncio.Event) -> None:
+        """Commit `tp` whenever a record of it finished: records finishing during one
+        transaction go together in the next (group commit), and a quiet partition adds one
+        transaction's time to latency, never an interval. A failed transaction is tried
+        again after a pause."""
+        delay = 0.05
+        while True:
+            await kick.wait()
+            kick.clear()
+            if self._bound is None:
+                continue
+            if await self._commit_now(tp, *self._bound):
+                delay = 0.05
+                continue
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+            kick.set()
 
     def _finished_within(self, tp: TopicPartition, point: int) -> bool:
         return any(o <= point + done_map.SPAN for o in self._held.get(tp, ()))
@@ -271,8 +315,9 @@ class ExactlyOnce:
 
     async def _transact(self, producer: AIOKafkaProducer, tp: TopicPartition, attempt: Commit,
                         taken: dict[int, Finished], *, careful: bool) -> None:
-        """Send the outputs, then commit them with the offsets. aiokafka commits a
-        transaction even when one of its sends failed, so every delivery is awaited first.
+        """Send the outputs and add the offsets, then commit. aiokafka commits a transaction
+        even when one of its sends failed, so every delivery is awaited before the commit;
+        the offsets go to the coordinator while the outputs are on their way.
         `careful`: one record's outputs at a time, so a refusal names that record alone."""
         await producer.begin_transaction()
         sent: list[tuple[int, asyncio.Future[object]]] = []
@@ -289,8 +334,15 @@ class ExactlyOnce:
             if careful:
                 await delivered(sent)
                 sent = []
-        await delivered(sent)
-        await producer.send_offsets_to_transaction({tp: attempt}, self._group_id)
+        offsets = asyncio.ensure_future(
+            producer.send_offsets_to_transaction({tp: attempt}, self._group_id))
+        offsets.add_done_callback(lambda f: f.cancelled() or f.exception())  # seen either way
+        try:
+            await delivered(sent)
+        except BaseException:
+            offsets.cancel()  # the abort that follows ends it (aiokafka shields the request)
+            raise
+        await offsets
         await producer.commit_transaction()
 
     async def _end_refused(self, tp: TopicPartition, reasons: dict[int, str]) -> None:
@@ -366,7 +418,10 @@ class ExactlyOnce:
     async def assigned(self, partitions: set[TopicPartition], consumer: AIOKafkaConsumer,
                        executor: OrderedExecutor) -> None:
         """Fence earlier owners of the partitions, then resume after their last commit."""
-        async with self._lock:
+        self._bound = (consumer, executor)
+        async with contextlib.AsyncExitStack() as locked:
+            for tp in sorted(partitions):  # no transaction of theirs runs meanwhile
+                await locked.enter_async_context(self._lock(tp))
             await self._producers.keep_only(partitions)
             ordered = list(partitions)
             fenced = await asyncio.gather(*(self._fence(tp) for tp in ordered))
@@ -399,6 +454,14 @@ class ExactlyOnce:
             self._careful.discard(tp)
 
     async def close(self) -> None:
+        """Stop the committers, never inside a transaction, then the producers."""
+        for tp, task in list(self._committers.items()):
+            async with self._lock(tp):
+                task.cancel()
+        await asyncio.gather(*self._committers.values(), return_exceptions=True)
+        self._committers.clear()
+        self._kicks.clear()
+        self._bound = None
         await self._producers.close()
         await self._offsets.close()
 

@@ -21,6 +21,7 @@ from pmflow_gateway.schemas import RouteDecided, Topics
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams import done_map
 from pmflow_gateway.streams.commits import AtLeastOnce, CommitStrategy
+from pmflow_gateway.streams.consumer_state import NO_COMMIT
 from pmflow_gateway.streams.runner import RunnerConfig, StageRunner
 from pmflow_gateway.streams.stages import PLAN, Retries
 from pmflow_gateway.streams.transactional import ExactlyOnce
@@ -74,13 +75,25 @@ def runner(commits: CommitStrategy, planner: object) -> tuple[StageRunner, Recor
     return stage, publisher, consumer
 
 
-def exactly_once() -> tuple[ExactlyOnce, list[Transaction]]:
+class NoCommits:
+    """A group that has committed nothing yet."""
+
+    async def committed(self, tp: TopicPartition) -> tuple[int, str]:
+        return NO_COMMIT
+
+    async def close(self) -> None:
+        return None
+
+
+def exactly_once(interval_s: float = 0.1) -> tuple[ExactlyOnce, list[Transaction]]:
     committed: list[Transaction] = []
+
     def new_producer(transactional_id: str) -> Any:
         return RecordingTransactionalProducer(transactional_id, committed)
 
     strategy = ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=100,
-                           new_producer=new_producer)
+                           new_producer=new_producer, offsets=NoCommits(),
+                           interval_s=interval_s)
     return strategy, committed
 
 
@@ -150,6 +163,24 @@ async def test_a_poison_record_ends_in_its_transaction_as_a_dead_letter() -> Non
     assert [topic for topic, _, _ in transaction.outputs] == [TOPICS.dead_letter,
                                                               TOPICS.plan_created]
     assert transaction.offsets == {TP: (2, "")} and publisher.sent == []
+
+
+async def test_exactly_once_commits_a_partition_as_soon_as_a_record_finished() -> None:
+    """No commit call, no interval: once the partition is assigned, a finished record's
+    transaction starts by itself (the runner's periodic commit is set an hour apart)."""
+    strategy, committed = exactly_once(interval_s=3600)
+    stage, _, consumer = runner(strategy, GatedPlanner())
+    await strategy.assigned({TP}, consumer, stage.executor)  # type: ignore[arg-type]
+    assert consumer.seeks == [(TP, 0)]  # nothing committed yet: from the start
+    stage.start_committing()
+    await stage.on_batch([record(0)])
+    await _until(lambda: len(committed) == 1)
+    assert question_ids(committed[0].outputs) == ["q-0"]
+    assert committed[0].offsets == {TP: (1, "")}
+    await stage.on_batch([record(1), record(2)])
+    await _until(lambda: sum(len(t.outputs) for t in committed) == 3)
+    assert committed[-1].offsets == {TP: (3, "")}
+    await stage.drain(1)
 
 
 async def _until(condition: object) -> None:
