@@ -134,7 +134,7 @@ async def offsets(bootstrap: str, groups: dict[str, str]) -> dict[str, dict[str,
     try:
         out = {}
         for group, topic in groups.items():
-            parts = [TopicPartition(topic, p) for p in await _partitions(consumer, topic)]
+            parts = [TopicPartition(topic, p) for p in await _partitions(bootstrap, topic)]
             ends = await consumer.end_offsets(parts)
             committed = await admin.list_consumer_group_offsets(group)
             out[group] = {"end": sum(ends.values()),

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -62,6 +63,9 @@ class Finished:
 
 
 Commit = tuple[int, str]  # an offset and its metadata, as the group holds them
+# How long after a commit the broker is still writing its markers, on a local broker: a
+# transaction begun sooner on the same producer is refused (CONCURRENT_TRANSACTIONS).
+MARKERS_S = 0.005
 
 
 class ExactlyOnce:
@@ -97,6 +101,7 @@ class ExactlyOnce:
         self._kicks: dict[TopicPartition, asyncio.Event] = {}
         self._committers: dict[TopicPartition, asyncio.Task[None]] = {}
         self._bound: tuple[AIOKafkaConsumer, OrderedExecutor] | None = None
+        self._ended: dict[TopicPartition, float] = {}  # when its last transaction committed
         self._counted = {o: TRANSACTIONS.labels(stage, o) for o in ("committed", "aborted",
                                                                       "rebuilt")}
 
@@ -193,6 +198,7 @@ class ExactlyOnce:
         a first unfinished offset that moved); False when it failed. The position is read
         under the partition's lock: a rewind in between would make it stale."""
         async with self._lock(tp):
+            await self._after_markers(tp)
             point = executor.position(tp)
             if point is None or (point == executor.committed_offset(tp)
                                  and not self._finished_within(tp, point)):
@@ -202,6 +208,15 @@ class ExactlyOnce:
                 return False
             executor.committed({tp: result})
             return True
+
+    async def _after_markers(self, tp: TopicPartition) -> None:
+        """A transaction begun on a producer right after its last commit is refused while the
+        broker still writes that commit's markers (a few ms), and aiokafka then waits 20 ms
+        before asking again: wait out the markers instead (records finishing meanwhile join
+        this transaction)."""
+        wait = self._ended.get(tp, 0.0) + MARKERS_S - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
 
     def _kick(self, tp: TopicPartition) -> None:
         if self._bound is None:
@@ -267,6 +282,7 @@ class ExactlyOnce:
             self._unsure[tp] = attempt  # the next cycle reads the committed offset first
             self._producers.forget(tp)
             raise
+        self._ended[tp] = time.monotonic()
         self._careful.discard(tp)
         self._committed_as(tp, attempt, done)
         self._counted["committed"].inc()

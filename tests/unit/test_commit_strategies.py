@@ -184,8 +184,10 @@ async def test_exactly_once_commits_a_partition_as_soon_as_a_record_finished() -
 
 
 async def _until(condition: object) -> None:
-    for _ in range(1000):
+    """Wait for `condition`, letting real time pass (a transaction right after another waits
+    a few ms for the broker's markers)."""
+    for _ in range(5000):
         if condition():  # type: ignore[operator]
             return
-        await asyncio.sleep(0)
+        await asyncio.sleep(0.001)
     raise AssertionError("condition never held")
