@@ -21,8 +21,19 @@ from pmflow_gateway.contract.memory_rules import (
     rank_good_domains,
 )
 from pmflow_gateway.contract.similarity import most_similar, question_key
+from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
-from pmflow_gateway.ports import AdapterResult, Headers, SimilarQuestion
+from pmflow_gateway.ports import (
+    AdapterResult,
+    Clock,
+    Composer,
+    Deps,
+    EvidenceAdapter,
+    Headers,
+    MemoryStore,
+    Planner,
+    SimilarQuestion,
+)
 from pmflow_gateway.schemas import (
     AdapterAttempt,
     AnswerReady,
@@ -450,3 +461,15 @@ class CountingStore:
 
     async def aclose(self) -> None:
         return None
+
+
+def fake_deps(*, adapters: Sequence[EvidenceAdapter] | None = None, clock: Clock | None = None,
+              planner: Planner | None = None, store: MemoryStore | None = None,
+              composer: Composer | None = None, **options: Any) -> Deps:
+    """The dependencies a test runs the stages with, built in this one place: a fixed clock,
+    the rules planner, an MCP fake that answers with WEATHER, an in-memory store and the
+    extractive composer; each can be replaced, and `options` sets the rest of `Deps`."""
+    return Deps(clock=clock or FixedClock(), planner=planner or RulesPlanner(),
+                adapters=list(adapters) if adapters is not None
+                else [FakeAdapter("mcp", items=[WEATHER])],
+                store=store or InMemoryStore(), composer=composer or EXTRACTIVE, **options)

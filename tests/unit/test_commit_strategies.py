@@ -14,9 +14,7 @@ from typing import Any
 import orjson
 from aiokafka import ConsumerRecord, TopicPartition
 
-from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
-from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import RouteDecided, Topics
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams import done_map
@@ -26,14 +24,11 @@ from pmflow_gateway.streams.runner import RunnerConfig, StageRunner
 from pmflow_gateway.streams.stages import PLAN, Retries
 from pmflow_gateway.streams.transactional import ExactlyOnce
 from tests.fakes import (
-    WEATHER,
     CommittingConsumer,
-    FakeAdapter,
-    FixedClock,
-    InMemoryStore,
     RecordingPublisher,
     RecordingTransactionalProducer,
     Transaction,
+    fake_deps,
 )
 
 TOPICS = Topics(prefix="t.")
@@ -65,9 +60,7 @@ def record(offset: int) -> ConsumerRecord:
 def runner(commits: CommitStrategy, planner: object) -> tuple[StageRunner, RecordingPublisher,
                                                                CommittingConsumer]:
     publisher = RecordingPublisher()
-    deps = Deps(clock=FixedClock(), planner=planner,  # type: ignore[arg-type]
-                adapters=[FakeAdapter("mcp", items=[WEATHER])], store=InMemoryStore(),
-                composer=EXTRACTIVE)
+    deps = fake_deps(planner=planner)  # type: ignore[arg-type]
     stage = StageRunner(PLAN, deps=deps, publisher=publisher, topics=TOPICS, config=CONFIG,
                         commits=commits)
     consumer = CommittingConsumer(assigned={TP})

@@ -251,3 +251,18 @@ def test_the_runner_and_the_publisher_know_nothing_of_transactions(module: str) 
     consume loop nor the publisher imports the exactly-once code."""
     assert [f"line {i.line}: {i.target}" for i in IMPORTS[module]
             if any(_within(i.target, t) for t in TRANSACTION_CODE)] == []
+
+
+def test_tests_build_their_dependencies_in_one_place() -> None:
+    """`Deps` is built by `tests.fakes.fake_deps` (and the composition root), never by hand
+    in a test: a new field is then added in one place."""
+    tests = Path(__file__).resolve().parents[1]
+    found = []
+    for path in sorted(tests.rglob("*.py")):
+        if path.name == "fakes.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                    node.func.id == "Deps":
+                found.append(f"{path.relative_to(tests)}:{node.lineno}")
+    assert found == []

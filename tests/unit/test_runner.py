@@ -11,7 +11,6 @@ import pytest
 from aiokafka import ConsumerRecord, TopicPartition
 
 from pmflow_gateway.embedded import ask_in_process
-from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import Deps, Unavailable, Unstorable
 from pmflow_gateway.schemas import (
@@ -27,14 +26,12 @@ from pmflow_gateway.streams.outage import Backoff
 from pmflow_gateway.streams.runner import RunnerConfig, StageRunner
 from pmflow_gateway.streams.stages import MEMORY, PLAN, Retries
 from tests.fakes import (
-    WEATHER,
     BrokenPlanner,
     CommittingConsumer,
-    FakeAdapter,
-    FixedClock,
     FlakyPlanner,
     InMemoryStore,
     RecordingPublisher,
+    fake_deps,
 )
 from tests.support.pg import answer_ready
 
@@ -43,9 +40,7 @@ CONFIG = RunnerConfig(retry=Retries(retries=2, backoff_s=0), max_message_bytes=4
 
 
 def deps(planner: object) -> Deps:
-    return Deps(clock=FixedClock(), planner=planner,  # type: ignore[arg-type]
-                adapters=[FakeAdapter("mcp", items=[WEATHER])], store=InMemoryStore(),
-                composer=EXTRACTIVE)
+    return fake_deps(planner=planner)  # type: ignore[arg-type]
 
 
 def record(offset: int, value: bytes | None, *, key: bytes | None = None) -> ConsumerRecord:
@@ -128,9 +123,8 @@ def memory_runner(store: DownStore) -> tuple[StageRunner, RecordingPublisher,
                                              CommittingConsumer]:
     publisher = RecordingPublisher()
     runner = StageRunner(MEMORY, publisher=publisher, topics=TOPICS, config=replace(
-        CONFIG, outage=Backoff(first_s=0.001, max_s=0.005)), deps=Deps(
-        clock=FixedClock(), planner=RulesPlanner(), adapters=[], store=store,
-        composer=EXTRACTIVE))
+        CONFIG, outage=Backoff(first_s=0.001, max_s=0.005)), deps=fake_deps(adapters=[],
+                                                                            store=store))
     consumer = CommittingConsumer(assigned={TopicPartition(MEMORY.source(TOPICS), p)
                                             for p in range(3)})
     runner.consumer = consumer  # type: ignore[assignment]
