@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -72,29 +72,6 @@ class FakeAdapter:
         return AdapterResult(items=items, attempts=[AdapterAttempt(
             adapter=self.name, outcome=self.outcome if items or self.outcome != "ok" else "empty",
             evidence_count=len(items), error=None if self.outcome == "ok" else self.outcome)])
-
-    async def aclose(self) -> None:
-        return None
-
-
-@dataclass
-class InstantAdapter:
-    """An MCP server that answers every plan at once (or after `delay_s`) with
-    `pages(plan, n)` on its n-th call, keeping nothing per question but the count."""
-
-    pages: Callable[[ExternalQueryPlan, int], list[ExternalEvidence]]
-    name: str = "mcp"
-    delay_s: float = 0.0
-    calls: int = 0
-
-    async def collect(self, plan: ExternalQueryPlan, *, timeout_s: float) -> AdapterResult:
-        self.calls += 1
-        if self.delay_s:
-            await asyncio.sleep(self.delay_s)
-        items = self.pages(plan, self.calls)
-        return AdapterResult(items=items, attempts=[AdapterAttempt(
-            adapter=self.name, outcome="ok", latency_ms=self.delay_s * 1000,
-            evidence_count=len(items))])
 
     async def aclose(self) -> None:
         return None
@@ -431,33 +408,6 @@ class InMemoryStore:
             outcomes=dict(row.outcome_counts), feedback_counts=dict(row.feedback_counts),
             feedback_outcome=memory.feedback_outcome, good_domains=list(memory.good_domains),
             similarity=score)
-
-    async def aclose(self) -> None:
-        return None
-
-
-@dataclass
-class CountingStore:
-    """The MemoryStore port that only counts, so a benchmark's memory stays its own."""
-
-    answers: int = 0
-    feedback: int = 0
-    outcomes: int = 0
-
-    async def record_answer(self, event: object) -> bool:
-        self.answers += 1
-        return True
-
-    async def apply_feedback(self, event: object) -> bool:
-        self.feedback += 1
-        return True
-
-    async def record_outcome(self, event: object) -> bool:
-        self.outcomes += 1
-        return True
-
-    async def similar(self, tenant_id: str, question: str, *, limit: int = 5) -> list[object]:
-        return []
 
     async def aclose(self) -> None:
         return None

@@ -266,3 +266,16 @@ def test_tests_build_their_dependencies_in_one_place() -> None:
                     node.func.id == "Deps":
                 found.append(f"{path.relative_to(tests)}:{node.lineno}")
     assert found == []
+
+
+def test_the_benchmarks_import_nothing_from_the_tests() -> None:
+    bench = Path(__file__).resolve().parents[2] / "bench"
+    found = []
+    for path in sorted(bench.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                     else [])
+            found += [f"{path.relative_to(bench)}:{node.lineno} imports {name}"
+                      for name in names if name.split(".")[0] == "tests"]
+    assert found == []
