@@ -22,6 +22,8 @@ from pmflow_gateway.schemas import (
     RouteDecided,
     Topics,
 )
+from pmflow_gateway.streams.retries import Retries, call_stage, failure_reason
+from pmflow_gateway.streams.span_attributes import annotate
 from pmflow_gateway.streams.stages import (
     ANSWER,
     EVIDENCE,
@@ -32,10 +34,7 @@ from pmflow_gateway.streams.stages import (
     VERIFY,
     In,
     Out,
-    Retries,
     Stage,
-    annotate,
-    failure_reason,
 )
 
 log = logging.getLogger(__name__)
@@ -81,7 +80,7 @@ class _Chain:
                                  "pmflow.tenant_id": event.tenant_id})
             self.last = span
             try:
-                output = await stage.call(self.deps, event, self.retry, on_retry)
+                output = await call_stage(stage, self.deps, event, self.retry, on_retry)
             except Exception as exc:
                 tracing.mark_error(span, failure_reason(exc))
                 if stage.give_up is None:

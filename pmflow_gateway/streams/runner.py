@@ -35,7 +35,9 @@ from pmflow_gateway.streams.health import (
 )
 from pmflow_gateway.streams.outage import Backoff, Outage
 from pmflow_gateway.streams.parallel import OrderedExecutor
-from pmflow_gateway.streams.stages import STAGES, Retries, Stage, annotate, failure_reason
+from pmflow_gateway.streams.retries import Retries, call_stage, failure_reason
+from pmflow_gateway.streams.span_attributes import annotate
+from pmflow_gateway.streams.stages import STAGES, Stage
 from pmflow_gateway.tracing import consuming, mark_error
 
 log = logging.getLogger(__name__)
@@ -153,7 +155,7 @@ class StageRunner:
                         event.question_id, attempt, exc)
 
         def call() -> Awaitable[Frozen | None]:
-            return self.stage.call(self._bound(), event, self._config.retry, on_retry)
+            return call_stage(self.stage, self._bound(), event, self._config.retry, on_retry)
 
         try:
             output = await self.outage.through(TopicPartition(record.topic, record.partition),

@@ -20,8 +20,9 @@ from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams import done_map
 from pmflow_gateway.streams.commits import AtLeastOnce, CommitStrategy
 from pmflow_gateway.streams.consumer_state import NO_COMMIT
+from pmflow_gateway.streams.retries import Retries
 from pmflow_gateway.streams.runner import RunnerConfig, StageRunner
-from pmflow_gateway.streams.stages import PLAN, Retries
+from pmflow_gateway.streams.stages import PLAN
 from pmflow_gateway.streams.transactional import ExactlyOnce
 from tests.fakes import (
     CommittingConsumer,

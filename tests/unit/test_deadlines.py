@@ -15,7 +15,8 @@ from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import PlanDefaults
 from pmflow_gateway.schemas import AnswerStatus, PlanCreated, RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
-from pmflow_gateway.streams.stages import VERIFY, Retries
+from pmflow_gateway.streams.retries import Retries, call_stage
+from pmflow_gateway.streams.stages import VERIFY
 from tests.fakes import WEATHER, FakeAdapter, FixedClock, fake_deps
 
 DEFAULTS = PlanDefaults(deadline_ms=2_000, max_wait_ms=10_000)
@@ -64,7 +65,7 @@ async def test_past_the_bound_no_adapter_is_asked_and_the_answer_is_timed_out() 
     assert [a.outcome for a in evidence.attempts] == [EXPIRED, EXPIRED]
     assert never_asked(evidence)
     deps = fake_deps(clock=clock, adapters=[mcp, fallback], composer=FakeComposerNeverCalled())
-    answer = await VERIFY.call(deps, evidence, Retries())
+    answer = await call_stage(VERIFY, deps, evidence, Retries())
     assert answer.status is AnswerStatus.timed_out
     assert answer.answer == status_text(AnswerStatus.timed_out, "zh-CN")
     assert answer.reason is not None and "waited 13.0 s" in answer.reason

@@ -8,7 +8,7 @@ from pmflow_gateway.embedded import ask_in_process
 from pmflow_gateway.ports import Deps, Planner
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
-from pmflow_gateway.streams.stages import Retries
+from pmflow_gateway.streams.retries import Retries
 from tests.fakes import WEATHER, FakeAdapter, FlakyPlanner, fake_deps
 
 

@@ -23,8 +23,9 @@ from pmflow_gateway.schemas import (
 )
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams.outage import Backoff
+from pmflow_gateway.streams.retries import Retries
 from pmflow_gateway.streams.runner import RunnerConfig, StageRunner
-from pmflow_gateway.streams.stages import MEMORY, PLAN, Retries
+from pmflow_gateway.streams.stages import MEMORY, PLAN
 from tests.fakes import (
     BrokenPlanner,
     CommittingConsumer,
