@@ -10,6 +10,7 @@ from typing import Any
 from opentelemetry.trace import Span
 
 from pmflow_gateway import tracing
+from pmflow_gateway.adapters.traced_store import traced
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import (
     AnswerReady,
@@ -65,7 +66,7 @@ class _Chain:
     """Runs stages with the runner's retries, each in a span chained to the one before."""
 
     def __init__(self, deps: Deps, retry: Retries) -> None:
-        self.deps, self.retry = deps, retry
+        self.deps, self.retry = traced(deps), retry  # store writes show in the trace
         self.last: Span | None = None
 
     async def run(self, stage: Stage[In, Out], event: In, *, after: Span | None) -> Out:

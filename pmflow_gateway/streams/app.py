@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
+from pmflow_gateway.adapters.traced_store import traced
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import Topics
 from pmflow_gateway.settings import Settings
@@ -133,8 +134,9 @@ class Processor:
         if self.deps is None:
             assert self._make_deps is not None
             self.deps = await self._make_deps()
+        bound = traced(self.deps)  # the runners' store writes show in the trace
         for runner in self.runners:
-            runner.deps = self.deps
+            runner.deps = bound
         await self.publisher.start()
 
     async def _serve_health(self) -> None:

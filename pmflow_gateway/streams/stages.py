@@ -11,7 +11,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from pmflow_gateway import tracing
 from pmflow_gateway.contract.envelopes import identified
 from pmflow_gateway.handlers.answer import compose_answer
 from pmflow_gateway.handlers.evidence import collect_evidence, never_asked
@@ -93,15 +92,12 @@ async def _render(g: Deps, e: AnswerReady) -> ReplyRendered:
 
 
 async def _remember(g: Deps, e: AnswerReady) -> None:
-    if not is_remembered(e, agent_questions=g.remember_agent_questions):
-        return
-    with tracing.span("db write qa_records", **{"db.operation.name": "record_answer"}) as s:
-        s.set_attribute("pmflow.applied", await remember_answer(e, store=g.store))
+    if is_remembered(e, agent_questions=g.remember_agent_questions):
+        await remember_answer(e, store=g.store)
 
 
 async def _feedback(g: Deps, e: FeedbackGiven) -> None:
-    with tracing.span("db write qa_records", **{"db.operation.name": "apply_feedback"}) as s:
-        s.set_attribute("pmflow.applied", await remember_feedback(e, store=g.store))
+    await remember_feedback(e, store=g.store)
 
 
 async def _probe(g: Deps, e: ProbeRequested) -> ProbeCompleted:
@@ -118,8 +114,7 @@ async def _probe(g: Deps, e: ProbeRequested) -> ProbeCompleted:
 
 
 async def _outcome(g: Deps, e: RouteOutcomeReported) -> None:
-    with tracing.span("db write qa_records", **{"db.operation.name": "record_outcome"}) as s:
-        s.set_attribute("pmflow.applied", await remember_outcome(e, store=g.store))
+    await remember_outcome(e, store=g.store)
 
 
 def _failed(g: Deps, e: Unanswered, reason: str) -> AnswerReady:
