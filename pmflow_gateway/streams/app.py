@@ -111,16 +111,20 @@ class Processor:
                            commits=self._commits(name, config))
 
     async def start(self) -> None:
-        """Create the missing topics, build the dependencies, start the publisher, then each
-        stage's consumer and consume loop, then the health server. A start that fails closes
-        what it opened."""
+        """Create the missing topics, build the dependencies, start the publisher, then every
+        stage's consumer at once, and only when all of them are in their groups every
+        stage's consume loop; then the health server. A worker takes no record before its
+        start is done: once it answers, a broker that goes away is ridden out by running
+        consumers, never met by a start half way (a consumer that cannot reach the broker
+        at all fails the start). A start that fails closes what it opened."""
         try:
             await self._open()
-            for poller in self.pollers:
-                await poller.start()
+            await start_together([poller.start() for poller in self.pollers])
         except BaseException:
             await self._close_all()
             raise
+        for poller in self.pollers:
+            poller.poll()
         self._started = True
         await self._serve_health()
 
@@ -214,6 +218,26 @@ class Processor:
         finally:
             for sig in signals:
                 loop.remove_signal_handler(sig)
+
+
+async def start_together(starts: Sequence[Awaitable[None]]) -> None:
+    """Run the starts at once (each consumer's group join takes a round of the broker's; one
+    after the other they took seconds). The first to fail cancels the others, which are
+    waited for, and its own error is raised: no group of errors, the CLI names it in a line."""
+    tasks = [asyncio.ensure_future(start) for start in starts]
+    if not tasks:
+        return
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    finally:  # a failure, or this start cancelled: none of the others goes on
+        pending = [task for task in tasks if not task.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending)
+    for task in tasks:
+        if task in done and (task.cancelled() or task.exception() is not None):
+            await task  # raises its error (or its CancelledError)
 
 
 def lag(consumer: AIOKafkaConsumer, executor: OrderedExecutor,

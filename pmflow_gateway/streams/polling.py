@@ -42,6 +42,8 @@ class StagePoller:
         self.fetched_to: dict[TopicPartition, int] = {}
 
     async def start(self) -> None:
+        """Start the consumer: bootstrapped, in its group, partitions assigned. Nothing is
+        polled yet (`poll`)."""
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self._bootstrap,
             group_id=self.runner.group_id,
@@ -53,7 +55,11 @@ class StagePoller:
         consumer.subscribe([self.runner.topic], listener=self.runner.rebalance_listener())
         self.consumer = self.runner.consumer = consumer  # a rebalance may precede the start
         await consumer.start()
-        self.task = asyncio.create_task(self._poll(consumer),
+
+    def poll(self) -> None:
+        """Start polling the started consumer for the runner, and the runner's commits."""
+        assert self.consumer is not None, "poll() before start()"
+        self.task = asyncio.create_task(self._poll(self.consumer),
                                         name=f"poll-{self.runner.stage.name}")
         self.runner.start_committing()
 
