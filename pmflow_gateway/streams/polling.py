@@ -97,7 +97,21 @@ class StagePoller:
                 await self.task
 
     async def close(self) -> None:
-        """Leave the group and close the consumer (the rebalance listener hears of it)."""
+        """Leave the group and close the consumer (the rebalance listener hears of it).
+
+        aiokafka's `stop()` cancels its pending fetches and awaits them; a fetch that failed
+        (the broker away) is pausing before its retry, outside its own cancel handling, so
+        the CancelledError of that fetch comes out of `stop()`. It is no cancel of ours: it
+        would end the caller's closing of the other consumers, the publisher and the
+        dependencies, and hide the error a failed start raises. The consumer counts as
+        closed (its `stop()` got that far); a cancel of this task still goes through."""
         await self.stop_polling()
         if self.consumer is not None:
-            await self.consumer.stop()
+            try:
+                await self.consumer.stop()
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise
+                log.warning("closing the %s consumer: a fetch's cancel came out of its stop()",
+                            self.runner.stage.name)

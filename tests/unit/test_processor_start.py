@@ -1,15 +1,17 @@
 """How a Processor starts its stages, without a broker: every consumer starts at once, none
 polls before all have started, and a start that fails raises its own error after closing
-what it opened."""
+what it opened; a consumer's close survives aiokafka letting a fetch's cancel out."""
 
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 
 import pytest
 
 from pmflow_gateway.settings import Settings
 from pmflow_gateway.streams.app import Processor, start_together
+from pmflow_gateway.streams.polling import StagePoller
 from tests.fakes import fake_deps
 
 
@@ -112,3 +114,53 @@ async def test_start_together_cancels_the_others_when_one_fails() -> None:
         await start_together([waits(), fails()])
     assert cancelled == ["waits"]
     await start_together([])  # nothing to start
+
+
+class FetchPausingConsumer:
+    """Stops as aiokafka's consumer does while the broker is away: a fetch that failed is
+    pausing before its retry; `stop()` cancels it and awaits it, and its CancelledError comes
+    out of `stop()`."""
+
+    def __init__(self) -> None:
+        self.fetch: asyncio.Task[None] | None = None
+        self.stopped = False
+
+    async def stop(self) -> None:
+        self.stopped = True
+        assert self.fetch is not None
+        self.fetch.cancel()
+        await self.fetch
+
+    async def pausing_fetch(self) -> None:
+        try:
+            raise ConnectionError("broker away")
+        except ConnectionError:
+            await asyncio.sleep(60)  # the pause before the retry, outside any cancel handling
+
+
+def poller_of(consumer: FetchPausingConsumer) -> StagePoller:
+    runner = SimpleNamespace(stage=SimpleNamespace(name="plan"))
+    poller = StagePoller(runner, bootstrap="-", fetch_max_wait_ms=1,  # type: ignore[arg-type]
+                         wait_ms=1)
+    poller.consumer = consumer  # type: ignore[assignment]
+    consumer.fetch = asyncio.create_task(consumer.pausing_fetch())
+    return poller
+
+
+async def test_a_fetch_cancel_out_of_the_consumer_stop_does_not_end_the_close() -> None:
+    consumer = FetchPausingConsumer()
+    poller = poller_of(consumer)
+    await asyncio.sleep(0)  # the fetch is pausing
+    await poller.close()  # returns: the caller goes on closing the others
+    assert consumer.stopped
+
+
+async def test_a_cancel_of_the_closing_task_still_goes_through() -> None:
+    consumer = FetchPausingConsumer()
+    poller = poller_of(consumer)
+    await asyncio.sleep(0)
+    closing = asyncio.create_task(poller.close())
+    await asyncio.sleep(0)  # inside stop(), awaiting the cancelled fetch
+    closing.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await closing
