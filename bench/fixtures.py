@@ -10,6 +10,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+from bench.support import CountingStore, InstantAdapter
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.contract.gazetteer import CITIES
 from pmflow_gateway.embedded import ask_in_process
@@ -26,7 +27,6 @@ from pmflow_gateway.schemas import (
 )
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams.codec import encode
-from tests.fakes import CountingStore, InstantAdapter
 
 # The documented RouteDecided, as PMFlow publishes it; a long budget so a backlog never
 # times out.

@@ -11,6 +11,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 
 from pmflow_gateway.schemas import Topics
 from pmflow_gateway.streams.app import ensure_topics
+from pmflow_gateway.streams.consumer_state import partitions_of
 
 
 async def create_topics(bootstrap: str, topics: Topics, *, partitions: int,
@@ -88,16 +89,15 @@ async def tail(bootstrap: str, topics: Sequence[str]) -> AIOKafkaConsumer:
                                 auto_offset_reset="earliest", fetch_max_wait_ms=5)
     await consumer.start()
     parts = [TopicPartition(t, p) for t in topics
-             for p in sorted(consumer.partitions_for_topic(t) or await _partitions(consumer, t))]
+             for p in sorted(consumer.partitions_for_topic(t) or await _partitions(bootstrap, t))]
     consumer.assign(parts)
     await consumer.seek_to_beginning(*parts)
     return consumer
 
 
-async def _partitions(consumer: AIOKafkaConsumer, topic: str) -> set[int]:
+async def _partitions(bootstrap: str, topic: str) -> set[int]:
     for _ in range(50):
-        await consumer._client.force_metadata_update()  # a new topic has no metadata yet
-        parts = consumer.partitions_for_topic(topic)
+        parts = await partitions_of(bootstrap, topic)  # a new topic may not be there yet
         if parts:
             return parts
         await asyncio.sleep(0.1)
@@ -134,7 +134,7 @@ async def offsets(bootstrap: str, groups: dict[str, str]) -> dict[str, dict[str,
     try:
         out = {}
         for group, topic in groups.items():
-            parts = [TopicPartition(topic, p) for p in await _partitions(consumer, topic)]
+            parts = [TopicPartition(topic, p) for p in await _partitions(bootstrap, topic)]
             ends = await consumer.end_offsets(parts)
             committed = await admin.list_consumer_group_offsets(group)
             out[group] = {"end": sum(ends.values()),

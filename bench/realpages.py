@@ -36,6 +36,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from bench.answers import Scored, load_labels, route_event, score, summary, table
+from bench.support import LocalServer, QuietHandler
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.adapters.live_search import LiveSearchAdapter
 from pmflow_gateway.adapters.page_text import read_page
@@ -46,7 +47,6 @@ from pmflow_gateway.handlers.model_composer import make_composer
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.settings import Settings
-from tests.support.http_server import LocalServer, QuietHandler
 
 REALPAGES = Path(__file__).resolve().parent.parent.parent / "shared" / "realpages"
 ENGINE_HOST = "search.engine.test"

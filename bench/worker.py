@@ -94,7 +94,7 @@ def sample(processor: Any, exporter: CountingExporter | None,
 
 class HopProbe:
     """Where a record's time goes inside this process, per stage, in ms: `fetched` from the
-    upstream producer's `send` (record timestamp) to FastStream handing the batch over,
+    upstream producer's `send` (record timestamp) to the consume loop handing the batch over,
     `queued` from there to the executor starting it, and `acked` for each of our sends from
     `send` to the broker's acknowledgement. Bench only: it wraps the runners from outside."""
 

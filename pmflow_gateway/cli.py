@@ -19,6 +19,7 @@ import orjson
 from pmflow_gateway.ops.errors import error_lines, exit_code_of, validation_line
 
 if TYPE_CHECKING:  # `--help` must not pay for pydantic models, Kafka or HTTP clients
+    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
     from pmflow_gateway.schemas import RouteDecided
     from pmflow_gateway.settings import Settings
 
@@ -72,13 +73,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
                               deps=lambda: build_deps(settings))
         logging.getLogger("pmflow_gateway").info(
             "stages %s on %s", ", ".join(processor.stage_names), settings.kafka_bootstrap)
-
-        async def stop_if_asked() -> None:
-            if _STOP_ASKED.is_set():
-                processor.app.exit()
-
-        processor.app.after_startup(stop_if_asked)
-        await processor.app.run()
+        await processor.run(stop_requested=_STOP_ASKED.is_set)
 
     if _STOP_ASKED.is_set():
         return 0  # asked to stop before anything started
@@ -155,6 +150,7 @@ async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as
 
     from pmflow_gateway.schemas import ReplyRendered, Topics
     from pmflow_gateway.streams.codec import encode
+    from pmflow_gateway.streams.consumer_state import partitions_of
     from pmflow_gateway.tracing import publishing
 
     topics = Topics(prefix=settings.topic_prefix)
@@ -165,10 +161,8 @@ async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as
     try:  # started inside, so a broker that is down still gets both clients closed
         await consumer.start()
         await producer.start()
-        partitions = consumer.partitions_for_topic(topics.reply_rendered) or set()
-        if not partitions:
-            await consumer._client.force_metadata_update()  # the topic may be brand new
-            partitions = consumer.partitions_for_topic(topics.reply_rendered) or {0}
+        partitions = (consumer.partitions_for_topic(topics.reply_rendered)
+                      or await partitions_of(bootstrap, topics.reply_rendered) or {0})
         tps = [TopicPartition(topics.reply_rendered, p) for p in partitions]
         consumer.assign(tps)
         await consumer.seek_to_end(*tps)
@@ -362,12 +356,7 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="pmflow-gateway", description=__doc__)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    sub: argparse._SubParsersAction[argparse.ArgumentParser] = parser.add_subparsers(
-        dest="command", required=True, parser_class=_Parser)
-
+def add_run_parser(sub: Subcommands) -> None:
     run = sub.add_parser("run", help="run the stage workers (all stages by default)")
     run.add_argument("--stage", action="append", choices=STAGE_NAMES,
                      help="a stage to run; repeat for several; all when not given")
@@ -375,6 +364,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--demo", action="store_true", help=DEMO_HELP)
     run.set_defaults(func=cmd_run)
 
+
+def add_ask_parser(sub: Subcommands) -> None:
     ask = sub.add_parser("ask", help="answer one question and print the reply")
     ask.add_argument("question")
     ask.add_argument("--tenant", default="local")
@@ -388,6 +379,8 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--timeout", type=float, default=60.0, help="seconds to wait (--kafka)")
     ask.set_defaults(func=cmd_ask)
 
+
+def add_plan_parser(sub: Subcommands) -> None:
     plan = sub.add_parser("plan", help="print the ExternalQueryPlan of a question")
     plan.add_argument("question", nargs="?")
     plan.add_argument("--batch", metavar="FILE", help="one question per line -> one JSON per line")
@@ -395,6 +388,8 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--locale", default="zh-CN")
     plan.set_defaults(func=cmd_plan)
 
+
+def add_memory_parser(sub: Subcommands) -> None:
     memory = sub.add_parser("memory", help="read the tenant's route memories")
     memory.add_argument("action", choices=["similar"])
     memory.add_argument("question")
@@ -403,6 +398,8 @@ def build_parser() -> argparse.ArgumentParser:
     memory.add_argument("--json", action="store_true", help="JSON instead of one line a row")
     memory.set_defaults(func=cmd_memory)
 
+
+def add_topics_parser(sub: Subcommands) -> None:
     topics = sub.add_parser("topics", help="create the topics with their partition counts")
     topics.add_argument("action", choices=["create"])
     topics.add_argument("--partitions", type=_positive,
@@ -412,13 +409,22 @@ def build_parser() -> argparse.ArgumentParser:
                              "(default: PMFLOW_TOPIC_REPLICATION_FACTOR)")
     topics.set_defaults(func=cmd_topics)
 
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="pmflow-gateway", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub: Subcommands = parser.add_subparsers(dest="command", required=True,
+                                             parser_class=_Parser)
+
     from pmflow_gateway.agent_tools.serve import add_mcp_parser
     from pmflow_gateway.ops import asyncapi, doctor, replay, trace_view
 
-    for add_ops_parser in (asyncapi.add_asyncapi_parser, doctor.add_doctor_parser,
-                           replay.add_replay_parser, trace_view.add_trace_parser,
-                           add_mcp_parser):
-        add_ops_parser(sub)
+    # Every command registers itself the same way: a function that adds its parser.
+    for add_parser in (add_run_parser, add_ask_parser, add_plan_parser, add_memory_parser,
+                       add_topics_parser, asyncapi.add_asyncapi_parser,
+                       doctor.add_doctor_parser, replay.add_replay_parser,
+                       trace_view.add_trace_parser, add_mcp_parser):
+        add_parser(sub)
     return parser
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from opentelemetry.trace import Span
 
 from pmflow_gateway import tracing
+from pmflow_gateway.adapters.traced_store import traced
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import (
     AnswerReady,
@@ -22,6 +23,8 @@ from pmflow_gateway.schemas import (
     RouteDecided,
     Topics,
 )
+from pmflow_gateway.streams.retries import Retries, call_stage, failure_reason
+from pmflow_gateway.streams.span_attributes import annotate
 from pmflow_gateway.streams.stages import (
     ANSWER,
     EVIDENCE,
@@ -32,10 +35,7 @@ from pmflow_gateway.streams.stages import (
     VERIFY,
     In,
     Out,
-    Retries,
     Stage,
-    annotate,
-    failure_reason,
 )
 
 log = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ class _Chain:
     """Runs stages with the runner's retries, each in a span chained to the one before."""
 
     def __init__(self, deps: Deps, retry: Retries) -> None:
-        self.deps, self.retry = deps, retry
+        self.deps, self.retry = traced(deps), retry  # store writes show in the trace
         self.last: Span | None = None
 
     async def run(self, stage: Stage[In, Out], event: In, *, after: Span | None) -> Out:
@@ -81,7 +81,7 @@ class _Chain:
                                  "pmflow.tenant_id": event.tenant_id})
             self.last = span
             try:
-                output = await stage.call(self.deps, event, self.retry, on_retry)
+                output = await call_stage(stage, self.deps, event, self.retry, on_retry)
             except Exception as exc:
                 tracing.mark_error(span, failure_reason(exc))
                 if stage.give_up is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -21,8 +21,19 @@ from pmflow_gateway.contract.memory_rules import (
     rank_good_domains,
 )
 from pmflow_gateway.contract.similarity import most_similar, question_key
+from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
-from pmflow_gateway.ports import AdapterResult, Headers, SimilarQuestion
+from pmflow_gateway.ports import (
+    AdapterResult,
+    Clock,
+    Composer,
+    Deps,
+    EvidenceAdapter,
+    Headers,
+    MemoryStore,
+    Planner,
+    SimilarQuestion,
+)
 from pmflow_gateway.schemas import (
     AdapterAttempt,
     AnswerReady,
@@ -61,29 +72,6 @@ class FakeAdapter:
         return AdapterResult(items=items, attempts=[AdapterAttempt(
             adapter=self.name, outcome=self.outcome if items or self.outcome != "ok" else "empty",
             evidence_count=len(items), error=None if self.outcome == "ok" else self.outcome)])
-
-    async def aclose(self) -> None:
-        return None
-
-
-@dataclass
-class InstantAdapter:
-    """An MCP server that answers every plan at once (or after `delay_s`) with
-    `pages(plan, n)` on its n-th call, keeping nothing per question but the count."""
-
-    pages: Callable[[ExternalQueryPlan, int], list[ExternalEvidence]]
-    name: str = "mcp"
-    delay_s: float = 0.0
-    calls: int = 0
-
-    async def collect(self, plan: ExternalQueryPlan, *, timeout_s: float) -> AdapterResult:
-        self.calls += 1
-        if self.delay_s:
-            await asyncio.sleep(self.delay_s)
-        items = self.pages(plan, self.calls)
-        return AdapterResult(items=items, attempts=[AdapterAttempt(
-            adapter=self.name, outcome="ok", latency_ms=self.delay_s * 1000,
-            evidence_count=len(items))])
 
     async def aclose(self) -> None:
         return None
@@ -201,14 +189,16 @@ class RecordingPublisher:
 
 @dataclass
 class CommittingConsumer:
-    """The calls the runner makes on its Kafka consumer: committing offsets, and pausing and
-    resuming the assigned partitions while a dependency is away."""
+    """The calls the runner makes on its Kafka consumer: committing offsets, pausing and
+    resuming the assigned partitions while a dependency is away, and seeking where the last
+    transaction left a partition."""
 
     commits: list[dict[TopicPartition, int]] = field(default_factory=list)
     fail_next: int = 0  # how many commits fail, as during a rebalance
     assigned: set[TopicPartition] = field(default_factory=set)
     paused: set[TopicPartition] = field(default_factory=set)
     resumed: list[TopicPartition] = field(default_factory=list)
+    seeks: list[tuple[TopicPartition, int]] = field(default_factory=list)
 
     async def commit(self, offsets: dict[TopicPartition, int]) -> None:
         if self.fail_next:
@@ -227,6 +217,61 @@ class CommittingConsumer:
         assert set(partitions) <= self.assigned, "resuming a partition that is not assigned"
         self.paused.difference_update(partitions)
         self.resumed.extend(partitions)
+
+    def seek(self, partition: TopicPartition, offset: int) -> None:
+        assert partition in self.assigned, "seeking in a partition that is not assigned"
+        self.seeks.append((partition, offset))
+
+
+@dataclass
+class Transaction:
+    """One committed transaction: what it produced, in order, and the offsets it committed."""
+
+    outputs: list[tuple[str, bytes | None, bytes]] = field(default_factory=list)
+    offsets: dict[TopicPartition, tuple[int, str]] = field(default_factory=dict)
+    group_id: str = ""
+
+
+class RecordingTransactionalProducer:
+    """The calls the exactly-once strategy makes on a transactional producer; a committed
+    transaction is appended to `committed`, an aborted one forgotten."""
+
+    def __init__(self, transactional_id: str, committed: list[Transaction]) -> None:
+        self.transactional_id = transactional_id
+        self.committed = committed
+        self._open: Transaction | None = None
+
+    async def start(self) -> None:
+        return None
+
+    async def stop(self) -> None:
+        return None
+
+    async def begin_transaction(self) -> None:
+        assert self._open is None, "a transaction is already open"
+        self._open = Transaction()
+
+    async def send(self, topic: str, value: bytes, *, key: bytes | None = None,
+                   headers: object = None) -> asyncio.Future[None]:
+        assert self._open is not None, "a send outside a transaction"
+        self._open.outputs.append((topic, key, value))
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        done.set_result(None)
+        return done
+
+    async def send_offsets_to_transaction(self, offsets: dict[TopicPartition, tuple[int, str]],
+                                          group_id: str) -> None:
+        assert self._open is not None
+        self._open.offsets.update(offsets)
+        self._open.group_id = group_id
+
+    async def commit_transaction(self) -> None:
+        assert self._open is not None
+        self.committed.append(self._open)
+        self._open = None
+
+    async def abort_transaction(self) -> None:
+        self._open = None
 
 
 def evidence(url: str, snippet: str, *, fresh: float = 0.9, source_type: str = "mcp_search",
@@ -368,28 +413,13 @@ class InMemoryStore:
         return None
 
 
-@dataclass
-class CountingStore:
-    """The MemoryStore port that only counts, so a benchmark's memory stays its own."""
-
-    answers: int = 0
-    feedback: int = 0
-    outcomes: int = 0
-
-    async def record_answer(self, event: object) -> bool:
-        self.answers += 1
-        return True
-
-    async def apply_feedback(self, event: object) -> bool:
-        self.feedback += 1
-        return True
-
-    async def record_outcome(self, event: object) -> bool:
-        self.outcomes += 1
-        return True
-
-    async def similar(self, tenant_id: str, question: str, *, limit: int = 5) -> list[object]:
-        return []
-
-    async def aclose(self) -> None:
-        return None
+def fake_deps(*, adapters: Sequence[EvidenceAdapter] | None = None, clock: Clock | None = None,
+              planner: Planner | None = None, store: MemoryStore | None = None,
+              composer: Composer | None = None, **options: Any) -> Deps:
+    """The dependencies a test runs the stages with, built in this one place: a fixed clock,
+    the rules planner, an MCP fake that answers with WEATHER, an in-memory store and the
+    extractive composer; each can be replaced, and `options` sets the rest of `Deps`."""
+    return Deps(clock=clock or FixedClock(), planner=planner or RulesPlanner(),
+                adapters=list(adapters) if adapters is not None
+                else [FakeAdapter("mcp", items=[WEATHER])],
+                store=store or InMemoryStore(), composer=composer or EXTRACTIVE, **options)

@@ -16,11 +16,11 @@ from faststream.kafka import KafkaBroker
 from bench import kafka
 from bench.fixtures import EVIDENCE, has_real_mcp_server, plan_created
 from bench.process import Worker
+from bench.support import InstantAdapter
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.handlers.evidence import collect_evidence
 from pmflow_gateway.schemas import PlanCreated, Topics
 from pmflow_gateway.streams.codec import encode
-from tests.fakes import InstantAdapter
 
 DELAY_MS = 500
 PARTITIONS = 3

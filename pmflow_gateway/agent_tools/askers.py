@@ -24,6 +24,7 @@ from pmflow_gateway.schemas import (
     Topics,
 )
 from pmflow_gateway.streams.codec import encode
+from pmflow_gateway.streams.consumer_state import partitions_of
 from pmflow_gateway.tracing import publishing
 
 log = logging.getLogger(__name__)
@@ -128,10 +129,8 @@ class KafkaAsker:
 
     async def _partitions(self, topic: str) -> set[int]:
         assert self._consumer is not None
-        partitions = self._consumer.partitions_for_topic(topic)
-        if not partitions:
-            await self._consumer._client.force_metadata_update()  # the topic may be new
-            partitions = self._consumer.partitions_for_topic(topic) or {0}
+        partitions = (self._consumer.partitions_for_topic(topic)
+                      or await partitions_of(self._bootstrap, topic) or {0})
         return set(partitions)
 
     async def _read(self) -> None:

@@ -117,14 +117,13 @@ async def read_range(bootstrap: str, topic: str, start: datetime, end: datetime 
     """Every record of `topic` with a timestamp in [start, end) (end: what is there now)."""
     from aiokafka import AIOKafkaConsumer, TopicPartition
 
+    from pmflow_gateway.streams.consumer_state import partitions_of
+
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
     await consumer.start()
     await asyncio.sleep(0)  # see doctor._check_lag: stop() must not meet an unstarted task
     try:
-        # The consumer's own metadata tracks only subscribed topics; ask for all of them
-        # (what the public `topics()` does, keeping the partitions it throws away).
-        cluster = await consumer._client.fetch_all_metadata()
-        partitions = cluster.partitions_for_topic(topic)
+        partitions = await partitions_of(bootstrap, topic)
         if not partitions:
             raise LookupError(f"topic {topic} does not exist on {bootstrap}")
         tps = [TopicPartition(topic, p) for p in sorted(partitions)]

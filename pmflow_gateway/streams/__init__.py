@@ -1,1 +1,1 @@
-"""How the stages are wired to Kafka: topics, codec, runners, the FastStream app."""
+"""How the stages are wired to Kafka: topics, codec, consume loops, runners, the workers."""

@@ -1,31 +1,29 @@
-"""The FastStream app: one batch subscriber per stage, each its own consumer group."""
+"""The workers of one process: topics, a consume loop per stage, start and graceful stop."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import signal
 from collections.abc import Awaitable, Callable, Sequence
-from itertools import chain
-from typing import Any
 
-from aiokafka import AIOKafkaConsumer, ConsumerRecord
+from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from faststream import FastStream
-from faststream.kafka import KafkaBroker
-from faststream.middlewares import AckPolicy
 
+from pmflow_gateway.adapters.traced_store import traced
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import Topics
 from pmflow_gateway.settings import Settings
-from pmflow_gateway.streams.consumer_state import fetch_position
+from pmflow_gateway.streams.commits import AtLeastOnce, CommitStrategy
 from pmflow_gateway.streams.health import CONSUMER_LAG, GUARANTEE, IN_FLIGHT, HealthServer
 from pmflow_gateway.streams.parallel import OrderedExecutor
+from pmflow_gateway.streams.polling import StagePoller
 from pmflow_gateway.streams.publisher import EventPublisher
 from pmflow_gateway.streams.runner import RunnerConfig, StageRunner, group_id
 from pmflow_gateway.streams.stages import STAGES
-from pmflow_gateway.streams.transactional import TransactionalCommits
+from pmflow_gateway.streams.transactional import ExactlyOnce
 
-log = logging.getLogger(__name__)
-MAX_RECORDS = 500  # per poll of one stage
+log = logging.getLogger("pmflow_gateway.app")
 
 
 def topic_configs(topics: Topics, *, replication_factor: int, min_insync_replicas: int | None,
@@ -67,34 +65,9 @@ async def ensure_topics(bootstrap: str, topics: Topics, *, partitions: int = 3,
         await admin.close()
 
 
-def _consume_directly(subscriber: Any, runner: StageRunner, *, max_records: int,
-                      wait_ms: int) -> None:
-    """The stage's records go from `getmany` straight to its runner. FastStream's own loop
-    would (1) sleep `batch_timeout_ms` after every empty poll, so a record arriving during the
-    sleep waited for it at each of the five stages, and (2) hand every batch through its
-    parser, decoder, middlewares and dependency injection, which the runner does not use (it
-    reads raw records, judges each one's headers and decodes it itself) and which at low
-    rates, one record per batch, is paid per record at every stage. FastStream keeps what it
-    is used for: the consumer's life (start, group membership, the rebalance listener, stop)
-    and the AsyncAPI description. The poll waits up to `wait_ms` and goes straight back to
-    polling: an idle stage wakes `1000 / wait_ms` times a second."""
-    async def get_msg(consumer: Any) -> tuple[ConsumerRecord, ...]:
-        batches = await consumer.getmany(timeout_ms=wait_ms, max_records=max_records)
-        return tuple(chain.from_iterable(batches.values()))
-
-    async def consume_one(records: tuple[ConsumerRecord, ...]) -> None:
-        try:
-            await runner.on_batch(records)
-        except Exception:  # FastStream's loop would end without a word: say so first
-            log.exception("stage %s stopped taking records", runner.stage.name)
-            raise
-
-    subscriber.get_msg = get_msg
-    subscriber.consume_one = consume_one
-
-
 class Processor:
-    """The workers of the chosen stages in one process, on one FastStream broker."""
+    """The workers of the chosen stages in one process: a consumer, a consume loop and a
+    runner per stage (`polling.StagePoller`), one shared publisher, the health server."""
 
     def __init__(self, settings: Settings, *, stages: Sequence[str] = (),
                  deps: Deps | Callable[[], Awaitable[Deps]], grace_s: float = 10.0,
@@ -112,65 +85,48 @@ class Processor:
         self.grace_s = grace_s
         self.stage_names = list(stages) or list(STAGES)
         GUARANTEE.labels(settings.processing_guarantee).set(1)
-        self.broker = KafkaBroker(settings.kafka_bootstrap, logger=None,
-                                  description="PMFlow external query gateway")
         self.publisher = EventPublisher(settings.kafka_bootstrap)
-        self.runners: list[StageRunner] = []
         self.health: HealthServer | None = None
-        self._subscribers: list[Any] = []  # FastStream's subscriber type is internal
         config = runner_config or RunnerConfig(max_in_flight=settings.in_flight,
                                                max_message_bytes=settings.max_message_bytes)
-        for name in self.stage_names:
-            self._add_runner(name, config)
-        # Our logger, not FastStream's coloured one: every line a worker writes is JSON.
-        self.app = FastStream(self.broker, logger=logging.getLogger("pmflow_gateway.app"))
-        self.app.on_startup(self._startup)
-        self.app.after_startup(self._start_committing)
-        self.app.on_shutdown(self._drain)
-        self.app.after_shutdown(self._close)
+        self.runners = [self._runner(name, config) for name in self.stage_names]
+        self.pollers = [StagePoller(runner, bootstrap=settings.kafka_bootstrap,
+                                    fetch_max_wait_ms=settings.kafka_fetch_max_wait_ms,
+                                    wait_ms=settings.kafka_batch_timeout_ms)
+                        for runner in self.runners]
+        self._started = False
 
-    def _transactions(self, name: str, config: RunnerConfig) -> TransactionalCommits | None:
+    def _commits(self, name: str, config: RunnerConfig) -> CommitStrategy:
         if self.settings.processing_guarantee != "exactly_once":
-            return None
+            return AtLeastOnce(interval_s=config.commit_interval_s)
         # Finished records wait for the slowest one before them: bound how many wait.
-        return TransactionalCommits(bootstrap=self.settings.kafka_bootstrap,
-                                    group_id=group_id(STAGES[name], self.topics), stage=name,
-                                    max_held=4 * config.max_in_flight)
+        return ExactlyOnce(bootstrap=self.settings.kafka_bootstrap,
+                           group_id=group_id(STAGES[name], self.topics), stage=name,
+                           max_held=4 * config.max_in_flight,
+                           interval_s=config.commit_interval_s)
 
-    def _add_runner(self, name: str, config: RunnerConfig) -> None:
-        runner = StageRunner(STAGES[name], deps=self.deps,
-                             publisher=self.publisher, topics=self.topics, config=config,
-                             transactions=self._transactions(name, config))
-        subscriber = self.broker.subscriber(
-            runner.topic,
-            group_id=runner.group_id,
-            batch=True,  # polled by _consume_directly, below
-            auto_offset_reset="earliest",
-            fetch_max_wait_ms=self.settings.kafka_fetch_max_wait_ms,
-            isolation_level="read_committed",  # never act on outputs of aborted transactions
-            ack_policy=AckPolicy.MANUAL,  # the runner commits the finished prefix itself
-            listener=runner.rebalance_listener(),
-            title=f"{name}:{runner.topic}",
-            description=runner.stage.description,
-        )
+    def _runner(self, name: str, config: RunnerConfig) -> StageRunner:
+        return StageRunner(STAGES[name], deps=self.deps, publisher=self.publisher,
+                           topics=self.topics, config=config,
+                           commits=self._commits(name, config))
 
-        async def on_batch(records: list[bytes]) -> None:  # described in AsyncAPI, never called
-            raise AssertionError("records go to the runner directly (_consume_directly)")
-
-        on_batch.__name__ = f"on_{name}_batch"
-        subscriber(on_batch)
-        _consume_directly(subscriber, runner, max_records=MAX_RECORDS,
-                          wait_ms=self.settings.kafka_batch_timeout_ms)
-        runner.find_consumer = lambda: subscriber.consumer  # a rebalance may precede start-up
-        self.runners.append(runner)
-        self._subscribers.append(subscriber)
-
-    async def _startup(self) -> None:
+    async def start(self) -> None:
+        """Create the missing topics, build the dependencies, start the publisher, then every
+        stage's consumer at once, and only when all of them are in their groups every
+        stage's consume loop; then the health server. A worker takes no record before its
+        start is done: once it answers, a broker that goes away is ridden out by running
+        consumers, never met by a start half way (a consumer that cannot reach the broker
+        at all fails the start). A start that fails closes what it opened."""
         try:
             await self._open()
+            await start_together([poller.start() for poller in self.pollers])
         except BaseException:
-            await self._close()  # FastStream runs no shutdown hook after a failed start
+            await self._close_all()
             raise
+        for poller in self.pollers:
+            poller.poll()
+        self._started = True
+        await self._serve_health()
 
     async def _open(self) -> None:
         created = await ensure_topics(
@@ -182,13 +138,12 @@ class Processor:
         if self.deps is None:
             assert self._make_deps is not None
             self.deps = await self._make_deps()
+        bound = traced(self.deps)  # the runners' store writes show in the trace
         for runner in self.runners:
-            runner.deps = self.deps
+            runner.deps = bound
         await self.publisher.start()
 
-    async def _start_committing(self) -> None:
-        for runner, subscriber in zip(self.runners, self._subscribers, strict=True):
-            runner.start_committing(subscriber.consumer)
+    async def _serve_health(self) -> None:
         if self.settings.http_port is not None:
             health = HealthServer(host=self.settings.http_host,
                                   port=self.settings.http_port, ready=self.ready,
@@ -200,48 +155,103 @@ class Processor:
                 log.warning("no /metrics server on port %s: %s", self.settings.http_port, exc)
 
     def ready(self) -> bool:
-        return all(r.consumer is not None for r in self.runners) and not any(
-            r.executor.closing for r in self.runners)
+        return self._started and not any(r.executor.closing for r in self.runners)
 
     def refresh_metrics(self) -> None:
-        for runner in self.runners:
+        for poller in self.pollers:
+            runner = poller.runner
             IN_FLIGHT.labels(runner.stage.name).set(runner.executor.in_flight)
-            if runner.consumer is not None:
-                CONSUMER_LAG.labels(runner.stage.name).set(lag(runner.consumer, runner.executor))
+            if poller.consumer is not None:
+                CONSUMER_LAG.labels(runner.stage.name).set(
+                    lag(poller.consumer, runner.executor, poller.fetched_to))
 
-    async def _drain(self) -> None:
+    async def stop(self) -> None:
+        """Take no more records, finish and commit those taken (within the grace), leave the
+        groups, close the publisher and the dependencies."""
         if self.health is not None:
             await self.health.stop()
+            self.health = None
+        for poller in self.pollers:
+            await poller.stop_polling()
         for runner in self.runners:
             await runner.drain(self.grace_s)
+        await self._close_all()
 
-    async def _close(self) -> None:
+    async def _close_all(self) -> None:
+        for poller in self.pollers:
+            try:
+                await poller.close()
+            except Exception as exc:  # the others still close
+                log.warning("closing the %s consumer failed: %r", poller.runner.stage.name, exc)
         await self.publisher.stop()
         if self.deps is not None:
             await self.deps.aclose()
 
-    async def start(self) -> None:
-        """Start without FastStream's signal handling (tests and the in-process CLI)."""
-        await self._startup()
-        await self.broker.start()
-        await self._start_committing()
+    async def run(self, *, stop_requested: Callable[[], bool] = lambda: False) -> None:
+        """Start, run until SIGTERM or SIGINT, stop gracefully. A signal during the start is
+        honoured once the start is done, as is one `stop_requested` reports (it came before
+        this loop's handlers were in place). A consume loop that fails stops the workers and
+        raises its error."""
+        loop = asyncio.get_running_loop()
+        asked = asyncio.Event()
+        signals = (signal.SIGTERM, signal.SIGINT)
+        for sig in signals:
+            loop.add_signal_handler(sig, asked.set)
+        try:
+            await self.start()
+            log.info("workers started: %s; SIGTERM or CTRL+C stops them",
+                     ", ".join(self.stage_names))
+            if stop_requested():
+                asked.set()
+            waiting = asyncio.create_task(asked.wait())
+            polls = [p.task for p in self.pollers if p.task is not None]
+            done, _ = await asyncio.wait({waiting, *polls}, return_when=asyncio.FIRST_COMPLETED)
+            waiting.cancel()
+            failed = [t for t in done if t is not waiting]
+            log.info("workers stopping")
+            await self.stop()
+            for task in failed:
+                if not task.cancelled() and (exc := task.exception()) is not None:
+                    raise exc
+                raise RuntimeError(f"the consume loop {task.get_name()} ended on its own")
+            log.info("workers stopped")
+        finally:
+            for sig in signals:
+                loop.remove_signal_handler(sig)
 
-    async def stop(self) -> None:
-        await self._drain()
-        await self.broker.stop()
-        await self._close()
+
+async def start_together(starts: Sequence[Awaitable[None]]) -> None:
+    """Run the starts at once (each consumer's group join takes a round of the broker's; one
+    after the other they took seconds). The first to fail cancels the others, which are
+    waited for, and its own error is raised: no group of errors, the CLI names it in a line."""
+    tasks = [asyncio.ensure_future(start) for start in starts]
+    if not tasks:
+        return
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    finally:  # a failure, or this start cancelled: none of the others goes on
+        pending = [task for task in tasks if not task.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending)
+    for task in tasks:
+        if task in done and (task.cancelled() or task.exception() is not None):
+            await task  # raises its error (or its CancelledError)
 
 
-def lag(consumer: AIOKafkaConsumer, executor: OrderedExecutor) -> int:
+def lag(consumer: AIOKafkaConsumer, executor: OrderedExecutor,
+        fetched_to: dict[TopicPartition, int]) -> int:
     """Records of the consumer's partitions still to be done and committed: from the first
-    whose commit is to come (or, on a partition nothing was taken from yet, from where the
-    consumer fetches) to the partition's end as a read_committed reader sees it."""
+    whose commit is to come (or, on a partition nothing was taken from yet, from one past the
+    last record fetched) to the partition's end as a read_committed reader sees it. A
+    partition nothing was fetched from yet counts once its first fetch is in."""
     started = executor.not_committed_from()
     total = 0
     for tp in consumer.assignment():
         end = consumer.last_stable_offset(tp)
         end = consumer.highwater(tp) if end is None else end
-        start = started.get(tp, fetch_position(consumer, tp))
-        if end is not None and start >= 0:
+        start = started.get(tp, fetched_to.get(tp))
+        if end is not None and start is not None and start >= 0:
             total += max(end - start, 0)
     return total

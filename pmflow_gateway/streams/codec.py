@@ -31,6 +31,12 @@ def record_headers(headers: Iterable[tuple[object, object]] | None) -> list[tupl
     return [(k, v) for k, v in headers or () if isinstance(k, str) and isinstance(v, bytes)]
 
 
+def output_headers(event: BaseModel, *headers: Iterable[tuple[str, bytes]]
+                   ) -> list[tuple[str, bytes]]:
+    """The headers every output carries: its event type, then `headers` in order."""
+    return [("event_type", type(event).__name__.encode()), *(h for hs in headers for h in hs)]
+
+
 def encode(event: BaseModel) -> bytes:
     # pydantic's own serializer (Rust) writes the JSON directly: no intermediate dict.
     return event.__pydantic_serializer__.to_json(event)

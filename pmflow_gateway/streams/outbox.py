@@ -1,11 +1,15 @@
-"""Where a record's sends go in exactly-once mode: into its outbox, for its transaction."""
+"""A publisher that holds: where a record's sends go when its outputs leave in its transaction."""
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-from collections.abc import Iterator
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from pmflow_gateway.streams.codec import encode, output_headers
+from pmflow_gateway.streams.delivery import check_size
+from pmflow_gateway.tracing import publishing
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,21 +20,25 @@ class Output:
     headers: list[tuple[str, bytes]]
 
 
-_outbox: contextvars.ContextVar[list[Output] | None] = contextvars.ContextVar(
-    "pmflow_outbox", default=None)
+class Outbox:
+    """The `Publisher` port for one record: each send is encoded and checked now (an output no
+    request could carry raises `Unpublishable` at once, as a real send would) and kept, in
+    order, for whoever sends the record's outputs later."""
 
+    def __init__(self) -> None:
+        self.outputs: list[Output] = []
 
-def held_outputs() -> list[Output] | None:
-    """The outbox of the record being processed in exactly-once mode, else None (send now)."""
-    return _outbox.get()
+    async def start(self) -> None:
+        return None
 
+    async def stop(self) -> None:
+        return None
 
-@contextlib.contextmanager
-def holding() -> Iterator[list[Output]]:
-    """Sends made inside go to the outbox this yields instead of the broker."""
-    outbox: list[Output] = []
-    token = _outbox.set(outbox)
-    try:
-        yield outbox
-    finally:
-        _outbox.reset(token)
+    async def send(self, topic: str, key: str | None, event: BaseModel, *,
+                   headers: Sequence[tuple[str, bytes]] = ()) -> None:
+        value = encode(event)
+        key_bytes = key.encode() if key else None
+        with publishing(topic, key) as trace_headers:
+            all_headers = output_headers(event, trace_headers, headers)
+            check_size(key_bytes, value, all_headers)
+            self.outputs.append(Output(topic, key_bytes, value, all_headers))

@@ -1,7 +1,7 @@
 """Many messages in flight per partition, at-least-once kept.
 
-FastStream processes one message at a time per partition when it commits after each one.
-Here a batch subscriber hands each record to `OrderedExecutor`, which runs it as a task:
+A consumer that commits after each message processes one message at a time per partition.
+Here the consume loop hands each fetched record to `OrderedExecutor`, which runs it as a task:
 
 - records with the same key (one question) run one after another, in offset order;
   records without a key are each their own lane (nothing to keep in order: a producer that
@@ -144,6 +144,15 @@ class OrderedExecutor:
         """Per partition, the first offset not finished (see `PartitionProgress.position`)."""
         found = {tp: p.position() for tp, p in self._progress.items()}
         return {tp: position for tp, position in found.items() if position is not None}
+
+    def position(self, tp: TopicPartition) -> int | None:
+        """The first offset of `tp` not finished; None before its first record."""
+        progress = self._progress.get(tp)
+        return progress.position() if progress is not None else None
+
+    def committed_offset(self, tp: TopicPartition) -> int | None:
+        progress = self._progress.get(tp)
+        return progress.committed if progress is not None else None
 
     def committed(self, points: dict[TopicPartition, int]) -> None:
         for tp, offset in points.items():

@@ -13,18 +13,36 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 
 from aiokafka import AIOKafkaProducer, TopicPartition
 
 from pmflow_gateway.streams.delivery import MAX_REQUEST_BYTES
 
+NewProducer = Callable[[str], AIOKafkaProducer]  # a transactional id -> its producer
+
 
 class PartitionProducers:
-    def __init__(self, *, bootstrap: str, group_id: str, timeout_s: float) -> None:
+    def __init__(self, *, bootstrap: str, group_id: str, timeout_s: float,
+                 new_producer: NewProducer | None = None) -> None:
         self._bootstrap = bootstrap
         self._group_id = group_id
         self._timeout_s = timeout_s
+        self._new_producer = new_producer or self._kafka_producer
         self._producers: dict[TopicPartition, AIOKafkaProducer] = {}
+
+    def _kafka_producer(self, transactional_id: str) -> AIOKafkaProducer:
+        return AIOKafkaProducer(
+            bootstrap_servers=self._bootstrap,
+            transactional_id=transactional_id,
+            enable_idempotence=True,
+            acks="all",
+            max_request_size=MAX_REQUEST_BYTES,
+            max_batch_size=512 * 1024,
+            # A transaction begun right after the last one commits is told to wait while the
+            # broker writes the last one's markers (a few ms): ask again soon, not in 100 ms.
+            retry_backoff_ms=20,
+        )
 
     def get(self, tp: TopicPartition) -> AIOKafkaProducer | None:
         return self._producers.get(tp)
@@ -33,14 +51,7 @@ class PartitionProducers:
         """The partition's producer, started (and earlier owners fenced) if it was not."""
         producer = self._producers.get(tp)
         if producer is None:
-            producer = AIOKafkaProducer(
-                bootstrap_servers=self._bootstrap,
-                transactional_id=f"{self._group_id}.{tp.topic}.{tp.partition}",
-                enable_idempotence=True,
-                acks="all",
-                max_request_size=MAX_REQUEST_BYTES,
-                max_batch_size=512 * 1024,
-            )
+            producer = self._new_producer(f"{self._group_id}.{tp.topic}.{tp.partition}")
             try:
                 await asyncio.wait_for(producer.start(), self._timeout_s)
             except BaseException:

@@ -11,15 +11,13 @@ from aiokafka.errors import KafkaError
 from pydantic import BaseModel
 
 from pmflow_gateway.ports import Unpublishable
-from pmflow_gateway.streams.codec import encode
+from pmflow_gateway.streams.codec import encode, output_headers
 from pmflow_gateway.streams.delivery import (
     MAX_REQUEST_BYTES,
     can_succeed_later,
-    check_size,
     key_partitioner,
     refusal,
 )
-from pmflow_gateway.streams.outbox import Output, held_outputs
 from pmflow_gateway.tracing import publishing
 
 log = logging.getLogger(__name__)
@@ -67,11 +65,7 @@ class EventPublisher:
         delay = 0.2
         alone = False
         with publishing(topic, key) as trace_headers:
-            all_headers = [("event_type", type(event).__name__.encode()), *trace_headers, *headers]
-            if (outbox := held_outputs()) is not None:  # exactly-once: the commit sends it
-                check_size(key_bytes, value, all_headers)
-                outbox.append(Output(topic, key_bytes, value, all_headers))
-                return
+            all_headers = output_headers(event, trace_headers, headers)
             while True:
                 try:
                     if alone:

@@ -1,6 +1,8 @@
 """One stage on Kafka: decode, call the core, publish, dead-letter, retry, commit.
 
-The batch handler is FastStream's; the in-flight work and the commits are `OrderedExecutor`'s.
+Its consume loop (`polling.StagePoller`) hands it each fetched batch; the in-flight work and
+the commit points are `OrderedExecutor`'s; when outputs leave and how offsets are committed
+is its `CommitStrategy`'s (`streams/commits.py`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import base64
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +25,7 @@ from pmflow_gateway.schemas import DeadLettered, Topics
 from pmflow_gateway.schemas.contracts import Frozen
 from pmflow_gateway.schemas.events import Envelope
 from pmflow_gateway.streams.codec import Poison, decode, record_headers
+from pmflow_gateway.streams.commits import AtLeastOnce, CommitStrategy
 from pmflow_gateway.streams.health import (
     DEAD_LETTERS,
     QUEUE_WAIT,
@@ -32,8 +35,9 @@ from pmflow_gateway.streams.health import (
 )
 from pmflow_gateway.streams.outage import Backoff, Outage
 from pmflow_gateway.streams.parallel import OrderedExecutor
-from pmflow_gateway.streams.stages import STAGES, Retries, Stage, annotate, failure_reason
-from pmflow_gateway.streams.transactional import TransactionalCommits
+from pmflow_gateway.streams.retries import Retries, call_stage, failure_reason
+from pmflow_gateway.streams.span_attributes import annotate
+from pmflow_gateway.streams.stages import STAGES, Stage
 from pmflow_gateway.tracing import consuming, mark_error
 
 log = logging.getLogger(__name__)
@@ -56,7 +60,7 @@ def group_id(stage: Stage[Any, Any], topics: Topics) -> str:
 class StageRunner:
     def __init__(self, stage: Stage[Any, Any], *, deps: Deps | None, publisher: Publisher,
                  topics: Topics, config: RunnerConfig,
-                 transactions: TransactionalCommits | None = None) -> None:
+                 commits: CommitStrategy | None = None) -> None:
         self.stage = stage
         self.topic = stage.source(topics)
         self.group_id = group_id(stage, topics)
@@ -66,13 +70,11 @@ class StageRunner:
         self._config = config
         # Render and memory both read every answer: its decoded event is shared between them.
         self._shared = sum(s.source(topics) == self.topic for s in STAGES.values()) > 1
-        # Exactly-once: outputs are held per record and sent by the commit's transaction.
-        self.transactions = transactions
-        process = (transactions.collecting(self.process, self.refuse) if transactions
-                   else self.process)
-        self.executor = OrderedExecutor(process, max_in_flight=config.max_in_flight)
-        self.consumer: AIOKafkaConsumer | None = None  # set once FastStream has started it
-        self.find_consumer: Callable[[], AIOKafkaConsumer | None] = lambda: self.consumer
+        self.commits = commits or AtLeastOnce(interval_s=config.commit_interval_s)
+        self.executor = OrderedExecutor(self.commits.running(self.handle, publisher, self.refuse),
+                                        max_in_flight=config.max_in_flight)
+        # Its consumer, set before the consumer starts: a rebalance may come first.
+        self.consumer: AIOKafkaConsumer | None = None
         self._commit_task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._seconds = STAGE_SECONDS.labels(stage.name)  # the labelled children, looked up once
@@ -85,16 +87,19 @@ class StageRunner:
         return self.deps
 
     async def on_batch(self, records: Iterable[ConsumerRecord]) -> None:
-        if self.transactions is not None:
-            wanted = self.transactions.admission(self.find_consumer())
-            for record in records:
-                await self.transactions.room()
-                await self.executor.submit(record, wanted)
-            return
+        """Take a fetched batch; called right after the poll that fetched it."""
+        wanted = self.commits.admission()
         for record in records:
-            await self.executor.submit(record)
+            await self.commits.room()
+            await self.executor.submit(record, wanted)
 
     async def process(self, record: ConsumerRecord) -> None:
+        """Run one record, its sends going straight to the runner's publisher."""
+        await self.handle(record, self._publisher)
+
+    async def handle(self, record: ConsumerRecord, publisher: Publisher) -> None:
+        """Run one record; every send it makes (output, dead letter, `failed` answer) goes to
+        `publisher`, which the commit strategy chose."""
         self._waited.observe(max(time.time() - record.timestamp / 1000, 0.0))
         timer = self._seconds.time()
         headers = record_headers(record.headers)
@@ -106,38 +111,41 @@ class StageRunner:
                                max_bytes=self._config.max_message_bytes, shared=self._shared)
             except Poison as poison:
                 mark_error(span, poison.reason)
-                await self._dead_letter(record, poison.reason, None)
+                await self._dead_letter(record, poison.reason, None, publisher)
                 return
             span.set_attributes({"pmflow.question_id": event.question_id,
                                  "pmflow.tenant_id": event.tenant_id})
             question_id_var.set(event.question_id)
-            output = await self._handle(record, event, span)
+            output = await self._run_core(record, event, span, publisher)
             if output is not None:
                 annotate(span, output)
                 record_outcome(output)
                 sink = self.stage.sink_of(self._topics, output)
                 if sink is not None:
-                    await self._publish(record, event, sink, output, span)
+                    await self._publish(record, event, sink, output, span, publisher)
 
-    async def refuse(self, record: ConsumerRecord, reason: str) -> None:
+    async def refuse(self, record: ConsumerRecord, reason: str, publisher: Publisher) -> None:
         """End a record whose output the broker refused after the record had finished."""
         try:
             event = decode(self.stage.model, record.value,
                            max_bytes=self._config.max_message_bytes)
         except Poison:  # its output was already its dead letter
-            await self._dead_letter(record, f"dead letter not publishable: {reason}", None)
+            await self._dead_letter(record, f"dead letter not publishable: {reason}", None,
+                                    publisher)
             return
-        await self._give_up(record, event, f"output not publishable: {reason}")
+        await self._give_up(record, event, f"output not publishable: {reason}", publisher)
 
     async def _publish(self, record: ConsumerRecord, event: Envelope, sink: str, output: Frozen,
-                       span: Span) -> None:
+                       span: Span, publisher: Publisher) -> None:
         try:
-            await self._publisher.send(sink, event.question_id, output)
+            await publisher.send(sink, event.question_id, output)
         except Unpublishable as refused:
             mark_error(span, refused.reason)
-            await self._give_up(record, event, f"output not publishable: {refused.reason}")
+            await self._give_up(record, event, f"output not publishable: {refused.reason}",
+                                publisher)
 
-    async def _handle(self, record: ConsumerRecord, event: Envelope, span: Span) -> Frozen | None:
+    async def _run_core(self, record: ConsumerRecord, event: Envelope, span: Span,
+                        publisher: Publisher) -> Frozen | None:
         """The core's output; on a refusal or after the last retry, None (the runner has
         dead-lettered the input and, where the stage says so, answered `failed`). While a
         dependency is away the record waits for it (`Outage`), however long that takes."""
@@ -147,33 +155,34 @@ class StageRunner:
                         event.question_id, attempt, exc)
 
         def call() -> Awaitable[Frozen | None]:
-            return self.stage.call(self._bound(), event, self._config.retry, on_retry)
+            return call_stage(self.stage, self._bound(), event, self._config.retry, on_retry)
 
         try:
             output = await self.outage.through(TopicPartition(record.topic, record.partition),
                                                call)
         except Unstorable as refused:
             mark_error(span, refused.reason)
-            await self._give_up(record, event, f"not storable: {refused.reason}")
+            await self._give_up(record, event, f"not storable: {refused.reason}", publisher)
             return None
         except Exception as exc:
             mark_error(span, repr(exc))
             tries = self._config.retry.retries + 1
             await self._give_up(record, event,
-                                f"gave up after {tries} tries: {failure_reason(exc)}")
+                                f"gave up after {tries} tries: {failure_reason(exc)}", publisher)
             return None
         self.counts["processed" if output is not None else "skipped"] += 1
         return output
 
-    async def _give_up(self, record: ConsumerRecord, event: Envelope, reason: str) -> None:
+    async def _give_up(self, record: ConsumerRecord, event: Envelope, reason: str,
+                       publisher: Publisher) -> None:
         self.counts["failed"] += 1
-        await self._dead_letter(record, reason, event)
+        await self._dead_letter(record, reason, event, publisher)
         if self.stage.give_up is not None:
             answer = self.stage.give_up(self._bound(), event, reason)
-            await self._publisher.send(self._topics.answer_ready, answer.question_id, answer)
+            await publisher.send(self._topics.answer_ready, answer.question_id, answer)
 
     async def _dead_letter(self, record: ConsumerRecord, reason: str,
-                           event: Envelope | None) -> None:
+                           event: Envelope | None, publisher: Publisher) -> None:
         self.counts["dead_lettered"] += 1
         DEAD_LETTERS.labels(self.stage.name).inc()
         value = record.value or b""
@@ -198,25 +207,24 @@ class StageRunner:
         log.warning("dead-lettered %s/%d/%d: %s", record.topic, record.partition, record.offset,
                     reason)
         try:
-            await self._publisher.send(self._topics.dead_letter, letter.question_id, letter)
+            await publisher.send(self._topics.dead_letter, letter.question_id, letter)
         except Unpublishable as refused:  # the input is ended either way; say so loudly
             log.error("dead letter of %s/%d/%d refused: %s", record.topic, record.partition,
                       record.offset, refused.reason)
 
     def _pause(self, tp: TopicPartition) -> None:
-        consumer = self.find_consumer()
+        consumer = self.consumer
         if consumer is not None and tp in consumer.assignment():
             consumer.pause(tp)
 
     def _resume(self, partitions: Iterable[TopicPartition]) -> None:
-        consumer = self.find_consumer()
+        consumer = self.consumer
         if consumer is not None:
             consumer.resume(*(set(partitions) & consumer.assignment()))
 
     # -- commits ------------------------------------------------------------------------
 
-    def start_committing(self, consumer: AIOKafkaConsumer) -> None:
-        self.consumer = consumer
+    def start_committing(self) -> None:
         self._commit_task = asyncio.create_task(self._commit_loop())
         self._commit_task.add_done_callback(self._commit_loop_ended)
 
@@ -225,31 +233,13 @@ class StageRunner:
             log.error("stage %s stopped committing", self.stage.name, exc_info=task.exception())
 
     async def _commit_loop(self) -> None:
-        """At least once, a commit only bounds what a crash re-delivers: one per interval.
-        Exactly once, outputs wait for their transaction: a cycle starts as soon as a record
-        finished, so records finishing during one transaction go together in the next (group
-        commit), and a quiet stage adds one transaction's time to latency, not an interval."""
-        interval = self._config.commit_interval_s
         while not self._stopping.is_set():
-            wake = self.executor.finished if self.transactions is not None else self._stopping
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(interval):
-                    await wake.wait()
-            self.executor.finished.clear()
+            await self.commits.due(self.executor, self._stopping)
             await self.commit()
 
     async def commit(self) -> None:
-        if self.transactions is not None and self.consumer is not None:
-            await self.transactions.commit(self.consumer, self.executor)
-            return
-        points = self.executor.commit_points()
-        if not points or self.consumer is None:
-            return
-        try:
-            await self.consumer.commit(points)
-            self.executor.committed(points)
-        except Exception as exc:  # a rebalance in progress: the next round commits again
-            log.warning("commit of %s failed: %r", self.stage.name, exc)
+        if self.consumer is not None:
+            await self.commits.commit(self.consumer, self.executor)
 
     async def drain(self, grace_s: float) -> None:
         """Finish what is in flight (within the grace), commit it, stop committing. The
@@ -258,15 +248,13 @@ class StageRunner:
         await self.executor.drain(grace_s)
         if self._commit_task is not None:
             self._stopping.set()
-            self.executor.finished.set()
             _, late = await asyncio.wait({self._commit_task}, timeout=grace_s)
             for task in late:  # a commit that hangs past the grace (broker gone)
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         await self.commit()
-        if self.transactions is not None:
-            await self.transactions.close()
+        await self.commits.close()
 
     def rebalance_listener(self) -> ConsumerRebalanceListener:
         runner = self
@@ -276,16 +264,14 @@ class StageRunner:
                 await runner.commit()
                 dropped = runner.executor.revoke(revoked)
                 runner.outage.forget(revoked)
-                if runner.transactions is not None:
-                    runner.transactions.revoked(revoked)
+                runner.commits.revoked(revoked)
                 if dropped:
                     log.info("%s: abandoned %d in-flight records of revoked partitions",
                              runner.stage.name, dropped)
 
             async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-                consumer = runner.find_consumer()
-                if runner.transactions is not None and consumer is not None:
-                    await runner.transactions.assigned(assigned, consumer, runner.executor)
+                if runner.consumer is not None:
+                    await runner.commits.assigned(assigned, runner.consumer, runner.executor)
 
         return Listener()
 

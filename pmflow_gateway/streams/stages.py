@@ -1,19 +1,16 @@
 """The stages: which topic each reads, which core it calls, where the result goes.
 
 Follow one question by reading this table top to bottom; each core lives in `handlers/`.
+How a stage is run (retries, spans and their attributes, commits) is the runner's.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar
 
-from opentelemetry.trace import Span
-
-from pmflow_gateway import tracing
 from pmflow_gateway.contract.envelopes import identified
 from pmflow_gateway.handlers.answer import compose_answer
 from pmflow_gateway.handlers.evidence import collect_evidence, never_asked
@@ -29,7 +26,7 @@ from pmflow_gateway.handlers.plan import is_for_us, plan_question
 from pmflow_gateway.handlers.probe import probe_completed, probe_refused, probe_route
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.handlers.verify import verify_collected
-from pmflow_gateway.ports import Deps, Unavailable, Unstorable
+from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import (
     AnswerReady,
     EvidenceCollected,
@@ -51,18 +48,6 @@ Out = TypeVar("Out", bound=Frozen | None)
 
 
 @dataclass(frozen=True, kw_only=True)
-class Retries:
-    """How often a failing core is tried again, and how long to wait before the first retry
-    (doubling after each)."""
-
-    retries: int = 3
-    backoff_s: float = 0.2
-
-
-OnRetry = Callable[[int, Exception], None]
-
-
-@dataclass(frozen=True, kw_only=True)
 class Stage(Generic[In, Out]):
     name: str
     description: str
@@ -79,34 +64,6 @@ class Stage(Generic[In, Out]):
         if isinstance(output, AnswerReady):
             return topics.answer_ready
         return self.sink(topics) if self.sink is not None else None
-
-    async def call(self, deps: Deps, event: In, retry: Retries,
-                   on_retry: OnRetry | None = None) -> Out:
-        """The core's output named by its content, trying again after a failure; the last
-        failure is raised. A dependency that is away (`Unavailable`) or a record the store
-        refuses for good (`Unstorable`) is raised at once: how long to wait for the one is the
-        caller's decision, and no retry changes the other."""
-        output = await self._tries(deps, event, retry, on_retry)
-        return cast(Out, identified(output)) if output is not None else output
-
-    async def _tries(self, deps: Deps, event: In, retry: Retries,
-                     on_retry: OnRetry | None) -> Out:
-        delay = retry.backoff_s
-        for attempt in range(1, retry.retries + 1):
-            try:
-                return await self.handle(deps, event)
-            except (Unavailable, Unstorable):
-                raise
-            except Exception as exc:
-                if on_retry is not None:
-                    on_retry(attempt, exc)
-                await asyncio.sleep(delay)
-                delay *= 2
-        return await self.handle(deps, event)
-
-
-def failure_reason(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
 
 
 async def _plan(g: Deps, e: RouteDecided) -> PlanCreated | AnswerReady | None:
@@ -135,15 +92,12 @@ async def _render(g: Deps, e: AnswerReady) -> ReplyRendered:
 
 
 async def _remember(g: Deps, e: AnswerReady) -> None:
-    if not is_remembered(e, agent_questions=g.remember_agent_questions):
-        return
-    with tracing.span("db write qa_records", **{"db.operation.name": "record_answer"}) as s:
-        s.set_attribute("pmflow.applied", await remember_answer(e, store=g.store))
+    if is_remembered(e, agent_questions=g.remember_agent_questions):
+        await remember_answer(e, store=g.store)
 
 
 async def _feedback(g: Deps, e: FeedbackGiven) -> None:
-    with tracing.span("db write qa_records", **{"db.operation.name": "apply_feedback"}) as s:
-        s.set_attribute("pmflow.applied", await remember_feedback(e, store=g.store))
+    await remember_feedback(e, store=g.store)
 
 
 async def _probe(g: Deps, e: ProbeRequested) -> ProbeCompleted:
@@ -160,8 +114,7 @@ async def _probe(g: Deps, e: ProbeRequested) -> ProbeCompleted:
 
 
 async def _outcome(g: Deps, e: RouteOutcomeReported) -> None:
-    with tracing.span("db write qa_records", **{"db.operation.name": "record_outcome"}) as s:
-        s.set_attribute("pmflow.applied", await remember_outcome(e, store=g.store))
+    await remember_outcome(e, store=g.store)
 
 
 def _failed(g: Deps, e: Unanswered, reason: str) -> AnswerReady:
@@ -212,58 +165,3 @@ OUTCOME: Stage[RouteOutcomeReported, None] = Stage(
 STAGES: dict[str, Stage[Any, Any]] = {
     s.name: s for s in (PLAN, EVIDENCE, VERIFY, ANSWER, RENDER, MEMORY, FEEDBACK, OUTCOME,
                         PROBE)}
-
-
-def annotate(span: Span, output: Frozen) -> None:
-    """What a reader of the trace needs to know about a stage's result, on its span."""
-    if isinstance(output, PlanCreated):
-        span.set_attributes({"pmflow.planner.mode": output.planner.mode,
-                             "pmflow.plan.query_kind": str(output.plan.query_kind),
-                             "pmflow.plan.answer_contract": str(output.plan.answer_contract),
-                             "pmflow.plan.queries": len(output.plan.search_queries)})
-        if output.planner.reason:
-            span.add_event("planner.fallback", {"reason": output.planner.reason[:500]})
-    elif isinstance(output, EvidenceCollected):
-        span.set_attributes({"pmflow.evidence.count": len(output.bundle.items),
-                             "pmflow.evidence.attempts": len(output.attempts),
-                             "pmflow.execution_id": output.bundle.execution_id})
-        for a in output.attempts:
-            span.add_event("adapter.attempt", {
-                "adapter": a.adapter, "server": a.server or "", "tool": a.tool or "",
-                "outcome": a.outcome, "latency_ms": a.latency_ms,
-                "evidence_count": a.evidence_count, "error": (a.error or "")[:300]})
-    elif isinstance(output, EvidenceVerified):
-        _annotate_verified(span, output)
-    elif isinstance(output, AnswerReady):
-        v = output.verdict
-        span.set_attributes({"pmflow.status": str(output.status),
-                             "pmflow.composer": output.composer})
-        if output.reason:  # e.g. why the model composer fell back to the extractive one
-            span.set_attribute("pmflow.reason", output.reason[:500])
-        span.add_event("verifier.verdict", {
-            "passed": v.passed, "kept": v.kept, "dropped": v.dropped,
-            "freshness_ok": v.freshness_ok, "multi_source_ok": v.multi_source_ok,
-            "violations": "; ".join(v.violations)[:500],
-            "dropped_reasons": "; ".join(v.dropped_reasons)[:500]})
-    elif isinstance(output, ProbeCompleted):
-        span.set_attributes({"pmflow.probe.status": output.status,
-                             **({f"pmflow.probe.{k}": v for k, v in
-                                 output.metrics.model_dump().items()} if output.metrics else {})})
-    elif isinstance(output, ReplyRendered):
-        span.set_attributes({"pmflow.status": str(output.status),
-                             "pmflow.reply.sources": len(output.sources)})
-
-
-def _annotate_verified(span: Span, output: EvidenceVerified) -> None:
-    v = output.verdict
-    span.set_attributes({"pmflow.verify.kept": len(output.kept),
-                         "pmflow.verify.dropped": len(output.dropped),
-                         "pmflow.verify.conclusion": str(output.conclusion.status)
-                         if output.conclusion else "compose"})
-    span.add_event("verifier.verdict", {
-        "passed": v.passed, "kept": v.kept, "dropped": v.dropped,
-        "freshness_ok": v.freshness_ok, "multi_source_ok": v.multi_source_ok,
-        "dropped_reasons": "; ".join(v.dropped_reasons)[:500]})
-    for d in output.dropped[:10]:
-        span.add_event("evidence.dropped", {"url": d.item.target_url[:300],
-                                            "contract": d.contract, "reason": d.reason[:300]})

@@ -1,4 +1,5 @@
-"""Exactly-once outputs: each commit cycle is one Kafka transaction per input partition.
+"""Exactly-once outputs, the `ExactlyOnce` commit strategy: each commit cycle is one Kafka
+transaction per input partition.
 
 In this mode a record's outputs (its next event, a dead letter, a give-up answer) are not
 sent when the stage produces them: they are held, encoded, beside the record's offset. The
@@ -25,15 +26,19 @@ here; `room` holds back new records while `max_held` of them wait, so memory sta
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaError
 
+from pmflow_gateway.ports import Publisher
 from pmflow_gateway.streams import done_map
-from pmflow_gateway.streams.consumer_state import committed, fetch_position
+from pmflow_gateway.streams.commits import Admission, Handle, Refuse
+from pmflow_gateway.streams.consumer_state import CommittedOffsets, GroupOffsets
 from pmflow_gateway.streams.delivery import (
     Refused,
     can_succeed_later,
@@ -41,9 +46,9 @@ from pmflow_gateway.streams.delivery import (
     refusal,
 )
 from pmflow_gateway.streams.health import TRANSACTIONS
-from pmflow_gateway.streams.outbox import Output, holding
+from pmflow_gateway.streams.outbox import Outbox, Output
 from pmflow_gateway.streams.parallel import OrderedExecutor, Process
-from pmflow_gateway.streams.partition_producers import PartitionProducers
+from pmflow_gateway.streams.partition_producers import NewProducer, PartitionProducers
 
 log = logging.getLogger(__name__)
 
@@ -57,17 +62,20 @@ class Finished:
     replaced: bool = False  # the outputs end the record after the broker refused its own
 
 
-Refuse = Callable[[ConsumerRecord, str], Awaitable[None]]
-
-
 Commit = tuple[int, str]  # an offset and its metadata, as the group holds them
+# How long after a commit the broker is still writing its markers, on a local broker: a
+# transaction begun sooner on the same producer is refused (CONCURRENT_TRANSACTIONS).
+MARKERS_S = 0.005
 
 
-class TransactionalCommits:
+class ExactlyOnce:
     """Holds the outputs of one stage's records and commits them with their input offsets."""
 
     def __init__(self, *, bootstrap: str, group_id: str, stage: str, max_held: int,
-                 timeout_s: float = 30.0) -> None:
+                 timeout_s: float = 30.0, interval_s: float = 0.1,
+                 new_producer: NewProducer | None = None,
+                 offsets: CommittedOffsets | None = None) -> None:
+        self._interval_s = interval_s
         self._group_id = group_id
         self._max_held = max_held
         self._timeout_s = timeout_s
@@ -77,37 +85,51 @@ class TransactionalCommits:
         self._room = asyncio.Event()
         self._room.set()
         self._producers = PartitionProducers(bootstrap=bootstrap, group_id=group_id,
-                                             timeout_s=timeout_s)
+                                             timeout_s=timeout_s, new_producer=new_producer)
+        self._offsets = offsets or GroupOffsets(bootstrap=bootstrap, group_id=group_id,
+                                                timeout_s=timeout_s)
         self._rewinds: dict[TopicPartition, int] = {}
         self._next: dict[TopicPartition, int] = {}  # the lowest offset a batch still takes
         self._unsure: dict[TopicPartition, Commit] = {}  # what a lost transaction tried
         self._last: dict[TopicPartition, Commit] = {}  # what this owner knows is committed
         self._sent: dict[TopicPartition, set[int]] = {}  # done after the committed offset
         self._careful: set[TopicPartition] = set()  # one record per send until a commit
-        self._lock = asyncio.Lock()
+        # One transaction at a time per partition; partitions commit independently.
+        self._locks: dict[TopicPartition, asyncio.Lock] = {}
+        # Per partition, a task that commits as soon as a record finished (`_kicks`), with
+        # the consumer and the executor the last assignment named.
+        self._kicks: dict[TopicPartition, asyncio.Event] = {}
+        self._committers: dict[TopicPartition, asyncio.Task[None]] = {}
+        self._bound: tuple[AIOKafkaConsumer, OrderedExecutor] | None = None
+        self._ended: dict[TopicPartition, float] = {}  # when its last transaction committed
         self._counted = {o: TRANSACTIONS.labels(stage, o) for o in ("committed", "aborted",
                                                                       "rebuilt")}
 
     # -- holding outputs --------------------------------------------------------------
 
-    def collecting(self, process: Process, refuse: Refuse | None = None) -> Process:
-        """`process`, with the sends it makes held for the record's transaction. `refuse`
-        ends a record whose outputs the broker refused, by sending what replaces them."""
+    def running(self, handle: Handle, publisher: Publisher, refuse: Refuse) -> Process:
+        """`handle`, with the sends it makes held for the record's transaction (the given
+        publisher is not used: outputs leave in the transaction). `refuse` ends a record
+        whose outputs the broker refused, by holding what replaces them."""
         self._refuse = refuse
 
         async def run(record: ConsumerRecord) -> None:
             tp = TopicPartition(record.topic, record.partition)
             if record.offset in self._sent.get(tp, ()):
-                return  # its outputs were committed before the partition was resumed
+                self._kick(tp)  # its outputs were committed before the partition was resumed
+                return
             generation = self._rewinds.get(tp, 0)
-            with holding() as outbox:
-                await process(record)
+            outbox = Outbox()
+            await handle(record, outbox)
             if self._rewinds.get(tp, 0) != generation:
                 return  # the partition was rewound or lost meanwhile: this run does not count
-            self._held.setdefault(tp, {})[record.offset] = Finished(record, outbox)
+            self._held.setdefault(tp, {})[record.offset] = Finished(record, outbox.outputs)
             self._held_count += 1
             if self._held_count >= self._max_held:
                 self._room.clear()
+            # The executor marks the record finished as soon as this returns, before the
+            # committer can run: its transaction sees the new position.
+            self._kick(tp)
 
         return run
 
@@ -115,12 +137,12 @@ class TransactionalCommits:
         """Wait while `max_held` finished records wait for the prefix to reach them."""
         await self._room.wait()
 
-    def admission(self, consumer: AIOKafkaConsumer | None) -> Callable[[ConsumerRecord], bool]:
-        """For one fetched batch: whether each record may still start. A record is taken only
-        when it comes from the consumer's current fetch position (the position is past it)
-        and not from before the resume offset. After a rewind, a batch fetched from the old
-        position is therefore refused whole, even when FastStream hands it over after the
-        seek: its records come again from the new position, and none is skipped."""
+    def admission(self) -> Admission:
+        """For one fetched batch, asked right after the poll that fetched it (nothing can
+        rewind a partition in between): whether each record may still start. A record is
+        refused when its partition was rewound or lost since that poll (the rest of a batch
+        fetched from the old position: its records come again from the new one, and none is
+        skipped), or when it lies before the offset the partition resumes from."""
         rewinds = dict(self._rewinds)
 
         def wanted(record: ConsumerRecord) -> bool:
@@ -128,8 +150,6 @@ class TransactionalCommits:
             if self._rewinds.get(tp, 0) != rewinds.get(tp, 0):
                 return False
             if record.offset < self._next.get(tp, 0):
-                return False
-            if consumer is not None and not record.offset < fetch_position(consumer, tp):
                 return False
             self._next[tp] = record.offset + 1
             return True
@@ -156,19 +176,75 @@ class TransactionalCommits:
 
     # -- the commit cycle -------------------------------------------------------------
 
+    async def due(self, executor: OrderedExecutor, stopping: asyncio.Event) -> None:
+        """The runner's periodic commit is only a safety net here: each partition commits on
+        its own as soon as a record finished (`_committer`)."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self._interval_s):
+                await stopping.wait()
+
     async def commit(self, consumer: AIOKafkaConsumer, executor: OrderedExecutor) -> None:
-        """Commit, per partition with news (records finished since the last cycle, or a
-        first unfinished offset that moved), one transaction. The positions are read under
-        the lock: a rewind in between would make them stale."""
-        async with self._lock:
-            last = executor.committed_offsets()
-            due = {tp: point for tp, point in executor.positions().items()
-                   if point != last.get(tp) or self._finished_within(tp, point)}
-            results = await asyncio.gather(*(
-                self._commit_partition(tp, point, consumer, executor)
-                for tp, point in due.items()))
-            executor.committed({tp: point for tp, point in zip(due, results, strict=True)
-                                if point is not None})
+        """Commit every partition with news now, each in its own transaction (before a
+        revocation, at the end of a drain, and as a periodic safety net)."""
+        await asyncio.gather(*(self._commit_now(tp, consumer, executor)
+                               for tp in list(executor.positions())))
+
+    def _lock(self, tp: TopicPartition) -> asyncio.Lock:
+        return self._locks.setdefault(tp, asyncio.Lock())
+
+    async def _commit_now(self, tp: TopicPartition, consumer: AIOKafkaConsumer,
+                          executor: OrderedExecutor) -> bool:
+        """One transaction for `tp` if it has news (records finished since its last one, or
+        a first unfinished offset that moved); False when it failed. The position is read
+        under the partition's lock: a rewind in between would make it stale."""
+        async with self._lock(tp):
+            await self._after_markers(tp)
+            point = executor.position(tp)
+            if point is None or (point == executor.committed_offset(tp)
+                                 and not self._finished_within(tp, point)):
+                return True
+            result = await self._commit_partition(tp, point, consumer, executor)
+            if result is None:
+                return False
+            executor.committed({tp: result})
+            return True
+
+    async def _after_markers(self, tp: TopicPartition) -> None:
+        """A transaction begun on a producer right after its last commit is refused while the
+        broker still writes that commit's markers (a few ms), and aiokafka then waits 20 ms
+        before asking again: wait out the markers instead (records finishing meanwhile join
+        this transaction)."""
+        wait = self._ended.get(tp, 0.0) + MARKERS_S - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    def _kick(self, tp: TopicPartition) -> None:
+        if self._bound is None:
+            return  # not assigned through `assigned` (tests): the runner's commits do it
+        kick = self._kicks.get(tp)
+        if kick is None:
+            kick = self._kicks[tp] = asyncio.Event()
+            self._committers[tp] = asyncio.create_task(
+                self._committer(tp, kick), name=f"commit-{self._group_id}-{tp.partition}")
+        kick.set()
+
+    async def _committer(self, tp: TopicPartition, kick: asyncio.Event) -> None:
+        """Commit `tp` whenever a record of it finished: records finishing during one
+        transaction go together in the next (group commit), and a quiet partition adds one
+        transaction's time to latency, never an interval. A failed transaction is tried
+        again after a pause."""
+        delay = 0.05
+        while True:
+            await kick.wait()
+            kick.clear()
+            if self._bound is None:
+                continue
+            if await self._commit_now(tp, *self._bound):
+                delay = 0.05
+                continue
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+            kick.set()
 
     def _finished_within(self, tp: TopicPartition, point: int) -> bool:
         return any(o <= point + done_map.SPAN for o in self._held.get(tp, ()))
@@ -206,6 +282,7 @@ class TransactionalCommits:
             self._unsure[tp] = attempt  # the next cycle reads the committed offset first
             self._producers.forget(tp)
             raise
+        self._ended[tp] = time.monotonic()
         self._careful.discard(tp)
         self._committed_as(tp, attempt, done)
         self._counted["committed"].inc()
@@ -217,7 +294,7 @@ class TransactionalCommits:
         holds says whether it went through, stayed out, or another owner moved on. Returns
         whether this cycle ends here, and the offset now committed."""
         attempt = self._unsure.pop(tp)
-        found = await committed(consumer, tp)
+        found = await self._offsets.committed(tp)
         if found == attempt:
             done = done_map.decode(*attempt)
             self._take(tp, attempt[0], also=done)
@@ -254,8 +331,9 @@ class TransactionalCommits:
 
     async def _transact(self, producer: AIOKafkaProducer, tp: TopicPartition, attempt: Commit,
                         taken: dict[int, Finished], *, careful: bool) -> None:
-        """Send the outputs, then commit them with the offsets. aiokafka commits a
-        transaction even when one of its sends failed, so every delivery is awaited first.
+        """Send the outputs and add the offsets, then commit. aiokafka commits a transaction
+        even when one of its sends failed, so every delivery is awaited before the commit;
+        the offsets go to the coordinator while the outputs are on their way.
         `careful`: one record's outputs at a time, so a refusal names that record alone."""
         await producer.begin_transaction()
         sent: list[tuple[int, asyncio.Future[object]]] = []
@@ -272,8 +350,15 @@ class TransactionalCommits:
             if careful:
                 await delivered(sent)
                 sent = []
-        await delivered(sent)
-        await producer.send_offsets_to_transaction({tp: attempt}, self._group_id)
+        offsets = asyncio.ensure_future(
+            producer.send_offsets_to_transaction({tp: attempt}, self._group_id))
+        offsets.add_done_callback(lambda f: f.cancelled() or f.exception())  # seen either way
+        try:
+            await delivered(sent)
+        except BaseException:
+            offsets.cancel()  # the abort that follows ends it (aiokafka shields the request)
+            raise
+        await offsets
         await producer.commit_transaction()
 
     async def _end_refused(self, tp: TopicPartition, reasons: dict[int, str]) -> None:
@@ -285,18 +370,17 @@ class TransactionalCommits:
             finished = held.get(offset)
             if finished is None:  # revoked meanwhile: the next owner runs it again
                 continue
-            outbox: list[Output] = []
+            outbox = Outbox()
             if not finished.replaced and self._refuse is not None:
-                with holding() as outbox:
-                    try:
-                        await self._refuse(finished.record, reason)
-                    except Exception as exc:  # whatever it held is kept; the rest is reported
-                        log.error("ending %s-%d offset %d failed: %r", tp.topic, tp.partition,
-                                  offset, exc)
+                try:
+                    await self._refuse(finished.record, reason, outbox)
+                except Exception as exc:  # whatever it held is kept; the rest is reported
+                    log.error("ending %s-%d offset %d failed: %r", tp.topic, tp.partition,
+                              offset, exc)
             else:
                 log.error("%s %s-%d offset %d ends without outputs: they were refused (%s)",
                           self._group_id, tp.topic, tp.partition, offset, reason)
-            held[offset] = Finished(finished.record, outbox, replaced=True)
+            held[offset] = Finished(finished.record, outbox.outputs, replaced=True)
 
     async def _recover(self, tp: TopicPartition, attempted: Commit, *, rebuild: bool) -> None:
         """Abort what can be aborted; a fenced producer, or one whose transaction is in an
@@ -334,7 +418,7 @@ class TransactionalCommits:
             if tp not in consumer.assignment():
                 continue
             try:
-                resume[tp] = await committed(consumer, tp)
+                resume[tp] = await self._offsets.committed(tp)
             except Exception as exc:  # lost meanwhile: the next owner rewinds
                 log.warning("rewind of %s %s-%d failed: %r", self._group_id, tp.topic,
                             tp.partition, exc)
@@ -350,7 +434,10 @@ class TransactionalCommits:
     async def assigned(self, partitions: set[TopicPartition], consumer: AIOKafkaConsumer,
                        executor: OrderedExecutor) -> None:
         """Fence earlier owners of the partitions, then resume after their last commit."""
-        async with self._lock:
+        self._bound = (consumer, executor)
+        async with contextlib.AsyncExitStack() as locked:
+            for tp in sorted(partitions):  # no transaction of theirs runs meanwhile
+                await locked.enter_async_context(self._lock(tp))
             await self._producers.keep_only(partitions)
             ordered = list(partitions)
             fenced = await asyncio.gather(*(self._fence(tp) for tp in ordered))
@@ -383,5 +470,14 @@ class TransactionalCommits:
             self._careful.discard(tp)
 
     async def close(self) -> None:
+        """Stop the committers, never inside a transaction, then the producers."""
+        for tp, task in list(self._committers.items()):
+            async with self._lock(tp):
+                task.cancel()
+        await asyncio.gather(*self._committers.values(), return_exceptions=True)
+        self._committers.clear()
+        self._kicks.clear()
+        self._bound = None
         await self._producers.close()
+        await self._offsets.close()
 

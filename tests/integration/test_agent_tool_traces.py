@@ -12,11 +12,9 @@ from opentelemetry.sdk.trace import ReadableSpan
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.agent_tools.askers import Asker, EmbeddedAsker, KafkaAsker
 from pmflow_gateway.agent_tools.server import build_agent_server
-from pmflow_gateway.handlers.composers import EXTRACTIVE
-from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import Topics
-from tests.fakes import WEATHER, FakeAdapter, InMemoryStore
+from tests.fakes import InMemoryStore, fake_deps
 from tests.support.processors import running
 from tests.support.traces import session_exporter
 
@@ -25,8 +23,7 @@ STAGES = {"plan", "evidence", "verify", "answer", "render", "memory"}
 
 
 def deps() -> Deps:
-    return Deps(composer=EXTRACTIVE, clock=SystemClock(), planner=RulesPlanner(),
-                adapters=[FakeAdapter("mcp", items=[WEATHER])], store=InMemoryStore())
+    return fake_deps(clock=SystemClock())
 
 
 async def traced_call(asker: Asker) -> tuple[ReadableSpan, list[ReadableSpan]]:

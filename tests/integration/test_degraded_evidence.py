@@ -16,12 +16,10 @@ from pmflow_gateway.adapters.live_search import LiveSearchAdapter
 from pmflow_gateway.adapters.mcp import McpAdapter
 from pmflow_gateway.adapters.search_engines import SearxngJson
 from pmflow_gateway.embedded import ask_in_process
-from pmflow_gateway.handlers.composers import EXTRACTIVE
-from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
-from tests.fakes import InMemoryStore
+from tests.fakes import fake_deps
 from tests.support.mcp_servers import server_children, stdio_config
 from tests.support.pages import ANSWER_PAGE, fresh, site_with_pages
 from tests.support.web_site import LocalSite
@@ -44,9 +42,7 @@ def gateway(mcp: McpAdapter, site: LocalSite | None) -> Deps:
     endpoint = site.url("/search", host="localhost") if site else "http://localhost:9/search"
     fallback = LiveSearchAdapter(engine=SearxngJson(endpoint.removesuffix("/search")),
                                  allow_hosts=[f"localhost:{site.port}"] if site else [])
-    return Deps(
-        composer=EXTRACTIVE, clock=SystemClock(), planner=RulesPlanner(), adapters=[mcp, fallback],
-                   store=InMemoryStore())
+    return fake_deps(clock=SystemClock(), adapters=[mcp, fallback])
 
 
 async def _ask(g: Deps, question_id: str) -> tuple[float, object]:

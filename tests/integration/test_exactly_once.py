@@ -19,7 +19,7 @@ from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 
 from pmflow_gateway.schemas import Topics
 from pmflow_gateway.streams.parallel import OrderedExecutor
-from pmflow_gateway.streams.transactional import TransactionalCommits
+from pmflow_gateway.streams.transactional import ExactlyOnce
 from tests.support.broker import PrivateBroker
 from tests.support.chaos import (
     Replies,
@@ -38,9 +38,9 @@ QUESTIONS = int(os.environ.get("PMFLOW_CHAOS_QUESTIONS", "2000"))
 
 
 async def test_a_batch_fetched_before_a_rewind_is_refused_whole(kafka_bootstrap: str) -> None:
-    """The race behind a skipped range: FastStream hands over a batch fetched from the old
-    position after the partition was rewound. Taking its records from the resume offset on
-    would leave a gap below them, and the commit would pass over it."""
+    """The race behind a skipped range: the partition is rewound while a batch fetched from
+    the old position is being taken. Taking its records from the resume offset on would
+    leave a gap below them, and the commit would pass over it."""
     topic, group = f"rewind{uuid.uuid4().hex[:8]}", f"g{uuid.uuid4().hex[:8]}"
     await create_topic(kafka_bootstrap, topic, partitions=1)
     await produce(kafka_bootstrap, topic, [(f"k{i}".encode(), b"{}") for i in range(40)])
@@ -48,22 +48,22 @@ async def test_a_batch_fetched_before_a_rewind_is_refused_whole(kafka_bootstrap:
     consumer = AIOKafkaConsumer(bootstrap_servers=kafka_bootstrap, group_id=group,
                                 enable_auto_commit=False, auto_offset_reset="earliest")
     await consumer.start()
-    txn = TransactionalCommits(bootstrap=kafka_bootstrap, group_id=group, stage="plan",
-                               max_held=100)
+    txn = ExactlyOnce(bootstrap=kafka_bootstrap, group_id=group, stage="plan", max_held=100)
     try:
         consumer.assign([tp])
         await consumer.commit({tp: 5})
         # The fetcher may have looked up the committed offset before the commit above and
         # started from the earliest one; start this reader where the group stands.
         consumer.seek(tp, 5)
-        wanted = txn.admission(consumer)
-        assert [r.offset for r in await fetch(consumer, tp, 20) if wanted(r)] == list(
-            range(5, 25))
+        first = await fetch(consumer, tp, 20)
+        wanted = txn.admission()  # as of the poll, as the consume loop asks
+        assert [r.offset for r in first if wanted(r)] == list(range(5, 25))
         stale = await fetch(consumer, tp, 10)  # offsets 25..34
+        wanted = txn.admission()
         await txn.rewind([tp], consumer, OrderedExecutor(_idle, max_in_flight=1))  # to 5
-        wanted = txn.admission(consumer)  # the stale batch arrives after the rewind
-        assert [r.offset for r in stale if wanted(r)] == []
+        assert [r.offset for r in stale if wanted(r)] == []  # taken after the rewind
         fresh = await fetch(consumer, tp, 35)
+        wanted = txn.admission()
         assert [r.offset for r in fresh if wanted(r)] == list(range(5, 40))
     finally:
         await consumer.stop()

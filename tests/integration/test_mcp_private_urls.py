@@ -9,12 +9,9 @@ from urllib.parse import urlsplit
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.adapters.mcp import McpAdapter
 from pmflow_gateway.embedded import ask_in_process
-from pmflow_gateway.handlers.composers import EXTRACTIVE
-from pmflow_gateway.handlers.planners.rules import RulesPlanner
-from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
-from tests.fakes import InMemoryStore
+from tests.fakes import fake_deps
 from tests.support.hostile_mcp import PRIVATE_URLS
 from tests.support.mcp_servers import hostile_http_config, hostile_http_server
 
@@ -30,8 +27,7 @@ async def test_no_private_url_from_an_mcp_result_is_cited() -> None:
         for form, url in enumerate(PRIVATE_URLS):
             mcp = McpAdapter(hostile_http_config(server, search_args={"query": "{query}",
                                                                       "form": form}))
-            deps = Deps(composer=EXTRACTIVE, clock=SystemClock(), planner=RulesPlanner(),
-                        adapters=[mcp], store=InMemoryStore())
+            deps = fake_deps(clock=SystemClock(), adapters=[mcp])
             route = RouteDecided.model_validate({**ROUTE_DECIDED, "question_id": f"q-{form}"})
             try:
                 outcome = await ask_in_process(route, deps)

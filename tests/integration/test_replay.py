@@ -10,10 +10,9 @@ import pytest
 
 from pmflow_gateway.adapters.clock import SystemClock
 from pmflow_gateway.embedded import ask_in_process
-from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ops.replay import SKIPPED, WOULD_SEARCH, parse_time, replay
-from pmflow_gateway.ports import Deps, PlanDefaults
+from pmflow_gateway.ports import PlanDefaults
 from pmflow_gateway.schemas import (
     AnswerContract,
     ExternalQueryPlan,
@@ -25,7 +24,7 @@ from pmflow_gateway.schemas import (
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams.app import ensure_topics
 from pmflow_gateway.streams.codec import encode
-from tests.fakes import WEATHER, FakeAdapter, InMemoryStore
+from tests.fakes import WEATHER, fake_deps
 from tests.support.kafka import produce
 
 pytestmark = pytest.mark.kafka
@@ -51,9 +50,7 @@ def _route(question_id: str, *, tenant: str = "acme", route_mode: str = "externa
 
 async def _record(bootstrap: str, topics: Topics, routes: list[RouteDecided]) -> None:
     """Publish the questions and what the current pipeline answered for them."""
-    gateway = Deps(
-        composer=EXTRACTIVE, clock=SystemClock(), planner=RulesPlanner(),
-                      adapters=[FakeAdapter("mcp", items=[WEATHER])], store=InMemoryStore())
+    gateway = fake_deps(clock=SystemClock())
     await produce(bootstrap, topics.route_decided,
                   [(r.question_id.encode(), encode(r)) for r in routes])
     answers, collected, verified = [], [], []

@@ -20,12 +20,9 @@ from pmflow_gateway.adapters.search_engines import SearxngJson
 from pmflow_gateway.adapters.ssrf import FetchRefused, SafeFetcher
 from pmflow_gateway.adapters.store import SqlMemoryStore
 from pmflow_gateway.embedded import ask_in_process
-from pmflow_gateway.handlers.composers import EXTRACTIVE
-from pmflow_gateway.handlers.planners.rules import RulesPlanner
-from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
-from tests.fakes import FixedClock
+from tests.fakes import FixedClock, fake_deps
 from tests.support.pages import ANSWER_PAGE, HTML, searx_results
 from tests.support.traces import session_exporter
 from tests.support.web_site import LocalSite
@@ -95,8 +92,7 @@ async def _ask_embedded(site: LocalSite, database: tuple[str, dict[str, Any]]) -
     store = await SqlMemoryStore.from_url(url, clock=FixedClock(), **options)
     live = LiveSearchAdapter(engine=SearxngJson(site.url("", host="localhost")),
                              allow_hosts=[f"localhost:{site.port}"], clock=FixedClock())
-    deps = Deps(composer=EXTRACTIVE, clock=FixedClock(), planner=RulesPlanner(),
-                adapters=[live], store=store)
+    deps = fake_deps(adapters=[live], store=store)
     try:
         with tracing.span("pmflow ask") as root:
             outcome = await ask_in_process(RouteDecided.model_validate(ROUTE_DECIDED), deps)

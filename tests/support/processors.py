@@ -8,10 +8,7 @@ from contextlib import asynccontextmanager
 from typing import Literal
 
 from pmflow_gateway.adapters.clock import SystemClock
-from pmflow_gateway.handlers.composers import EXTRACTIVE
-from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import (
-    Deps,
     EvidenceAdapter,
     EvidenceCache,
     MemoryStore,
@@ -22,7 +19,7 @@ from pmflow_gateway.schemas import Topics
 from pmflow_gateway.settings import Settings
 from pmflow_gateway.streams.app import Processor
 from pmflow_gateway.streams.runner import RunnerConfig
-from tests.fakes import WEATHER, FakeAdapter, InMemoryStore
+from tests.fakes import fake_deps
 
 Guarantee = Literal["exactly_once", "at_least_once"]
 
@@ -39,11 +36,9 @@ async def running(bootstrap: str, topics: Topics, *,
                   evidence_cache: EvidenceCache | None = None,
                   ) -> AsyncIterator[Processor]:
     """Every stage in this process; by default the MCP adapter answers with WEATHER."""
-    gateway = Deps(
-        composer=EXTRACTIVE, clock=SystemClock(), planner=planner or RulesPlanner(),
-                      adapters=list(adapters or [FakeAdapter("mcp", items=[WEATHER])]),
-                      store=store or InMemoryStore(), plan_defaults=plan_defaults or PlanDefaults(),
-                      memory_domain_hints=memory_domain_hints, evidence_cache=evidence_cache)
+    gateway = fake_deps(clock=SystemClock(), planner=planner, adapters=adapters or None,
+                        store=store, plan_defaults=plan_defaults or PlanDefaults(),
+                        memory_domain_hints=memory_domain_hints, evidence_cache=evidence_cache)
     settings = Settings(kafka_bootstrap=bootstrap, topic_prefix=topics.prefix, http_port=0,
                         processing_guarantee=guarantee)
     proc = Processor(settings, deps=gateway, grace_s=5, runner_config=runner_config)

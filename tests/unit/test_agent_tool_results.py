@@ -7,18 +7,14 @@ from datetime import timedelta
 
 from pmflow_gateway.agent_tools.server import coarse_confidence, ran_out_of_time, search_result
 from pmflow_gateway.embedded import ask_in_process
-from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.memory import AGENT_TOOL_ORIGIN
-from pmflow_gateway.handlers.planners.rules import RulesPlanner
-from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import AnswerReady, AnswerStatus, RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
-from tests.fakes import WEATHER, FakeAdapter, FixedClock, InMemoryStore
+from tests.fakes import InMemoryStore, fake_deps
 
 
 async def an_answer() -> AnswerReady:
-    deps = Deps(clock=FixedClock(), planner=RulesPlanner(), store=InMemoryStore(),
-                adapters=[FakeAdapter("mcp", items=[WEATHER])], composer=EXTRACTIVE)
+    deps = fake_deps()
     outcome = await ask_in_process(RouteDecided.model_validate(ROUTE_DECIDED), deps)
     assert outcome.answer is not None and outcome.answer.status is AnswerStatus.answered
     return outcome.answer
@@ -48,17 +44,13 @@ async def test_an_agents_question_is_remembered_only_when_configured() -> None:
     agent = RouteDecided.model_validate({**ROUTE_DECIDED, "decision_origin": AGENT_TOOL_ORIGIN})
     for remember, kept in ((False, 0), (True, 1)):
         store = InMemoryStore()
-        deps = Deps(clock=FixedClock(), planner=RulesPlanner(), store=store,
-                    adapters=[FakeAdapter("mcp", items=[WEATHER])], composer=EXTRACTIVE,
-                    remember_agent_questions=remember)
+        deps = fake_deps(store=store, remember_agent_questions=remember)
         outcome = await ask_in_process(agent, deps)
         assert outcome.answer is not None and outcome.answer.status is AnswerStatus.answered
         assert len(await store.similar(agent.tenant_id, agent.question, limit=5)) == kept
     # PMFlow's own questions are remembered either way.
     store = InMemoryStore()
-    await ask_in_process(RouteDecided.model_validate(ROUTE_DECIDED), Deps(
-        clock=FixedClock(), planner=RulesPlanner(), store=store, composer=EXTRACTIVE,
-        adapters=[FakeAdapter("mcp", items=[WEATHER])]))
+    await ask_in_process(RouteDecided.model_validate(ROUTE_DECIDED), fake_deps(store=store))
     assert await store.similar("acme", ROUTE_DECIDED["question"], limit=5)
 
 

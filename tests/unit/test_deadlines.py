@@ -12,11 +12,12 @@ from pmflow_gateway.contract.statuses import status_text
 from pmflow_gateway.handlers.evidence import EXPIRED, collect_evidence, never_asked
 from pmflow_gateway.handlers.plan import plan_question
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
-from pmflow_gateway.ports import Deps, PlanDefaults
+from pmflow_gateway.ports import PlanDefaults
 from pmflow_gateway.schemas import AnswerStatus, PlanCreated, RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
-from pmflow_gateway.streams.stages import VERIFY, Retries
-from tests.fakes import WEATHER, FakeAdapter, FixedClock, InMemoryStore
+from pmflow_gateway.streams.retries import Retries, call_stage
+from pmflow_gateway.streams.stages import VERIFY
+from tests.fakes import WEATHER, FakeAdapter, FixedClock, fake_deps
 
 DEFAULTS = PlanDefaults(deadline_ms=2_000, max_wait_ms=10_000)
 
@@ -63,9 +64,8 @@ async def test_past_the_bound_no_adapter_is_asked_and_the_answer_is_timed_out() 
     assert mcp.calls == [] and fallback.calls == []
     assert [a.outcome for a in evidence.attempts] == [EXPIRED, EXPIRED]
     assert never_asked(evidence)
-    deps = Deps(clock=clock, planner=RulesPlanner(), adapters=[mcp, fallback],
-                store=InMemoryStore(), composer=FakeComposerNeverCalled())
-    answer = await VERIFY.call(deps, evidence, Retries())
+    deps = fake_deps(clock=clock, adapters=[mcp, fallback], composer=FakeComposerNeverCalled())
+    answer = await call_stage(VERIFY, deps, evidence, Retries())
     assert answer.status is AnswerStatus.timed_out
     assert answer.answer == status_text(AnswerStatus.timed_out, "zh-CN")
     assert answer.reason is not None and "waited 13.0 s" in answer.reason

@@ -8,12 +8,9 @@ from datetime import timedelta
 
 from pmflow_gateway.contract.envelopes import execution_id, identified
 from pmflow_gateway.embedded import ask_in_process
-from pmflow_gateway.handlers.composers import EXTRACTIVE
-from pmflow_gateway.handlers.planners.rules import RulesPlanner
-from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import AdapterAttempt, AnswerStatus, RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
-from tests.fakes import WEATHER, FakeAdapter, FixedClock, InMemoryStore
+from tests.fakes import WEATHER, fake_deps
 from tests.support.pg import answer_ready
 
 
@@ -55,8 +52,7 @@ def test_an_execution_is_named_by_its_evidence() -> None:
 
 
 async def test_every_stage_output_leaves_under_its_content_id() -> None:
-    deps = Deps(composer=EXTRACTIVE, clock=FixedClock(), planner=RulesPlanner(),
-                adapters=[FakeAdapter("mcp", items=[WEATHER])], store=InMemoryStore())
+    deps = fake_deps()
     outcome = await ask_in_process(RouteDecided.model_validate(ROUTE_DECIDED), deps)
     events = [outcome.plan, outcome.evidence, outcome.answer, outcome.reply]
     assert all(e is not None and identified(e).event_id == e.event_id for e in events)

@@ -8,14 +8,12 @@ from datetime import UTC, datetime
 from pmflow_gateway.adapters.evidence_cache import RecentEvidence
 from pmflow_gateway.contract.probe import probe_metrics
 from pmflow_gateway.embedded import ask_in_process, probe_in_process
-from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.evidence import CACHE
-from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import AnswerStatus, ProbeRequested, RouteDecided
 from pmflow_gateway.schemas.events import QueryProfile
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
-from tests.fakes import WEATHER, FakeAdapter, FixedClock, InMemoryStore, evidence
+from tests.fakes import WEATHER, FakeAdapter, evidence, fake_deps
 from tests.support.builders import weather_plan
 
 QUESTION = ROUTE_DECIDED["question"]
@@ -24,9 +22,8 @@ OTHER_CITY = evidence("https://tianqi.example/shenzhen", "深圳未来5天晴，
 
 
 def deps(adapter: FakeAdapter, *, cache: bool = True) -> Deps:
-    return Deps(composer=EXTRACTIVE, clock=FixedClock(), planner=RulesPlanner(),
-                adapters=[adapter], store=InMemoryStore(),
-                evidence_cache=RecentEvidence(ttl_s=120) if cache else None)
+    return fake_deps(adapters=[adapter],
+                     evidence_cache=RecentEvidence(ttl_s=120) if cache else None)
 
 
 def request(**changes: object) -> ProbeRequested:

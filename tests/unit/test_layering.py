@@ -188,3 +188,94 @@ def test_no_test_module_imports_another() -> None:
                     node.module.rsplit(".", 1)[-1].startswith("test_"):
                 found.append(f"{path.relative_to(tests)}:{node.lineno} imports {node.module}")
     assert found == []
+
+
+# Private names the code may read on objects not its own: SQLAlchemy documents `Row._mapping`
+# as public API (the underscore only avoids clashing with column names), and argparse's
+# sub-parser type is only spelled privately.
+PRIVATE_READS_ALLOWED = frozenset({"_mapping", "_SubParsersAction"})
+
+
+def _private_reads(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Attribute) and node.attr.startswith("_")
+                and not node.attr.startswith("__")):
+            continue
+        base = node.value
+        if isinstance(base, ast.Name) and base.id in {"self", "cls"}:
+            continue
+        if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and \
+                base.func.id == "super":
+            continue
+        if node.attr not in PRIVATE_READS_ALLOWED:
+            yield node.lineno, ast.unparse(node)
+
+
+def test_the_private_read_finder_sees_reads_through_other_objects() -> None:
+    tree = ast.parse("consumer._client.x\nself._consumer._coordinator\nself._own\n"
+                     "super()._help()\nrow._mapping\n")
+    assert sorted(text for _, text in _private_reads(tree)) == [
+        "consumer._client", "self._consumer._coordinator"]
+
+
+def test_nothing_reads_a_private_attribute_of_a_library_object() -> None:
+    """aiokafka's (and any library's) internals are not read anywhere in the package: an
+    upgrade that renames them would break the workers silently. What the public API lacks
+    is written on top of it (the consume loop, committed metadata through the admin API)."""
+    found = [f"{module}:{line} reads {text}" for module, path in MODULES.items()
+             for line, text in _private_reads(ast.parse(path.read_text(encoding="utf-8")))]
+    assert found == []
+
+
+def test_no_module_imports_faststream_or_a_private_aiokafka_module() -> None:
+    found = []
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found += [f"{module}:{node.lineno} imports {name}" for name in names
+                      if name.split(".")[0] == "faststream" or (
+                          name.split(".")[0] == "aiokafka"
+                          and any(part.startswith("_") for part in name.split(".")))]
+    assert found == []
+
+
+TRANSACTION_CODE = tuple(f"{PACKAGE}.streams.{name}" for name in (
+    "transactional", "partition_producers", "done_map", "outbox"))
+
+
+@pytest.mark.parametrize("module", [f"{PACKAGE}.streams.runner", f"{PACKAGE}.streams.publisher",
+                                    f"{PACKAGE}.streams.polling"])
+def test_the_runner_and_the_publisher_know_nothing_of_transactions(module: str) -> None:
+    """The delivery mode is a commit strategy handed to the runner: neither the runner, its
+    consume loop nor the publisher imports the exactly-once code."""
+    assert [f"line {i.line}: {i.target}" for i in IMPORTS[module]
+            if any(_within(i.target, t) for t in TRANSACTION_CODE)] == []
+
+
+def test_tests_build_their_dependencies_in_one_place() -> None:
+    """`Deps` is built by `tests.fakes.fake_deps` (and the composition root), never by hand
+    in a test: a new field is then added in one place."""
+    tests = Path(__file__).resolve().parents[1]
+    found = []
+    for path in sorted(tests.rglob("*.py")):
+        if path.name == "fakes.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                    node.func.id == "Deps":
+                found.append(f"{path.relative_to(tests)}:{node.lineno}")
+    assert found == []
+
+
+def test_the_benchmarks_import_nothing_from_the_tests() -> None:
+    bench = Path(__file__).resolve().parents[2] / "bench"
+    found = []
+    for path in sorted(bench.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                     else [])
+            found += [f"{path.relative_to(bench)}:{node.lineno} imports {name}"
+                      for name in names if name.split(".")[0] == "tests"]
+    assert found == []

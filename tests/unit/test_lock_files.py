@@ -53,7 +53,7 @@ def test_the_lock_satisfies_every_declared_range() -> None:
 def test_the_image_runs_the_versions_the_tests_ran() -> None:
     full, runtime = pins("requirements.lock"), pins("requirements-runtime.lock")
     assert {name: (v, full.get(name)) for name, v in runtime.items() if full.get(name) != v} == {}
-    assert "pytest" not in runtime and "faststream" in runtime
+    assert "pytest" not in runtime and "faststream" not in runtime  # bench only
 
 
 def test_opentelemetry_sdk_and_instrumentation_move_together() -> None:

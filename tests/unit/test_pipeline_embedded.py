@@ -5,18 +5,15 @@ from __future__ import annotations
 import pytest
 
 from pmflow_gateway.embedded import ask_in_process
-from pmflow_gateway.handlers.composers import EXTRACTIVE
-from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import Deps, Planner
 from pmflow_gateway.schemas import AnswerStatus, RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
-from pmflow_gateway.streams.stages import Retries
-from tests.fakes import WEATHER, FakeAdapter, FixedClock, FlakyPlanner, InMemoryStore
+from pmflow_gateway.streams.retries import Retries
+from tests.fakes import WEATHER, FakeAdapter, FlakyPlanner, fake_deps
 
 
 def gateway(*adapters: FakeAdapter, planner: Planner | None = None) -> Deps:
-    return Deps(composer=EXTRACTIVE, clock=FixedClock(), planner=planner or RulesPlanner(),
-                adapters=list(adapters), store=InMemoryStore())
+    return fake_deps(planner=planner, adapters=adapters)
 
 
 async def test_answered_reply_lists_only_external_sources_of_this_execution() -> None:

@@ -17,11 +17,10 @@ from pmflow_gateway.contract.routing import (
     route_policy,
 )
 from pmflow_gateway.embedded import ask_in_process
-from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.evidence import collect_evidence
 from pmflow_gateway.handlers.plan import plan_question
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
-from pmflow_gateway.ports import Deps, PlanDefaults
+from pmflow_gateway.ports import PlanDefaults
 from pmflow_gateway.schemas import (
     AnswerReady,
     AnswerStatus,
@@ -31,7 +30,7 @@ from pmflow_gateway.schemas import (
     RoutingSnapshot,
 )
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
-from tests.fakes import WEATHER, FakeAdapter, FixedClock, InMemoryStore
+from tests.fakes import WEATHER, FakeAdapter, FixedClock, InMemoryStore, fake_deps
 
 README = Path(__file__).parents[2] / "README.md"
 INTERNAL_QUESTION = "Nightjar 项目第三季度的里程碑进度如何"
@@ -150,8 +149,7 @@ async def test_the_reply_says_why_in_the_question_s_language_and_the_record_keep
         locale: str, question: str, says: str) -> None:
     store = InMemoryStore()
     adapter = FakeAdapter("mcp", items=[WEATHER])
-    deps = Deps(composer=EXTRACTIVE, clock=FixedClock(), planner=RulesPlanner(),
-                adapters=[adapter], store=store)
+    deps = fake_deps(adapters=[adapter], store=store)
     outcome = await ask_in_process(route_event(
         locale=locale, question=question, effective_source_policy="internal_only"), deps)
     assert outcome.plan is None and outcome.evidence is None and adapter.calls == []

@@ -11,7 +11,6 @@ import pytest
 from aiokafka import ConsumerRecord, TopicPartition
 
 from pmflow_gateway.embedded import ask_in_process
-from pmflow_gateway.handlers.composers import EXTRACTIVE
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.ports import Deps, Unavailable, Unstorable
 from pmflow_gateway.schemas import (
@@ -24,17 +23,16 @@ from pmflow_gateway.schemas import (
 )
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams.outage import Backoff
+from pmflow_gateway.streams.retries import Retries
 from pmflow_gateway.streams.runner import RunnerConfig, StageRunner
-from pmflow_gateway.streams.stages import MEMORY, PLAN, Retries
+from pmflow_gateway.streams.stages import MEMORY, PLAN
 from tests.fakes import (
-    WEATHER,
     BrokenPlanner,
     CommittingConsumer,
-    FakeAdapter,
-    FixedClock,
     FlakyPlanner,
     InMemoryStore,
     RecordingPublisher,
+    fake_deps,
 )
 from tests.support.pg import answer_ready
 
@@ -43,9 +41,7 @@ CONFIG = RunnerConfig(retry=Retries(retries=2, backoff_s=0), max_message_bytes=4
 
 
 def deps(planner: object) -> Deps:
-    return Deps(clock=FixedClock(), planner=planner,  # type: ignore[arg-type]
-                adapters=[FakeAdapter("mcp", items=[WEATHER])], store=InMemoryStore(),
-                composer=EXTRACTIVE)
+    return fake_deps(planner=planner)  # type: ignore[arg-type]
 
 
 def record(offset: int, value: bytes | None, *, key: bytes | None = None) -> ConsumerRecord:
@@ -128,9 +124,8 @@ def memory_runner(store: DownStore) -> tuple[StageRunner, RecordingPublisher,
                                              CommittingConsumer]:
     publisher = RecordingPublisher()
     runner = StageRunner(MEMORY, publisher=publisher, topics=TOPICS, config=replace(
-        CONFIG, outage=Backoff(first_s=0.001, max_s=0.005)), deps=Deps(
-        clock=FixedClock(), planner=RulesPlanner(), adapters=[], store=store,
-        composer=EXTRACTIVE))
+        CONFIG, outage=Backoff(first_s=0.001, max_s=0.005)), deps=fake_deps(adapters=[],
+                                                                            store=store))
     consumer = CommittingConsumer(assigned={TopicPartition(MEMORY.source(TOPICS), p)
                                             for p in range(3)})
     runner.consumer = consumer  # type: ignore[assignment]
@@ -263,7 +258,7 @@ async def test_a_commit_loop_that_dies_says_so(caplog: pytest.LogCaptureFixture)
 
     runner.commit = broken  # type: ignore[method-assign]
     with caplog.at_level("ERROR", logger="pmflow_gateway.streams.runner"):
-        runner.start_committing(CommittingConsumer())
+        runner.start_committing()
         for _ in range(100):
             if caplog.records:
                 break

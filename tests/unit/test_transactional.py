@@ -4,26 +4,37 @@ how many may wait, and which fetched records a rewound partition still takes."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 import pytest
 from aiokafka import ConsumerRecord, TopicPartition
 
-from pmflow_gateway.ports import Unpublishable
+from pmflow_gateway.ports import Publisher, Unpublishable
 from pmflow_gateway.schemas import DeadLettered
 from pmflow_gateway.streams import done_map
 from pmflow_gateway.streams.delivery import MAX_REQUEST_BYTES
-from pmflow_gateway.streams.outbox import held_outputs
-from pmflow_gateway.streams.parallel import OrderedExecutor
-from pmflow_gateway.streams.publisher import EventPublisher
-from pmflow_gateway.streams.transactional import TransactionalCommits
+from pmflow_gateway.streams.parallel import OrderedExecutor, Process
+from pmflow_gateway.streams.transactional import ExactlyOnce
+from tests.fakes import RecordingPublisher
 from tests.support.records import record
 
 TP = TopicPartition("t", 0)
 
 
-def commits(max_held: int = 100) -> TransactionalCommits:
-    return TransactionalCommits(bootstrap="127.0.0.1:1", group_id="g", stage="plan",
-                                max_held=max_held)
+def commits(max_held: int = 100) -> ExactlyOnce:
+    return ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=max_held)
+
+
+async def _no_refusal(record: ConsumerRecord, reason: str, publisher: Publisher) -> None:
+    raise AssertionError("nothing is refused here")
+
+
+def running(txn: ExactlyOnce, process: Callable[[ConsumerRecord], Awaitable[None]]) -> Process:
+    """`process` as a record's handle that sends nothing."""
+    async def handle(record: ConsumerRecord, publisher: Publisher) -> None:
+        await process(record)
+
+    return txn.running(handle, RecordingPublisher(), _no_refusal)
 
 
 def letter(question_id: str) -> DeadLettered:
@@ -36,14 +47,13 @@ def letter(question_id: str) -> DeadLettered:
 
 async def test_sends_inside_a_record_are_held_not_sent() -> None:
     txn = commits()
-    publisher = EventPublisher("127.0.0.1:1")  # never started: a real send would fail
+    publisher = RecordingPublisher()
 
-    async def process(r: ConsumerRecord) -> None:
-        await publisher.send("out", r.key.decode(), letter(r.key.decode()))
+    async def handle(r: ConsumerRecord, sink: Publisher) -> None:
+        await sink.send("out", r.key.decode(), letter(r.key.decode()))
 
-    run = txn.collecting(process)
-    await run(record(5, b"q-5"))
-    assert held_outputs() is None  # outside a record, sends go out at once
+    await txn.running(handle, publisher, _no_refusal)(record(5, b"q-5"))
+    assert publisher.sent == []  # the runner's publisher is not used: the transaction sends
     taken = txn._take(TP, 6)
     assert [(o.topic, o.key) for o in taken[5].outputs] == [("out", b"q-5")]
     assert dict(taken[5].outputs[0].headers)["event_type"] == b"DeadLettered"
@@ -51,7 +61,7 @@ async def test_sends_inside_a_record_are_held_not_sent() -> None:
 
 async def test_fetching_waits_while_max_held_records_wait_for_the_prefix() -> None:
     txn = commits(max_held=2)
-    run = txn.collecting(lambda r: asyncio.sleep(0))
+    run = running(txn, lambda r: asyncio.sleep(0))
     await run(record(1, b"a"))
     await run(record(2, b"b"))
     waiting = asyncio.create_task(txn.room())
@@ -63,12 +73,12 @@ async def test_fetching_waits_while_max_held_records_wait_for_the_prefix() -> No
 
 async def test_a_rewound_partition_refuses_what_was_fetched_before() -> None:
     txn = commits()
-    wanted = txn.admission(None)
+    wanted = txn.admission()
     assert wanted(record(10, b"a")) and wanted(record(11, b"b"))
     assert not wanted(record(11, b"b"))  # the same offset again (a stale fetch)
     txn.revoked([TP])
     assert not wanted(record(12, b"c"))  # the rest of the batch of the old position
-    again = txn.admission(None)
+    again = txn.admission()
     assert again(record(3, b"x"))  # after the rewind, from wherever the consumer resumes
 
 
@@ -81,7 +91,7 @@ async def test_a_run_that_outlives_its_partitions_rewind_holds_nothing() -> None
         started.set()
         await release.wait()
 
-    executor = OrderedExecutor(txn.collecting(slow), max_in_flight=4)
+    executor = OrderedExecutor(running(txn, slow), max_in_flight=4)
     await executor.submit(record(7, b"k"))
     await started.wait()
     txn.revoked([TP])
@@ -92,14 +102,13 @@ async def test_a_run_that_outlives_its_partitions_rewind_holds_nothing() -> None
 
 async def test_an_output_too_large_for_any_request_is_refused_when_held() -> None:
     txn = commits()
-    publisher = EventPublisher("127.0.0.1:1")
     huge = letter("q").model_copy(update={"original_value": "x" * (MAX_REQUEST_BYTES + 1)})
 
-    async def process(r: ConsumerRecord) -> None:
-        await publisher.send("out", "q", huge)
+    async def handle(r: ConsumerRecord, sink: Publisher) -> None:
+        await sink.send("out", "q", huge)
 
     with pytest.raises(Unpublishable, match="MessageSizeTooLarge"):
-        await txn.collecting(process)(record(1, b"q"))
+        await txn.running(handle, RecordingPublisher(), _no_refusal)(record(1, b"q"))
     assert txn._take(TP, 2) == {}
 
 
@@ -125,7 +134,7 @@ async def test_a_record_the_last_commit_lists_as_done_is_not_run_again() -> None
     async def process(r: ConsumerRecord) -> None:
         ran.append(r.offset)
 
-    executor = OrderedExecutor(txn.collecting(process), max_in_flight=8)
+    executor = OrderedExecutor(running(txn, process), max_in_flight=8)
     for offset in range(10, 15):
         await executor.submit(record(offset, bytes([offset])))
     assert await executor.drain(1)
@@ -142,7 +151,7 @@ async def test_records_finished_behind_a_slow_one_are_taken_for_the_next_transac
         if r.offset == 0:
             await release.wait()
 
-    executor = OrderedExecutor(txn.collecting(process), max_in_flight=8)
+    executor = OrderedExecutor(running(txn, process), max_in_flight=8)
     for offset in range(4):
         await executor.submit(record(offset, bytes([offset])))
     await asyncio.sleep(0.01)

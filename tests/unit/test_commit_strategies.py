@@ -1,0 +1,187 @@
+"""The two commit strategies under one runner, without services: a recording publisher, a
+consumer that records commits, and a producer that records transactions.
+
+At-least-once sends each output as the record produces it and commits the finished prefix;
+exactly-once sends nothing through the publisher and commits each partition's finished
+records in one transaction with their outputs and input offsets."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Any
+
+import orjson
+from aiokafka import ConsumerRecord, TopicPartition
+
+from pmflow_gateway.handlers.planners.rules import RulesPlanner
+from pmflow_gateway.schemas import RouteDecided, Topics
+from pmflow_gateway.schemas.examples import ROUTE_DECIDED
+from pmflow_gateway.streams import done_map
+from pmflow_gateway.streams.commits import AtLeastOnce, CommitStrategy
+from pmflow_gateway.streams.consumer_state import NO_COMMIT
+from pmflow_gateway.streams.retries import Retries
+from pmflow_gateway.streams.runner import RunnerConfig, StageRunner
+from pmflow_gateway.streams.stages import PLAN
+from pmflow_gateway.streams.transactional import ExactlyOnce
+from tests.fakes import (
+    CommittingConsumer,
+    RecordingPublisher,
+    RecordingTransactionalProducer,
+    Transaction,
+    fake_deps,
+)
+
+TOPICS = Topics(prefix="t.")
+TP = TopicPartition(PLAN.source(TOPICS), 0)
+CONFIG = RunnerConfig(retry=Retries(retries=0, backoff_s=0))
+
+
+class GatedPlanner:
+    """Plans each question at once, except those whose gate is still closed."""
+
+    def __init__(self, gated: set[int] = frozenset()) -> None:  # type: ignore[assignment]
+        self.gates = {offset: asyncio.Event() for offset in gated}
+
+    async def plan(self, route: RouteDecided):  # type: ignore[no-untyped-def]
+        offset = int(route.question_id.rsplit("-", 1)[1])
+        if offset in self.gates:
+            await self.gates[offset].wait()
+        return await RulesPlanner().plan(route)
+
+
+def record(offset: int) -> ConsumerRecord:
+    value = orjson.dumps({**ROUTE_DECIDED, "question_id": f"q-{offset}"})
+    return ConsumerRecord(topic=TP.topic, partition=TP.partition, offset=offset, timestamp=0,
+                          timestamp_type=0, key=f"q-{offset}".encode(), value=value,
+                          checksum=None, serialized_key_size=0, serialized_value_size=0,
+                          headers=())
+
+
+def runner(commits: CommitStrategy, planner: object) -> tuple[StageRunner, RecordingPublisher,
+                                                               CommittingConsumer]:
+    publisher = RecordingPublisher()
+    deps = fake_deps(planner=planner)  # type: ignore[arg-type]
+    stage = StageRunner(PLAN, deps=deps, publisher=publisher, topics=TOPICS, config=CONFIG,
+                        commits=commits)
+    consumer = CommittingConsumer(assigned={TP})
+    stage.consumer = consumer  # type: ignore[assignment]
+    return stage, publisher, consumer
+
+
+class NoCommits:
+    """A group that has committed nothing yet."""
+
+    async def committed(self, tp: TopicPartition) -> tuple[int, str]:
+        return NO_COMMIT
+
+    async def close(self) -> None:
+        return None
+
+
+def exactly_once(interval_s: float = 0.1) -> tuple[ExactlyOnce, list[Transaction]]:
+    committed: list[Transaction] = []
+
+    def new_producer(transactional_id: str) -> Any:
+        return RecordingTransactionalProducer(transactional_id, committed)
+
+    strategy = ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=100,
+                           new_producer=new_producer, offsets=NoCommits(),
+                           interval_s=interval_s)
+    return strategy, committed
+
+
+def question_ids(outputs: list[tuple[str, bytes | None, bytes]]) -> list[str]:
+    return [orjson.loads(value)["question_id"] for _, _, value in outputs]
+
+
+async def test_at_least_once_sends_at_once_and_commits_the_finished_prefix() -> None:
+    planner = GatedPlanner({1})
+    stage, publisher, consumer = runner(AtLeastOnce(), planner)
+    await stage.on_batch([record(i) for i in range(4)])
+    await _until(lambda: len(publisher.sent) == 3)  # 0, 2 and 3 are out before 1 finishes
+    await stage.commit()
+    assert consumer.commits == [{TP: 1}]
+    planner.gates[1].set()
+    assert await stage.executor.drain(5)
+    await stage.commit()
+    assert consumer.commits == [{TP: 1}, {TP: 4}]
+    planned = [getattr(p, "question_id", None) for p in publisher.to(TOPICS.plan_created)]
+    assert sorted(planned) == ["q-0", "q-1", "q-2", "q-3"]  # type: ignore[type-var]
+
+
+async def test_exactly_once_commits_outputs_and_offsets_in_one_transaction() -> None:
+    strategy, committed = exactly_once()
+    stage, publisher, consumer = runner(strategy, GatedPlanner())
+    await stage.on_batch([record(i) for i in range(3)])
+    assert await stage.executor.drain(5)
+    assert committed == []  # nothing leaves before the commit
+    await stage.commit()
+    [transaction] = committed
+    assert question_ids(transaction.outputs) == ["q-0", "q-1", "q-2"]  # in offset order
+    assert {topic for topic, _, _ in transaction.outputs} == {TOPICS.plan_created}
+    assert transaction.offsets == {TP: (3, "")} and transaction.group_id == "g"
+    assert publisher.sent == [] and consumer.commits == []  # no send, no plain commit
+    await stage.commit()
+    assert len(committed) == 1  # nothing new: no empty transaction
+
+
+async def test_exactly_once_sends_what_finished_behind_a_slow_record_at_once() -> None:
+    planner = GatedPlanner({1})
+    strategy, committed = exactly_once()
+    stage, _, _ = runner(strategy, planner)
+    await stage.on_batch([record(i) for i in range(4)])
+    await _until(lambda: stage.executor.positions() == {TP: 1}
+                 and strategy._finished_within(TP, 1))
+    await _until(lambda: len(strategy._held.get(TP, {})) == 3)
+    await stage.commit()
+    [first] = committed
+    assert question_ids(first.outputs) == ["q-0", "q-2", "q-3"]
+    # The offset stays at the slow record; the map says 2 and 3 are done.
+    assert first.offsets == {TP: (1, done_map.encode(1, {2, 3}))}
+    planner.gates[1].set()
+    assert await stage.executor.drain(5)
+    await stage.commit()
+    assert question_ids(committed[1].outputs) == ["q-1"]
+    assert committed[1].offsets == {TP: (4, "")}
+
+
+async def test_a_poison_record_ends_in_its_transaction_as_a_dead_letter() -> None:
+    strategy, committed = exactly_once()
+    stage, publisher, _ = runner(strategy, GatedPlanner())
+    poison = dataclasses.replace(record(0), value=b"{not json")
+    await stage.on_batch([poison, record(1)])
+    assert await stage.executor.drain(5)
+    await stage.commit()
+    [transaction] = committed
+    assert [topic for topic, _, _ in transaction.outputs] == [TOPICS.dead_letter,
+                                                              TOPICS.plan_created]
+    assert transaction.offsets == {TP: (2, "")} and publisher.sent == []
+
+
+async def test_exactly_once_commits_a_partition_as_soon_as_a_record_finished() -> None:
+    """No commit call, no interval: once the partition is assigned, a finished record's
+    transaction starts by itself (the runner's periodic commit is set an hour apart)."""
+    strategy, committed = exactly_once(interval_s=3600)
+    stage, _, consumer = runner(strategy, GatedPlanner())
+    await strategy.assigned({TP}, consumer, stage.executor)  # type: ignore[arg-type]
+    assert consumer.seeks == [(TP, 0)]  # nothing committed yet: from the start
+    stage.start_committing()
+    await stage.on_batch([record(0)])
+    await _until(lambda: len(committed) == 1)
+    assert question_ids(committed[0].outputs) == ["q-0"]
+    assert committed[0].offsets == {TP: (1, "")}
+    await stage.on_batch([record(1), record(2)])
+    await _until(lambda: sum(len(t.outputs) for t in committed) == 3)
+    assert committed[-1].offsets == {TP: (3, "")}
+    await stage.drain(1)
+
+
+async def _until(condition: object) -> None:
+    """Wait for `condition`, letting real time pass (a transaction right after another waits
+    a few ms for the broker's markers)."""
+    for _ in range(5000):
+        if condition():  # type: ignore[operator]
+            return
+        await asyncio.sleep(0.001)
+    raise AssertionError("condition never held")
