@@ -3,10 +3,8 @@ invalid one dead-lettered with its reason, every valid one answered."""
 
 from __future__ import annotations
 
-import multiprocessing
 import string
 from collections.abc import AsyncIterator
-from concurrent.futures import ProcessPoolExecutor
 
 import orjson
 import pytest
@@ -17,6 +15,7 @@ from pmflow_gateway.schemas import DeadLettered, RouteDecided, Topics
 from pmflow_gateway.streams.app import Processor
 from pmflow_gateway.streams.codec import Poison, decode
 from tests.fakes import FakeAdapter, evidence
+from tests.support.apart import drawn_apart
 from tests.support.kafka import collect, produce
 from tests.support.processors import running
 
@@ -73,12 +72,7 @@ def generate(n: int) -> list[bytes]:
 
 @pytest.fixture
 def corpus() -> list[bytes]:
-    """Drawn in a process of its own. Hypothesis fails a draw during which the global `random`
-    changed, and in this process threads left by earlier tests (page extraction, test
-    servers) may use it at any moment."""
-    spawn = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as pool:
-        return pool.submit(generate, N).result(timeout=600)
+    return drawn_apart(generate, N)
 
 
 @pytest.fixture

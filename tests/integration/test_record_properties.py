@@ -28,6 +28,7 @@ from pmflow_gateway.schemas.examples import ROUTE_DECIDED
 from pmflow_gateway.streams.app import Processor
 from pmflow_gateway.streams.codec import Poison, decode
 from pmflow_gateway.streams.runner import RunnerConfig
+from tests.support.apart import drawn_apart
 from tests.support.kafka import collect
 from tests.support.processors import Guarantee, running
 
@@ -100,8 +101,7 @@ def _expected(value: bytes | None) -> str:
 
 
 def generate() -> list[list[Sent]]:
-    """EXAMPLES batches of 10-30 records, drawn before any client runs (hypothesis must not
-    see their use of the global `random`); each valid route gets its own question id."""
+    """EXAMPLES batches of 10-30 records; each valid route gets its own question id."""
     batches: list[list[Sent]] = []
     record = st.tuples(keys, small_value, headers)
     big = st.tuples(keys, near_limit, headers)
@@ -135,7 +135,7 @@ def generate() -> list[list[Sent]]:
 
 @pytest.fixture
 def batches() -> list[list[Sent]]:
-    return generate()
+    return drawn_apart(generate)
 
 
 async def _publish(bootstrap: str, topic: str, batch: list[Sent]) -> None:
