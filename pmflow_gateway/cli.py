@@ -146,54 +146,27 @@ def stage_line(stage: str, event: object) -> str:
 
 async def _ask_kafka(route: RouteDecided, bootstrap: str, settings: Settings, as_json: bool,
                      timeout_s: float) -> int:
-    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
-
+    from pmflow_gateway.agent_tools.askers import AnswerTimeout, KafkaAsker
     from pmflow_gateway.schemas import ReplyRendered, Topics
-    from pmflow_gateway.streams.codec import encode
-    from pmflow_gateway.streams.consumer_state import partitions_of
-    from pmflow_gateway.tracing import publishing
 
     topics = Topics(prefix=settings.topic_prefix)
-    # Never a reply an exactly-once worker wrote in a transaction it then aborted.
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
-                                isolation_level="read_committed")
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
-    try:  # started inside, so a broker that is down still gets both clients closed
-        await consumer.start()
-        await producer.start()
-        partitions = (consumer.partitions_for_topic(topics.reply_rendered)
-                      or await partitions_of(bootstrap, topics.reply_rendered) or {0})
-        tps = [TopicPartition(topics.reply_rendered, p) for p in partitions]
-        consumer.assign(tps)
-        await consumer.seek_to_end(*tps)
-        for tp in tps:  # pin the positions before publishing, so the reply cannot be missed
-            await consumer.position(tp)
-        # The question's trace starts here, at the publish, when OTEL_* asks for traces.
-        with publishing(topics.route_decided, route.question_id) as trace_headers:
-            await producer.send_and_wait(topics.route_decided, encode(route),
-                                         key=route.question_id.encode(),
-                                         headers=[("event_type", b"RouteDecided"),
-                                                  *trace_headers])
-        print(f"published {route.question_id} to {topics.route_decided}; waiting for the reply",
-              file=sys.stderr)
-        async with asyncio.timeout(timeout_s):
-            async for record in consumer:
-                if record.key != route.question_id.encode() or record.value is None:
-                    continue
-                reply = ReplyRendered.model_validate_json(record.value)
-                if as_json:
-                    _print_json(reply.model_dump(mode="json"))
-                else:
-                    print(reply.text)
-                return 0
-    except TimeoutError:
+    asker = KafkaAsker(bootstrap, topics, replies={topics.reply_rendered: ReplyRendered})
+    try:  # started inside, so a broker that is down still gets its clients closed
+        await asker.start()
+        print(f"publishing {route.question_id} to {topics.route_decided}; waiting for the "
+              "reply", file=sys.stderr)
+        reply = await asker.rendered(route, timeout_s=timeout_s)
+    except AnswerTimeout:
         print(f"error: no reply for {route.question_id} within {timeout_s:.0f}s; are the "
               f"workers running (pmflow-gateway run)?", file=sys.stderr)
         return 1
     finally:
-        await producer.stop()
-        await consumer.stop()
-    return 1
+        await asker.aclose()
+    if as_json:
+        _print_json(reply.model_dump(mode="json"))
+    else:
+        print(reply.text)
+    return 0
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:

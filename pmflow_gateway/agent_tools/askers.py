@@ -20,6 +20,7 @@ from pmflow_gateway.schemas import (
     AnswerReady,
     ProbeCompleted,
     ProbeRequested,
+    ReplyRendered,
     RouteDecided,
     Topics,
 )
@@ -93,19 +94,21 @@ class EmbeddedAsker:
 
 
 class KafkaAsker:
-    """Publishes a RouteDecided (or a ProbeRequested) and waits for the AnswerReady (or the
-    ProbeCompleted) with its question id.
+    """The request/reply client on Kafka: publishes a RouteDecided (or a ProbeRequested) and
+    waits for the AnswerReady, the ReplyRendered (or the ProbeCompleted) with its question id.
+    The MCP server's `--kafka` and `pmflow-gateway ask --kafka` both use it.
 
-    One consumer per server reads both reply topics, `read_committed` (exactly-once workers'
-    aborted writes are never taken for a reply), from the moment it started, and hands each
-    reply to the call waiting for that question id; replies nobody waits for (other callers',
-    redeliveries) are skipped. Each request carries the caller's trace context. Call `start`
-    before `ask`."""
+    One consumer reads the reply topics it was made for (`replies`: by default the answer and
+    the probe's), `read_committed` (exactly-once workers' aborted writes are never taken for
+    a reply), from the moment it started, and hands each reply to the call waiting for that
+    question id; replies nobody waits for (other callers', redeliveries) are skipped. Each
+    request carries the caller's trace context. Call `start` before `ask`."""
 
-    def __init__(self, bootstrap: str, topics: Topics) -> None:
+    def __init__(self, bootstrap: str, topics: Topics, *,
+                 replies: dict[str, type[BaseModel]] | None = None) -> None:
         self._bootstrap = bootstrap
         self._topics = topics
-        self._replies: dict[str, type[BaseModel]] = {
+        self._replies: dict[str, type[BaseModel]] = replies or {
             topics.answer_ready: AnswerReady, topics.probe_completed: ProbeCompleted}
         self._waiting: dict[tuple[str, str], asyncio.Future[Any]] = {}
         self._producer: AIOKafkaProducer | None = None
@@ -151,6 +154,12 @@ class KafkaAsker:
                                      self._topics.answer_ready, timeout_s)
         return Asked(answer)
 
+    async def rendered(self, route: RouteDecided, *, timeout_s: float) -> ReplyRendered:
+        """The question's rendered reply (an asker made with `replies` naming its topic)."""
+        reply: ReplyRendered = await self._request(self._topics.route_decided, route,
+                                                   self._topics.reply_rendered, timeout_s)
+        return reply
+
     async def probe(self, request: ProbeRequested, *, timeout_s: float) -> ProbeCompleted:
         completed: ProbeCompleted = await self._request(
             self._topics.probe_requested, request, self._topics.probe_completed, timeout_s)
@@ -160,6 +169,8 @@ class KafkaAsker:
                        timeout_s: float) -> Any:
         if self._producer is None or self._reader is None or self._reader.done():
             raise RuntimeError("the Kafka reply reader is not running")
+        if reply_topic not in self._replies:
+            raise ValueError(f"this asker does not read {reply_topic}")
         key = (reply_topic, event.question_id)
         if key in self._waiting:
             raise ValueError(f"question {event.question_id} is already being asked")
