@@ -8,10 +8,14 @@ question: a probe of a question that needs private context, or under an internal
 sends nothing out. The evidence it found stays in the evidence cache a short while, so the
 answer to the same question, once routed here, reuses it instead of asking again.
 
-This module builds the probe's route and its reply; the stage table runs the cores between.
+`probe` runs that sequence; the stage table hands it the plan, evidence and verify cores bound
+to their dependencies.
 """
 
 from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
 
 from pmflow_gateway.contract.envelopes import elapsed_ms, header_after
 from pmflow_gateway.contract.probe import probe_metrics
@@ -20,6 +24,7 @@ from pmflow_gateway.schemas import (
     AnswerReady,
     EvidenceCollected,
     EvidenceVerified,
+    PlanCreated,
     ProbeCompleted,
     ProbeRequested,
     RouteDecided,
@@ -29,6 +34,23 @@ PROBE_ORIGIN = "external_probe"
 # Kept back from the probe's deadline for verifying and counting once the sources answered.
 RESERVE_SHARE = 0.2
 MAX_RESERVE_MS = 300
+
+
+async def probe(request: ProbeRequested, *,
+                plan: Callable[[RouteDecided], Awaitable[PlanCreated | AnswerReady | None]],
+                collect: Callable[[PlanCreated], Awaitable[EvidenceCollected | AnswerReady]],
+                verify: Callable[[EvidenceCollected], EvidenceVerified],
+                clock: Clock) -> ProbeCompleted:
+    """Plan, collect and verify as for a route decision, then count instead of answering."""
+    started = time.perf_counter()
+    planned = await plan(probe_route(request))
+    if not isinstance(planned, PlanCreated):
+        return probe_refused(request, planned, clock=clock, started=started)
+    collected = await collect(planned)
+    if isinstance(collected, AnswerReady):
+        return probe_refused(request, collected, clock=clock, started=started)
+    verified = verify(collected)
+    return probe_completed(request, collected, verified, clock=clock, started=started)
 
 
 def probe_route(request: ProbeRequested) -> RouteDecided:

@@ -6,7 +6,6 @@ How a stage is run (retries, spans and their attributes, commits) is the runner'
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -23,7 +22,7 @@ from pmflow_gateway.handlers.memory import (
 )
 from pmflow_gateway.handlers.outcome import remember_outcome
 from pmflow_gateway.handlers.plan import is_for_us, plan_question
-from pmflow_gateway.handlers.probe import probe_completed, probe_refused, probe_route
+from pmflow_gateway.handlers.probe import probe
 from pmflow_gateway.handlers.render import render_reply
 from pmflow_gateway.handlers.verify import verify_collected
 from pmflow_gateway.ports import Deps
@@ -101,16 +100,8 @@ async def _feedback(g: Deps, e: FeedbackGiven) -> None:
 
 
 async def _probe(g: Deps, e: ProbeRequested) -> ProbeCompleted:
-    """Plan, collect and verify as for a route decision, then count instead of answering."""
-    started = time.perf_counter()
-    planned = await _plan(g, probe_route(e))
-    if not isinstance(planned, PlanCreated):
-        return probe_refused(e, planned, clock=g.clock, started=started)
-    collected = await _evidence(g, planned)
-    if isinstance(collected, AnswerReady):
-        return probe_refused(e, collected, clock=g.clock, started=started)
-    verified = verify_collected(collected, clock=g.clock)
-    return probe_completed(e, collected, verified, clock=g.clock, started=started)
+    return await probe(e, plan=lambda r: _plan(g, r), collect=lambda p: _evidence(g, p),
+                       verify=lambda c: verify_collected(c, clock=g.clock), clock=g.clock)
 
 
 async def _outcome(g: Deps, e: RouteOutcomeReported) -> None:
