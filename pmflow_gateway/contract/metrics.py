@@ -69,6 +69,18 @@ PERIODS: dict[str, re.Pattern[str]] = {
 }
 
 
+_ASKS_A_CHANGE = re.compile(
+    r"增长|增速|增幅|涨幅|跌幅|下降|下滑|占比|比例|百分|利润率|毛利率|(?<![a-z])(?:growth|grow|grew|rise|rose"
+    r"|fall|fell|change|margin|share|percent|percentage|rate|up|down|increase|decrease)(?![a-z])|%",
+    re.IGNORECASE)
+
+
+def asks_a_change(question: str) -> bool:
+    """The question asks how a figure moved or what share it is (growth, margin, a
+    percentage), not the amount itself."""
+    return bool(_ASKS_A_CHANGE.search(question))
+
+
 # Both are read once per candidate sentence of an answer, for the same question.
 @cached_if_short(maxsize=256)
 def asked_metrics(question: str) -> frozenset[str]:

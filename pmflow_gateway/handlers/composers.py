@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from pmflow_gateway.contract.dates import names_a_day
-from pmflow_gateway.contract.metrics import asked_metrics, other_figure
+from pmflow_gateway.contract.metrics import asked_metrics, asks_a_change, other_figure
 from pmflow_gateway.contract.places import find_places
 from pmflow_gateway.contract.qualifiers import (
     asks_who_holds,
@@ -174,7 +174,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         # dateline never does.
         names = tuple(asked_names(plan))
         found = [c for c in found if fills(slot, c.text, names)]
-        if slot is Slot.amount and asked_metrics(wanted) and not _ASKS_A_CHANGE.search(wanted):
+        if slot is Slot.amount and asked_metrics(wanted) and not asks_a_change(wanted):
             # Revenue or profit is an amount: "海外收入占比提升至37%" is no revenue.
             found = [c for c in found if fills(slot, without_shares(c.text), names)]
         if slot is Slot.amount and asks_a_level(wanted):
@@ -215,12 +215,6 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         text = _asked_clauses(best.text, wanted, slot, tuple(asked_names(plan)))
         return Draft(answer=with_marker(text, best.n), cited=[best.n])
     return _summary_lines(carrying)
-
-
-_ASKS_A_CHANGE = re.compile(
-    r"增长|增速|增幅|涨幅|跌幅|下降|下滑|占比|比例|百分|利润率|毛利率|(?<![a-z])(?:growth|grow|grew|rise|rose"
-    r"|fall|fell|change|margin|share|percent|percentage|rate|up|down|increase|decrease)(?![a-z])|%",
-    re.IGNORECASE)
 
 
 # Where a sentence may be cut into clauses: after a Chinese comma or a semicolon, and before
