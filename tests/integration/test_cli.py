@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import subprocess
@@ -108,6 +109,13 @@ async def workers(kafka_bootstrap: str, topics: Topics, tmp_path: Path) -> Async
     await proc.start()
     yield proc
     await proc.stop()
+
+
+@pytest.mark.kafka
+async def test_a_started_worker_keeps_its_start_up_objects_out_of_the_collector(
+        workers: Processor) -> None:
+    assert workers.ready()
+    assert gc.get_freeze_count() > 0
 
 
 @pytest.mark.kafka
