@@ -118,10 +118,26 @@ def _memory(result: dict[str, Any]) -> list[Row]:
              "", "≤ +10 %", _met(result))]
 
 
+def _exactly_once(result: dict[str, Any]) -> list[Row]:
+    r = result["results"]
+    alo, eos = r["at_least_once"], r["exactly_once"]
+    a, e = alo["at_50_per_s"]["end_to_end_ms"], eos["at_50_per_s"]["end_to_end_ms"]
+    latency_met = e["p50"] <= a["p50"] + 50 and e["p99"] <= a["p99"] + 150
+    a_qps, e_qps = alo["saturation"]["questions_per_s"], eos["saturation"]["questions_per_s"]
+    return [("exactly-once: end-to-end p50 / p95 / p99 at 50 q/s",
+             _e2e(eos["at_50_per_s"]), f"at-least-once {_e2e(alo['at_50_per_s'])}",
+             f"+{e['p50'] - a['p50']:.1f} ms (p50)", "p50 ≤ +50 ms, p99 ≤ +150 ms",
+             "yes" if latency_met else "no"),
+            ("exactly-once: burst of 2,000 questions, q/s",
+             f"{e_qps:.0f} q/s", f"at-least-once {a_qps:.0f} q/s", _x(e_qps / a_qps),
+             "≥ 0.9×", "yes" if e_qps >= 0.9 * a_qps else "no")]
+
+
 # The scenarios the table shows, in its order, each with how its saved result reads as rows.
 ROWS: dict[str, Callable[[dict[str, Any]], list[Row]]] = {
     "cpu": _cpu, "latency": _latency, "saturation": _saturation, "contention": _contention,
-    "scale_out": _scale_out, "slow_stage": _slow_stage, "memory": _memory}
+    "scale_out": _scale_out, "slow_stage": _slow_stage, "memory": _memory,
+    "exactly_once": _exactly_once}
 
 
 def rows() -> list[tuple[Row, dict[str, Any]]]:
