@@ -286,7 +286,7 @@ def period_ended(question: str, today: date) -> bool:
     quarters = [int(name[1]) for name, pattern in _QUARTER if pattern.search(question)]
     if quarters:
         last_month = 3 * max(quarters)
-    elif _PERIOD[0][1].search(question):  # nine months
+    elif dict(_PERIOD)["nine_months"].search(question):
         last_month = 9
     elif _FIRST_HALF.search(question):
         last_month = 6
@@ -306,13 +306,13 @@ def months_of(text: str) -> set[int]:
 
 
 def _other_month(question: str, sentence: str) -> str | None:
-    """"今年7月对阵临峰的比分" is not answered by the December meeting's line: a month the
-    question names must be one the sentence names, when the sentence names any."""
+    """A month the question names must be one the sentence names, when the sentence names
+    any: "今年7月对阵临峰的比分" is not answered by the December meeting's line."""
     asked = months_of(question)
     said = months_of(sentence)
     if asked and said and not asked & said:
-        return f"month: says {', '.join(map(str, sorted(said)))}, asked " \
-               f"{', '.join(map(str, sorted(asked)))}"
+        return (f"month: says {', '.join(map(str, sorted(said)))}, asked "
+                f"{', '.join(map(str, sorted(asked)))}")
     return None
 
 

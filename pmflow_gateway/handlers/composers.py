@@ -153,6 +153,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         return _compare_lines(plan, items, chinese, asked)
     wanted = f"{question} {plan.topic}"
     slot = asked_slot(question)
+    wanted_names = tuple(asked_names(plan))
     # A figure of another metric, period, role or occasion (revenue for profit, a quarter
     # for nine months, the pole-sitter for the winner, tonight's fixture for last night's
     # score) is not the answer, however well it matches the rest of the question.
@@ -172,17 +173,16 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     if plan.query_kind is not QueryKind.weather and slot is not Slot.any:
         # Only a sentence that carries the asked kind of value answers: a headline or a
         # dateline never does.
-        names = tuple(asked_names(plan))
-        found = [c for c in found if fills(slot, c.text, names)]
+        found = [c for c in found if fills(slot, c.text, wanted_names)]
         if slot is Slot.amount and asked_metrics(wanted) and not asks_a_change(wanted):
             # Revenue or profit is an amount: "海外收入占比提升至37%" is no revenue.
-            found = [c for c in found if fills(slot, without_shares(c.text), names)]
+            found = [c for c in found if fills(slot, without_shares(c.text), wanted_names)]
         if slot is Slot.amount and asks_a_level(wanted):
             # A price is money or a quoted level: "3.1 million shares" traded is no price.
             found = [c for c in found if quotes_a_level(c.text) or states_a_price(c.text)]
         # The value must be the asked one: the sentence speaks of what the question asks
         # about it ("who scored" is not answered by "Wales beat Hungary 2-0").
-        stems = topic_words(question, names)
+        stems = topic_words(question, wanted_names)
         if stems and slot is not Slot.amount:
             found = [c for c in found if mentions_topic(c.text, stems, need=2)]
         if not found:
@@ -195,7 +195,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     elif plan.query_kind is not QueryKind.weather and _only_a_place(plan):
         # A question about something in a place is not answered by whatever the place's
         # pages say: "Tromsø airport passenger numbers" by a line about Tromsø's football club.
-        stems = topic_words(question, tuple(asked_names(plan)))
+        stems = topic_words(question, wanted_names)
         if stems:
             found = [c for c in found if mentions_topic(c.text, stems)]
     if not found:
@@ -212,7 +212,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             lines = [best, *_same_day_after(best, every_line, plan)]
             return Draft(answer="\n".join(with_marker(c.text, c.n) for c in lines),
                          cited=[best.n])
-        text = _asked_clauses(best.text, wanted, slot, tuple(asked_names(plan)))
+        text = _asked_clauses(best.text, wanted, slot, wanted_names)
         return Draft(answer=with_marker(text, best.n), cited=[best.n])
     return _summary_lines(carrying)
 
