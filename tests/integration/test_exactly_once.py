@@ -25,6 +25,7 @@ from tests.support.chaos import (
     Replies,
     check_run,
     committed_and_ends,
+    lost_where,
     qa_rows,
     report,
     routes,
@@ -189,6 +190,10 @@ async def test_broker_restart_exactly_once_loses_and_doubles_nothing(
             await replies.wait_for(keys(tenant, n), timeout_s=240, worker=worker)
             rows, distinct = await qa_rows(postgres_url, tenant, expect=n)
             await asyncio.sleep(2)
+            print(await lost_where(broker.bootstrap, topics.reply_rendered,
+                                   replies.missing(keys(tenant, n)),
+                                   [f"{topics.prefix}gateway-{s}" for s in ("answer", "render")]),
+                  f"reader's poll errors: {replies.poll_errors[:5]}")
             check_run("broker-restart exactly_once", replies, n=n, rows=rows,
                       distinct=distinct, log=tmp_path / "worker.log", exactly_once=True,
                       restarts=1)

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 
 import orjson
 from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.errors import KafkaError
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from pmflow_gateway.schemas import ReplyRendered, Topics
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
+from tests.support.kafka import collect
 from tests.support.workers import Worker
 
 QUESTIONS = ["帮我看看未来 5 天的广州天气如何", "What's the weather in London tomorrow?",
@@ -33,6 +36,7 @@ class Replies:
     def __init__(self, bootstrap: str, topic: str, *,
                  isolation_level: str = "read_uncommitted") -> None:
         self.by_question: dict[bytes, list[ConsumerRecord]] = defaultdict(list)
+        self.poll_errors: list[str] = []
         self._consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap,
                                           auto_offset_reset="earliest", enable_auto_commit=False,
                                           isolation_level=isolation_level,
@@ -45,10 +49,23 @@ class Replies:
         return self
 
     async def _run(self) -> None:
+        """Read until cancelled. A poll that fails (the broker restarting) is tried again, as
+        any consumer loop would: a reader that died here would pass for lost replies."""
         while True:
-            for records in (await self._consumer.getmany(timeout_ms=200)).values():
+            try:
+                batches = await self._consumer.getmany(timeout_ms=200)
+            except KafkaError as exc:
+                self.poll_errors.append(repr(exc))
+                await asyncio.sleep(0.5)
+                continue
+            for records in batches.values():
                 for r in records:
                     self.by_question[r.key].append(r)
+
+    def _check_reading(self) -> None:
+        assert self._task is not None
+        if self._task.done():
+            raise AssertionError("the reply reader stopped") from self._task.exception()
 
     async def wait_for(self, keys: set[bytes], timeout_s: float,
                        worker: Worker | None = None) -> None:
@@ -56,6 +73,7 @@ class Replies:
         deadline = loop.time() + timeout_s
         while not keys <= set(self.by_question) and loop.time() < deadline:
             assert worker is None or worker.alive, f"worker died: {worker.log.read_text()[-3000:]}"
+            self._check_reading()
             await asyncio.sleep(0.25)
 
     async def wait_for_count(self, count: int, timeout_s: float, worker: Worker) -> None:
@@ -63,6 +81,7 @@ class Replies:
         deadline = loop.time() + timeout_s
         while len(self.by_question) < count and loop.time() < deadline:
             assert worker.alive, f"worker died: {worker.log.read_text()[-3000:]}"
+            self._check_reading()
             await asyncio.sleep(0.1)
 
     async def __aexit__(self, *exc: object) -> None:
@@ -87,6 +106,9 @@ class Replies:
                 contents[reply.event_id].add(orjson.dumps(
                     reply.model_dump(mode="json", exclude={"occurred_at"})))
         return all(len(c) == 1 for c in contents.values())
+
+    def missing(self, keys: set[bytes]) -> set[bytes]:
+        return keys - set(self.by_question)
 
     @property
     def duplicates(self) -> int:
@@ -158,3 +180,26 @@ async def committed_and_ends(bootstrap: str,
     finally:
         await consumer.stop()
     return {tp: meta.offset for tp, meta in committed.items()}, ends
+
+
+async def lost_where(bootstrap: str, topic: str, missing: set[bytes],
+                     groups: Sequence[str] = ()) -> str:
+    """For a run that lost replies: whether a fresh reader of the whole topic finds them
+    (committed, or written but not committed), by partition, so a stuck reader and a lost
+    output tell apart."""
+    if not missing:
+        return "nothing missing"
+    found: dict[str, Counter[int]] = {}
+    for level in ("read_committed", "read_uncommitted"):
+        records = await collect(bootstrap, [topic], isolation_level=level, timeout_s=20,
+                                until=lambda rs: False)
+        found[level] = Counter(r.partition for r in records if r.key in missing)
+    lags = {}
+    for group in groups:
+        committed, ends = await committed_and_ends(bootstrap, group)
+        lags[group] = {f"{tp.topic}-{tp.partition}": (o, ends[tp]) for tp, o in committed.items()
+                       if ends[tp] - o > 1}  # the end counts the last commit's marker
+    return (f"{len(missing)} missing (e.g. {sorted(missing)[:5]}); a fresh reader finds "
+            f"{dict(found['read_committed'])} committed and "
+            f"{dict(found['read_uncommitted'])} written, by partition; groups with records "
+            f"left (committed, end): {lags}")
