@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aiokafka import TopicPartition
+from aiokafka.structs import RecordMetadata
 from pydantic import BaseModel
 
 from pmflow_gateway.contract.memory_rules import (
@@ -234,11 +235,14 @@ class Transaction:
 
 class RecordingTransactionalProducer:
     """The calls the exactly-once strategy makes on a transactional producer; a committed
-    transaction is appended to `committed`, an aborted one forgotten."""
+    transaction is appended to `committed`, an aborted one to `aborted` when given. A send
+    goes to the partition it names, or partition 0."""
 
-    def __init__(self, transactional_id: str, committed: list[Transaction]) -> None:
+    def __init__(self, transactional_id: str, committed: list[Transaction],
+                 aborted: list[Transaction] | None = None) -> None:
         self.transactional_id = transactional_id
         self.committed = committed
+        self.aborted = aborted if aborted is not None else []
         self._open: Transaction | None = None
 
     async def start(self) -> None:
@@ -252,11 +256,14 @@ class RecordingTransactionalProducer:
         self._open = Transaction()
 
     async def send(self, topic: str, value: bytes, *, key: bytes | None = None,
-                   headers: object = None) -> asyncio.Future[None]:
+                   headers: object = None, partition: int | None = None
+                   ) -> asyncio.Future[RecordMetadata]:
         assert self._open is not None, "a send outside a transaction"
         self._open.outputs.append((topic, key, value))
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        done.set_result(None)
+        done: asyncio.Future[RecordMetadata] = asyncio.get_running_loop().create_future()
+        partition = partition or 0
+        done.set_result(RecordMetadata(topic, partition, TopicPartition(topic, partition),
+                                       len(self._open.outputs), -1, 0, 0))
         return done
 
     async def send_offsets_to_transaction(self, offsets: dict[TopicPartition, tuple[int, str]],
@@ -271,6 +278,8 @@ class RecordingTransactionalProducer:
         self._open = None
 
     async def abort_transaction(self) -> None:
+        if self._open is not None:
+            self.aborted.append(self._open)
         self._open = None
 
 

@@ -57,8 +57,9 @@ class Refused(Exception):
         self.reasons = reasons
 
 
-async def delivered(sent: list[tuple[int, asyncio.Future[object]]]) -> None:
-    """Wait for the sends; raise what no retry fixes as `Refused`, by input offset."""
+async def delivered(sent: list[tuple[int, asyncio.Future[object]]]) -> list[object]:
+    """Wait for the sends and return what each delivered (its record's metadata); raise what
+    no retry fixes as `Refused`, by input offset."""
     results = await asyncio.gather(*(future for _, future in sent), return_exceptions=True)
     refused: dict[int, str] = {}
     for (offset, _), result in zip(sent, results, strict=True):
@@ -68,6 +69,7 @@ async def delivered(sent: list[tuple[int, asyncio.Future[object]]]) -> None:
             refused.setdefault(offset, refusal(result))
     if refused:
         raise Refused(refused)
+    return results
 
 
 _CACHED_KEY_BYTES = 256  # question ids; a longer key is hashed each time

@@ -21,6 +21,10 @@ then replaced by what ends it (a dead letter, a give-up answer), and its neighbo
 
 Records finished too far beyond the first unfinished one for the map keep their outputs
 here; `room` holds back new records while `max_held` of them wait, so memory stays bounded.
+
+A broker restarting mid-commit can report a transaction committed yet never write its markers;
+once a partition is quiet after a commit, `_check` asks the group whether it holds that
+commit and, if not, aborts what the transaction left open and runs its records again.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from dataclasses import dataclass
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaError
+from aiokafka.structs import RecordMetadata
 
 from pmflow_gateway.ports import Publisher
 from pmflow_gateway.streams import done_map
@@ -63,6 +68,7 @@ class Finished:
 
 
 Commit = tuple[int, str]  # an offset and its metadata, as the group holds them
+Written = tuple[str, int]  # an output topic and partition a transaction wrote to
 # How long after a commit the broker is still writing its markers, on a local broker: a
 # transaction begun sooner on the same producer is refused (CONCURRENT_TRANSACTIONS).
 MARKERS_S = 0.005
@@ -72,10 +78,11 @@ class ExactlyOnce:
     """Holds the outputs of one stage's records and commits them with their input offsets."""
 
     def __init__(self, *, bootstrap: str, group_id: str, stage: str, max_held: int,
-                 timeout_s: float = 30.0, interval_s: float = 0.1,
+                 timeout_s: float = 30.0, interval_s: float = 0.1, check_after_s: float = 2.0,
                  new_producer: NewProducer | None = None,
                  offsets: CommittedOffsets | None = None) -> None:
         self._interval_s = interval_s
+        self._check_after_s = check_after_s
         self._group_id = group_id
         self._max_held = max_held
         self._timeout_s = timeout_s
@@ -102,8 +109,12 @@ class ExactlyOnce:
         self._committers: dict[TopicPartition, asyncio.Task[None]] = {}
         self._bound: tuple[AIOKafkaConsumer, OrderedExecutor] | None = None
         self._ended: dict[TopicPartition, float] = {}  # when its last transaction committed
+        # Since the last check that the group holds what this owner committed (`_check`):
+        # the partitions written, and when a quiet partition is checked next.
+        self._unchecked: dict[TopicPartition, set[Written]] = {}
+        self._check_at: dict[TopicPartition, float] = {}
         self._counted = {o: TRANSACTIONS.labels(stage, o) for o in ("committed", "aborted",
-                                                                      "rebuilt")}
+                                                                      "rebuilt", "redone")}
 
     # -- holding outputs --------------------------------------------------------------
 
@@ -201,7 +212,8 @@ class ExactlyOnce:
             await self._after_markers(tp)
             point = executor.position(tp)
             if point is None or (point == executor.committed_offset(tp)
-                                 and not self._finished_within(tp, point)):
+                                 and not self._finished_within(tp, point)
+                                 and tp not in self._unsure):
                 return True
             result = await self._commit_partition(tp, point, consumer, executor)
             if result is None:
@@ -232,10 +244,18 @@ class ExactlyOnce:
         """Commit `tp` whenever a record of it finished: records finishing during one
         transaction go together in the next (group commit), and a quiet partition adds one
         transaction's time to latency, never an interval. A failed transaction is tried
-        again after a pause."""
+        again after a pause. Once the partition has been quiet for `check_after_s` after a
+        commit, it checks that the commit took effect (`_check`)."""
         delay = 0.05
         while True:
-            await kick.wait()
+            try:
+                async with asyncio.timeout_at(self._check_at.get(tp)):
+                    await kick.wait()
+            except TimeoutError:  # quiet since its last commit
+                self._check_at.pop(tp, None)
+                if self._bound is not None:
+                    await self._check(tp, *self._bound)
+                continue
             kick.clear()
             if self._bound is None:
                 continue
@@ -272,8 +292,9 @@ class ExactlyOnce:
                 if point < o <= point + done_map.SPAN}
         attempt = (point, done_map.encode(point, done))
         try:
-            await asyncio.wait_for(self._transact(producer, tp, attempt, taken,
-                                                  careful=tp in self._careful), self._timeout_s)
+            wrote = await asyncio.wait_for(self._transact(producer, tp, attempt, taken,
+                                                          careful=tp in self._careful),
+                                           self._timeout_s)
         except Exception as exc:  # every failure is retried; refused records end first
             await self._failed(tp, attempt, taken, exc)
             return None
@@ -283,10 +304,71 @@ class ExactlyOnce:
             self._producers.forget(tp)
             raise
         self._ended[tp] = time.monotonic()
+        self._unchecked.setdefault(tp, set()).update(wrote)
+        self._check_at[tp] = asyncio.get_running_loop().time() + self._check_after_s
         self._careful.discard(tp)
         self._committed_as(tp, attempt, done)
         self._counted["committed"].inc()
         return point
+
+    async def _check(self, tp: TopicPartition, consumer: AIOKafkaConsumer,
+                     executor: OrderedExecutor) -> None:
+        """Once a partition is quiet, whether the group holds the offset its last transaction
+        committed. A broker that restarts while a transaction is being committed may complete
+        it without writing its markers (its transaction coordinator comes back before it knows
+        the partitions' leaders, and skips them): the client was told "committed", yet the
+        outputs stay invisible to every `read_committed` reader, the next records of those
+        partitions wait behind them, and the group keeps the offset before them. Nothing
+        clears that until this producer writes there again, which a quiet partition never
+        does. So: this producer opens a transaction on the same partitions (an empty record on
+        each output partition, the offsets once more) and aborts it; its abort markers end the
+        orphaned outputs. If the group still holds an older offset then, the records after it
+        run again from there; if it holds this owner's (the markers were only slow), nothing
+        was lost and nothing runs twice."""
+        async with self._lock(tp):
+            self._check_at.pop(tp, None)
+            last, producer = self._last.get(tp), self._producers.get(tp)
+            if last is None or producer is None or tp in self._unsure:
+                return
+            wrote = self._unchecked.pop(tp, set())
+            try:
+                if await self._offsets.committed(tp) == last:
+                    return
+                log.warning("%s %s-%d: the group does not hold the offset its last transaction "
+                            "committed (%s); aborting what that transaction left open",
+                            self._group_id, tp.topic, tp.partition, last)
+                found = await asyncio.wait_for(self._abort_orphans(producer, tp, last, wrote),
+                                               self._timeout_s)
+            except Exception as exc:  # the next cycle reads what the group holds first
+                log.warning("check of %s %s-%d failed: %r", self._group_id, tp.topic,
+                            tp.partition, exc)
+                self._unchecked.setdefault(tp, set()).update(wrote)
+                self._unsure[tp] = last
+                await self._producers.drop(tp)
+                self._kick(tp)
+                return
+            if found == last:
+                return
+            log.warning("%s %s-%d: its last transaction never took effect; running its "
+                        "records again from offset %d", self._group_id, tp.topic, tp.partition,
+                        max(found[0], 0))
+            self._counted["redone"].inc()
+            await self.rewind([tp], consumer, executor)
+
+    async def _abort_orphans(self, producer: AIOKafkaProducer, tp: TopicPartition,
+                             last: Commit, wrote: set[Written]) -> Commit:
+        """One aborted transaction over the partitions `wrote` and the group's offsets; returns
+        what the group holds once it began (the coordinator lets it begin only after the last
+        transaction ended, markers written or skipped)."""
+        await producer.begin_transaction()
+        await delivered([(-1, await producer.send(topic, b"", partition=partition))
+                         for topic, partition in sorted(wrote)])
+        await producer.send_offsets_to_transaction({tp: last}, self._group_id)
+        found = await self._offsets.committed(tp)
+        # On a failure before this, the caller drops the producer: whoever starts its id
+        # again aborts the transaction left open.
+        await producer.abort_transaction()
+        return found
 
     async def _settle(self, tp: TopicPartition, consumer: AIOKafkaConsumer,
                       executor: OrderedExecutor) -> tuple[bool, int | None]:
@@ -301,7 +383,7 @@ class ExactlyOnce:
             self._committed_as(tp, attempt, done)
             return True, attempt[0]
         if found != self._last.get(tp):
-            log.warning("%s %s-%d was committed by another owner; rewinding",
+            log.warning("%s %s-%d holds a commit this owner did not make; rewinding",
                         self._group_id, tp.topic, tp.partition)
             await self.rewind([tp], consumer, executor)
             return True, None
@@ -330,13 +412,15 @@ class ExactlyOnce:
             self._careful.add(tp)
 
     async def _transact(self, producer: AIOKafkaProducer, tp: TopicPartition, attempt: Commit,
-                        taken: dict[int, Finished], *, careful: bool) -> None:
-        """Send the outputs and add the offsets, then commit. aiokafka commits a transaction
-        even when one of its sends failed, so every delivery is awaited before the commit;
-        the offsets go to the coordinator while the outputs are on their way.
-        `careful`: one record's outputs at a time, so a refusal names that record alone."""
+                        taken: dict[int, Finished], *, careful: bool) -> set[Written]:
+        """Send the outputs and add the offsets, then commit; returns the partitions written.
+        aiokafka commits a transaction even when one of its sends failed, so every delivery
+        is awaited before the commit; the offsets go to the coordinator while the outputs are
+        on their way. `careful`: one record's outputs at a time, so a refusal names that
+        record alone."""
         await producer.begin_transaction()
         sent: list[tuple[int, asyncio.Future[object]]] = []
+        results: list[object] = []
         for offset, finished in taken.items():
             for out in finished.outputs:
                 try:
@@ -348,18 +432,19 @@ class ExactlyOnce:
                     await delivered(sent)
                     raise Refused({offset: refusal(exc)}) from exc
             if careful:
-                await delivered(sent)
+                results += await delivered(sent)
                 sent = []
         offsets = asyncio.ensure_future(
             producer.send_offsets_to_transaction({tp: attempt}, self._group_id))
         offsets.add_done_callback(lambda f: f.cancelled() or f.exception())  # seen either way
         try:
-            await delivered(sent)
+            results += await delivered(sent)
         except BaseException:
             offsets.cancel()  # the abort that follows ends it (aiokafka shields the request)
             raise
         await offsets
         await producer.commit_transaction()
+        return {(m.topic, m.partition) for m in results if isinstance(m, RecordMetadata)}
 
     async def _end_refused(self, tp: TopicPartition, reasons: dict[int, str]) -> None:
         """Replace each refused record's outputs with what ends it, for the next cycle. When
@@ -468,6 +553,8 @@ class ExactlyOnce:
             self._last.pop(tp, None)
             self._sent.pop(tp, None)
             self._careful.discard(tp)
+            self._unchecked.pop(tp, None)
+            self._check_at.pop(tp, None)
 
     async def close(self) -> None:
         """Stop the committers, never inside a transaction, then the producers."""

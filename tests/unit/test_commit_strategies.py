@@ -185,3 +185,111 @@ async def _until(condition: object) -> None:
             return
         await asyncio.sleep(0.001)
     raise AssertionError("condition never held")
+
+
+class GroupHolds:
+    """What a group holds of the commits: each commit once its markers are written. `stale`
+    reads still see the commit before the last one (markers late); after `lose_last()`, the
+    last one is never seen (the broker skipped its markers) until a new one comes."""
+
+    def __init__(self) -> None:
+        self.commits: list[tuple[int, str]] = [NO_COMMIT]
+        self.stale = 0
+        self.lost = False
+        self.reads = 0
+
+    def lose_last(self) -> None:
+        self.commits.pop()
+        self.lost = True
+
+    def add(self, commit: tuple[int, str]) -> None:
+        self.commits.append(commit)
+        self.lost = False
+
+    async def committed(self, tp: TopicPartition) -> tuple[int, str]:
+        self.reads += 1
+        if self.stale:
+            self.stale -= 1
+            return self.commits[-2]
+        return self.commits[-1]
+
+    async def close(self) -> None:
+        return None
+
+
+class HeldProducer(RecordingTransactionalProducer):
+    """Records transactions and tells the group what each commit committed."""
+
+    def __init__(self, transactional_id: str, committed: list[Transaction],
+                 aborted: list[Transaction], group: GroupHolds) -> None:
+        super().__init__(transactional_id, committed, aborted)
+        self.group = group
+
+    async def commit_transaction(self) -> None:
+        assert self._open is not None
+        for commit in self._open.offsets.values():
+            self.group.add(commit)
+        await super().commit_transaction()
+
+
+async def checked_run(*, stale: int = 0, lost: bool = False
+                      ) -> tuple[ExactlyOnce, list[Transaction], list[Transaction],
+                                 CommittingConsumer, StageRunner]:
+    """Two records through a committing partition, then quiet until the check after the
+    commit is done; the group sees that commit late (`stale` reads) or never (`lost`)."""
+    committed: list[Transaction] = []
+    aborted: list[Transaction] = []
+    group = GroupHolds()
+
+    def new_producer(transactional_id: str) -> Any:
+        return HeldProducer(transactional_id, committed, aborted, group)
+
+    strategy = ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=100,
+                           new_producer=new_producer, offsets=group, interval_s=3600,
+                           check_after_s=0.05)
+    stage, _, consumer = runner(strategy, GatedPlanner())
+    await strategy.assigned({TP}, consumer, stage.executor)  # type: ignore[arg-type]
+    stage.start_committing()
+    await stage.on_batch([record(0), record(1)])
+    await _until(lambda: len(committed) == 1 and committed[0].offsets == {TP: (2, "")})
+    group.stale, reads = stale, group.reads
+    if lost:
+        group.lose_last()
+    await _until(lambda: group.reads > reads)
+    return strategy, committed, aborted, consumer, stage
+
+
+async def test_a_quiet_partition_whose_commit_took_effect_is_left_alone() -> None:
+    _strategy, committed, aborted, consumer, stage = await checked_run()
+    await asyncio.sleep(0.05)
+    assert aborted == [] and consumer.seeks == [(TP, 0)] and len(committed) == 1
+    await stage.drain(1)
+
+
+async def test_a_commit_the_group_never_got_is_aborted_and_its_records_run_again() -> None:
+    """The broker said "committed" but wrote no markers (it restarted mid-commit): the group
+    keeps the offset before the transaction. One aborted transaction over the partitions it
+    wrote and the group's offsets ends the orphaned outputs; the records run again from the
+    offset the group holds, and commit once."""
+    _strategy, committed, aborted, consumer, stage = await checked_run(lost=True)
+    await _until(lambda: len(consumer.seeks) == 2)
+    [abort] = aborted
+    assert abort.outputs == [(TOPICS.plan_created, None, b"")]  # the one partition written
+    assert abort.offsets == {TP: (2, "")}
+    assert consumer.seeks == [(TP, 0), (TP, 0)]  # rewound to what the group holds
+    # The consumer fetches them again from there: they commit in a new transaction.
+    await stage.on_batch([record(0), record(1)])
+    await _until(lambda: len(committed) == 2)
+    assert question_ids(committed[1].outputs) == ["q-0", "q-1"]
+    assert committed[1].offsets == {TP: (2, "")}
+    await stage.drain(1)
+
+
+async def test_markers_that_were_only_slow_run_nothing_again() -> None:
+    """The group answers the check with the old offset, but by the time the aborted
+    transaction began (after the last one ended) it holds the new one: no rewind."""
+    _strategy, committed, aborted, consumer, stage = await checked_run(stale=1)
+    await _until(lambda: len(aborted) == 1)
+    await asyncio.sleep(0.05)
+    assert len(aborted) == 1 and consumer.seeks == [(TP, 0)] and len(committed) == 1
+    await stage.drain(1)
