@@ -362,31 +362,7 @@ def names_a_year(text: str) -> bool:
     return bool(_YEAR.search(text))
 
 
-# The evidence stage (early), the verifier and the answer's support check each ask it of the
-# same plan and item: in one worker it is worked out once. Keyed by the plan's JSON and the
-# text, first in first out; texts longer than an item's title and snippet are not kept.
-_OFF_TOPIC_KEPT = 512
-_OFF_TOPIC_KEPT_CHARS = 4500
-_off_topic_kept: dict[tuple[bytes, str], str | None] = {}
-
-
 def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
-    """Why this evidence text is not about what the plan asks, or None when it is (see
-    `_off_topic`)."""
-    if len(text) > _OFF_TOPIC_KEPT_CHARS:
-        return _off_topic(plan, text)
-    key = (plan.__pydantic_serializer__.to_json(plan), text)
-    try:
-        return _off_topic_kept[key]
-    except KeyError:
-        pass
-    why = _off_topic_kept[key] = _off_topic(plan, text)
-    if len(_off_topic_kept) > _OFF_TOPIC_KEPT:
-        del _off_topic_kept[next(iter(_off_topic_kept))]
-    return why
-
-
-def _off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
     """Why this evidence text is not about what the plan asks, or None when it is.
 
     The asked place must be named (in any of its forms); every asked subject must be, except
