@@ -326,7 +326,6 @@ class ExactlyOnce:
         run again from there; if it holds this owner's (the markers were only slow), nothing
         was lost and nothing runs twice."""
         async with self._lock(tp):
-            self._check_at.pop(tp, None)
             last, producer = self._last.get(tp), self._producers.get(tp)
             if last is None or producer is None or tp in self._unsure:
                 return
