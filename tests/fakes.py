@@ -251,6 +251,9 @@ class RecordingTransactionalProducer:
     async def stop(self) -> None:
         return None
 
+    async def partitions_for(self, topic: str) -> set[int]:
+        return {0}
+
     async def begin_transaction(self) -> None:
         assert self._open is None, "a transaction is already open"
         self._open = Transaction()

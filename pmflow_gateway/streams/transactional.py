@@ -22,9 +22,10 @@ then replaced by what ends it (a dead letter, a give-up answer), and its neighbo
 Records finished too far beyond the first unfinished one for the map keep their outputs
 here; `room` holds back new records while `max_held` of them wait, so memory stays bounded.
 
-A broker restarting mid-commit can report a transaction committed yet never write its markers;
-once a partition is quiet after a commit, `_check` asks the group whether it holds that
-commit and, if not, aborts what the transaction left open and runs its records again.
+A broker restarting mid-commit can report a transaction ended yet never write its markers.
+So after a failed transaction or one of unknown fate, and when a quiet partition's group does
+not hold its last commit (`_check`), `_settle` aborts whatever this transactional id left open
+before anything is sent again, then goes on from the offset the group holds.
 """
 
 from __future__ import annotations
@@ -253,8 +254,7 @@ class ExactlyOnce:
                     await kick.wait()
             except TimeoutError:  # quiet since its last commit
                 self._check_at.pop(tp, None)
-                if self._bound is not None:
-                    await self._check(tp, *self._bound)
+                await self._check(tp)
                 continue
             kick.clear()
             if self._bound is None:
@@ -277,7 +277,7 @@ class ExactlyOnce:
         try:
             producer = await self._producers.open(tp)
             if tp in self._unsure:
-                settled, result = await self._settle(tp, consumer, executor)
+                settled, result = await self._settle(tp, producer, consumer, executor)
                 if settled:
                     return result
         except Exception as exc:  # broker away: the next cycle tries again
@@ -311,84 +311,95 @@ class ExactlyOnce:
         self._counted["committed"].inc()
         return point
 
-    async def _check(self, tp: TopicPartition, consumer: AIOKafkaConsumer,
-                     executor: OrderedExecutor) -> None:
+    async def _check(self, tp: TopicPartition) -> None:
         """Once a partition is quiet, whether the group holds the offset its last transaction
-        committed. A broker that restarts while a transaction is being committed may complete
-        it without writing its markers (its transaction coordinator comes back before it knows
-        the partitions' leaders, and skips them): the client was told "committed", yet the
-        outputs stay invisible to every `read_committed` reader, the next records of those
-        partitions wait behind them, and the group keeps the offset before them. Nothing
-        clears that until this producer writes there again, which a quiet partition never
-        does. So: this producer opens a transaction on the same partitions (an empty record on
-        each output partition, the offsets once more) and aborts it; its abort markers end the
-        orphaned outputs. If the group still holds an older offset then, the records after it
-        run again from there; if it holds this owner's (the markers were only slow), nothing
-        was lost and nothing runs twice."""
+        committed. A broker that restarts while a transaction is being committed or aborted
+        may complete it without writing its markers (its transaction coordinator comes back
+        before it knows the partitions' leaders, and skips them): the client was told it
+        ended, yet its outputs hang open, invisible to every `read_committed` reader, and the
+        group keeps the offset before them. Nothing ends them until this producer writes
+        there again, which a quiet partition never does, and a later commit would commit
+        them. When the group does not hold the last commit, the partition is settled like a
+        transaction of unknown fate (`_settle`) before its next one."""
         async with self._lock(tp):
-            last, producer = self._last.get(tp), self._producers.get(tp)
-            if last is None or producer is None or tp in self._unsure:
+            last = self._last.get(tp)
+            if last is None or tp in self._unsure or self._producers.get(tp) is None:
                 return
-            wrote = self._unchecked.pop(tp, set())
             try:
                 if await self._offsets.committed(tp) == last:
+                    self._unchecked.pop(tp, None)
                     return
-                # Seen after most broker restarts, where markers come late: only a rewind
-                # below says the transaction never took effect.
-                log.info("%s %s-%d: the group does not hold the offset its last transaction "
-                         "committed (%s) yet; aborting whatever that transaction left open",
-                         self._group_id, tp.topic, tp.partition, last)
-                found = await asyncio.wait_for(self._abort_orphans(producer, tp, last, wrote),
-                                               self._timeout_s)
-            except Exception as exc:  # the next cycle reads what the group holds first
+            except Exception as exc:
                 log.warning("check of %s %s-%d failed: %r", self._group_id, tp.topic,
                             tp.partition, exc)
-                self._unchecked.setdefault(tp, set()).update(wrote)
-                self._unsure[tp] = last
-                await self._producers.drop(tp)
-                self._kick(tp)
-                return
-            if found == last:
-                return
-            log.warning("%s %s-%d: its last transaction never took effect; running its "
-                        "records again from offset %d", self._group_id, tp.topic, tp.partition,
-                        max(found[0], 0))
-            self._counted["redone"].inc()
-            await self.rewind([tp], consumer, executor)
+            # Seen after most broker restarts, where markers come late: `_settle` tells.
+            log.info("%s %s-%d: the group does not hold the offset its last transaction "
+                     "committed (%s) yet; settling the partition", self._group_id, tp.topic,
+                     tp.partition, last)
+            self._unsure[tp] = last
+        self._kick(tp)
 
-    async def _abort_orphans(self, producer: AIOKafkaProducer, tp: TopicPartition,
-                             last: Commit, wrote: set[Written]) -> Commit:
-        """One aborted transaction over the partitions `wrote` and the group's offsets; returns
-        what the group holds once it began (the coordinator lets it begin only after the last
-        transaction ended, markers written or skipped)."""
-        await producer.begin_transaction()
-        await delivered([(-1, await producer.send(topic, b"", partition=partition))
-                         for topic, partition in sorted(wrote)])
-        await producer.send_offsets_to_transaction({tp: last}, self._group_id)
-        found = await self._offsets.committed(tp)
-        # On a failure before this, the caller drops the producer: whoever starts its id
-        # again aborts the transaction left open.
-        await producer.abort_transaction()
-        return found
-
-    async def _settle(self, tp: TopicPartition, consumer: AIOKafkaConsumer,
+    async def _settle(self, tp: TopicPartition, producer: AIOKafkaProducer,
+                      consumer: AIOKafkaConsumer,
                       executor: OrderedExecutor) -> tuple[bool, int | None]:
-        """After a transaction of unknown fate (its producer was rebuilt), what the group
-        holds says whether it went through, stayed out, or another owner moved on. Returns
-        whether this cycle ends here, and the offset now committed."""
-        attempt = self._unsure.pop(tp)
+        """After a transaction of unknown fate (or one that failed, or a commit the group
+        did not show), what the group holds says whether it went through, stayed out, or
+        another owner moved on. Unless it holds the attempt, this producer first ends what a
+        transaction whose markers were skipped left open (`_abort_orphans`), so nothing sent
+        again is committed twice. Returns whether this cycle ends here, and the offset now
+        committed."""
+        attempt = self._unsure[tp]
         found = await self._offsets.committed(tp)
+        if found != attempt:
+            written = await self._may_have_written(producer, tp)
+            try:
+                found = await asyncio.wait_for(
+                    self._abort_orphans(producer, tp, found, written), self._timeout_s)
+            except BaseException:  # starting its id again aborts what it left open
+                await self._producers.drop(tp)
+                raise
+        del self._unsure[tp]
+        self._unchecked.pop(tp, None)
         if found == attempt:
             done = done_map.decode(*attempt)
             self._take(tp, attempt[0], also=done)
             self._committed_as(tp, attempt, done)
             return True, attempt[0]
         if found != self._last.get(tp):
-            log.warning("%s %s-%d holds a commit this owner did not make; rewinding",
-                        self._group_id, tp.topic, tp.partition)
+            log.warning("%s %s-%d holds %s, not the commit this owner made last (%s): running "
+                        "its records again from there", self._group_id, tp.topic, tp.partition,
+                        found, self._last.get(tp))
+            self._counted["redone"].inc()
             await self.rewind([tp], consumer, executor)
             return True, None
         return False, None
+
+    async def _may_have_written(self, producer: AIOKafkaProducer,
+                                tp: TopicPartition) -> set[Written]:
+        """The partitions a transaction of `tp` may have left open: those its commits wrote
+        since the last check, and every partition of the topics its held records go to."""
+        written = set(self._unchecked.get(tp, ()))
+        topics = {out.topic for finished in self._held.get(tp, {}).values()
+                  for out in finished.outputs}
+        for topic in sorted(topics):
+            written.update((topic, p) for p in await producer.partitions_for(topic))
+        return written
+
+    async def _abort_orphans(self, producer: AIOKafkaProducer, tp: TopicPartition,
+                             offsets: Commit, written: set[Written]) -> Commit:
+        """One aborted transaction over the partitions `written` (an empty record each) and
+        the group's offsets: its abort markers end whatever this transactional id left open
+        there, outputs and offsets alike. Returns what the group holds once it began: the
+        coordinator lets it begin only after the last transaction ended, markers written or
+        skipped."""
+        await producer.begin_transaction()
+        await delivered([(-1, await producer.send(topic, b"", partition=partition))
+                         for topic, partition in sorted(written)])
+        await producer.send_offsets_to_transaction({tp: offsets}, self._group_id)
+        found = await self._offsets.committed(tp)
+        await producer.abort_transaction()
+        self._ended[tp] = time.monotonic()
+        return found
 
     def _committed_as(self, tp: TopicPartition, commit: Commit, done: set[int]) -> None:
         self._last[tp] = commit
@@ -396,7 +407,8 @@ class ExactlyOnce:
 
     async def _failed(self, tp: TopicPartition, attempt: Commit, taken: dict[int, Finished],
                       exc: Exception) -> None:
-        """Abort and keep the records for the next cycle; end those the broker refused."""
+        """Abort and keep the records for the next cycle, which settles the partition first;
+        end those the broker refused."""
         final = isinstance(exc, Refused) or (isinstance(exc, KafkaError) and not exc.retriable)
         if final:
             log.error("transaction of %s %s-%d failed for good: %s", self._group_id, tp.topic,
@@ -407,6 +419,8 @@ class ExactlyOnce:
         self._counted["aborted"].inc()
         self._put_back(tp, taken)
         await self._recover(tp, attempt, rebuild=final)
+        # Its abort markers may have been skipped too: settled before anything is sent again.
+        self._unsure.setdefault(tp, attempt)
         if isinstance(exc, Refused) and (len(exc.reasons) == 1 or tp in self._careful):
             await self._end_refused(tp, exc.reasons)
         elif isinstance(exc, Refused):  # a refused batch fails every record in it

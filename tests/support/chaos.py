@@ -147,6 +147,13 @@ def report(name: str, **numbers: object) -> None:
     print(f"\nchaos {name}: " + ", ".join(f"{k}={v}" for k, v in numbers.items()))
 
 
+def warnings(log: Path, last: int = 60) -> str:
+    """The worker log's warnings and errors, the last `last` of them."""
+    lines = [line for line in log.read_text().splitlines()
+             if " WARNING " in line or " ERROR " in line]
+    return "\n".join(lines[-last:])
+
+
 def check_run(name: str, replies: Replies, *, n: int, rows: int, distinct: int, log: Path,
               exactly_once: bool = False, **numbers: int) -> None:
     """Prints the run's numbers, then holds it to the promise: every question answered and
@@ -157,7 +164,7 @@ def check_run(name: str, replies: Replies, *, n: int, rows: int, distinct: int, 
            duplicates=replies.duplicates, rows=rows, lost=lost)
     assert lost == 0, log.read_text()[-3000:]
     if exactly_once:
-        assert replies.duplicates == 0
+        assert replies.duplicates == 0, warnings(log)
     else:
         assert replies.one_content_per_event_id()
     assert rows == distinct == n

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 from aiokafka import ConsumerRecord, TopicPartition
+from aiokafka.errors import KafkaConnectionError
 
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.schemas import RouteDecided, Topics
@@ -232,6 +233,18 @@ class HeldProducer(RecordingTransactionalProducer):
         await super().commit_transaction()
 
 
+class FailsOnce(HeldProducer):
+    """A commit that fails once when asked to (the broker went away mid-commit)."""
+
+    fail_next = False
+
+    async def commit_transaction(self) -> None:
+        if FailsOnce.fail_next:
+            FailsOnce.fail_next = False
+            raise KafkaConnectionError("connection closed")
+        await super().commit_transaction()
+
+
 async def checked_run(*, stale: int = 0, lost: bool = False
                       ) -> tuple[ExactlyOnce, list[Transaction], list[Transaction],
                                  CommittingConsumer, StageRunner]:
@@ -275,7 +288,7 @@ async def test_a_commit_the_group_never_got_is_aborted_and_its_records_run_again
     await _until(lambda: len(consumer.seeks) == 2)
     [abort] = aborted
     assert abort.outputs == [(TOPICS.plan_created, None, b"")]  # the one partition written
-    assert abort.offsets == {TP: (2, "")}
+    assert set(abort.offsets) == {TP} and abort.group_id == "g"  # ends a pending commit
     assert consumer.seeks == [(TP, 0), (TP, 0)]  # rewound to what the group holds
     # The consumer fetches them again from there: they commit in a new transaction.
     await stage.on_batch([record(0), record(1)])
@@ -286,10 +299,45 @@ async def test_a_commit_the_group_never_got_is_aborted_and_its_records_run_again
 
 
 async def test_markers_that_were_only_slow_run_nothing_again() -> None:
-    """The group answers the check with the old offset, but by the time the aborted
-    transaction began (after the last one ended) it holds the new one: no rewind."""
-    _strategy, committed, aborted, consumer, stage = await checked_run(stale=1)
-    await _until(lambda: len(aborted) == 1)
+    """The group answers the check with the old offset, but by the time the partition is
+    settled it holds the new one: nothing is aborted or run again."""
+    strategy, committed, aborted, consumer, stage = await checked_run(stale=1)
+    await _until(lambda: TP not in strategy._unsure)
     await asyncio.sleep(0.05)
-    assert len(aborted) == 1 and consumer.seeks == [(TP, 0)] and len(committed) == 1
+    assert aborted == [] and consumer.seeks == [(TP, 0)] and len(committed) == 1
+    await stage.drain(1)
+
+
+async def test_a_failed_transaction_after_a_lost_commit_aborts_what_both_left_open() -> None:
+    """The broker skipped a commit's markers (the group keeps the offset before it), then the
+    next transaction failed. Before anything is sent again, one aborted transaction over the
+    partitions both may have written ends their open outputs; the records then run again
+    from the group's offset and commit once: nothing sent twice becomes visible twice."""
+    committed: list[Transaction] = []
+    aborted: list[Transaction] = []
+    group = GroupHolds()
+
+    def new_producer(transactional_id: str) -> Any:
+        return FailsOnce(transactional_id, committed, aborted, group)
+
+    strategy = ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=100,
+                           new_producer=new_producer, offsets=group, interval_s=3600,
+                           check_after_s=3600)
+    stage, _, consumer = runner(strategy, GatedPlanner())
+    await strategy.assigned({TP}, consumer, stage.executor)  # type: ignore[arg-type]
+    stage.start_committing()
+    await stage.on_batch([record(0), record(1)])
+    await _until(lambda: len(committed) == 1)
+    group.lose_last()
+    FailsOnce.fail_next = True
+    await stage.on_batch([record(2)])
+    await _until(lambda: len(consumer.seeks) == 2)
+    failed, repair = aborted
+    assert question_ids(failed.outputs) == ["q-2"]
+    assert repair.outputs == [(TOPICS.plan_created, None, b"")]
+    assert consumer.seeks[-1] == (TP, 0)  # what the group holds
+    await stage.on_batch([record(0), record(1), record(2)])
+    await _until(lambda: len(committed) == 2)
+    assert question_ids(committed[1].outputs) == ["q-0", "q-1", "q-2"]
+    assert committed[1].offsets == {TP: (3, "")}
     await stage.drain(1)
