@@ -351,10 +351,9 @@ class ExactlyOnce:
         attempt = self._unsure[tp]
         found = await self._offsets.committed(tp)
         if found != attempt:
-            written = await self._may_have_written(producer, tp)
             try:
-                found = await asyncio.wait_for(
-                    self._abort_orphans(producer, tp, found, written), self._timeout_s)
+                found = await asyncio.wait_for(self._abort_orphans(producer, tp, found),
+                                               self._timeout_s)
             except BaseException:  # starting its id again aborts what it left open
                 await self._producers.drop(tp)
                 raise
@@ -382,16 +381,21 @@ class ExactlyOnce:
         topics = {out.topic for finished in self._held.get(tp, {}).values()
                   for out in finished.outputs}
         for topic in sorted(topics):
-            written.update((topic, p) for p in await producer.partitions_for(topic))
+            try:
+                partitions = await producer.partitions_for(topic)
+            except KafkaError:  # no metadata (not authorised, ...): nothing was written there
+                continue
+            written.update((topic, p) for p in partitions)
         return written
 
     async def _abort_orphans(self, producer: AIOKafkaProducer, tp: TopicPartition,
-                             offsets: Commit, written: set[Written]) -> Commit:
-        """One aborted transaction over the partitions `written` (an empty record each) and
-        the group's offsets: its abort markers end whatever this transactional id left open
-        there, outputs and offsets alike. Returns what the group holds once it began: the
-        coordinator lets it begin only after the last transaction ended, markers written or
-        skipped."""
+                             offsets: Commit) -> Commit:
+        """One aborted transaction over the partitions `tp`'s transactions may have left open
+        (an empty record each) and the group's offsets: its abort markers end whatever this
+        transactional id left open there, outputs and offsets alike. Returns what the group
+        holds once it began: the coordinator lets it begin only after the last transaction
+        ended, markers written or skipped."""
+        written = await self._may_have_written(producer, tp)
         await producer.begin_transaction()
         await delivered([(-1, await producer.send(topic, b"", partition=partition))
                          for topic, partition in sorted(written)])

@@ -150,7 +150,7 @@ def report(name: str, **numbers: object) -> None:
 def warnings(log: Path, last: int = 60) -> str:
     """The worker log's warnings and errors, the last `last` of them."""
     lines = [line for line in log.read_text().splitlines()
-             if " WARNING " in line or " ERROR " in line]
+             if '"level":"WARNING"' in line or '"level":"ERROR"' in line]
     return "\n".join(lines[-last:])
 
 
