@@ -219,30 +219,55 @@ class GroupHolds:
 
 
 class HeldProducer(RecordingTransactionalProducer):
-    """Records transactions and tells the group what each commit committed."""
+    """Records transactions and tells the group what each commit committed; a commit fails
+    (the broker went away mid-commit) while `failing` holds an entry, taking one."""
 
     def __init__(self, transactional_id: str, committed: list[Transaction],
-                 aborted: list[Transaction], group: GroupHolds) -> None:
+                 aborted: list[Transaction], group: GroupHolds, failing: list[bool]) -> None:
         super().__init__(transactional_id, committed, aborted)
         self.group = group
+        self.failing = failing
 
     async def commit_transaction(self) -> None:
         assert self._open is not None
+        if self.failing:
+            self.failing.pop()
+            raise KafkaConnectionError("connection closed")
         for commit in self._open.offsets.values():
             self.group.add(commit)
         await super().commit_transaction()
 
 
-class FailsOnce(HeldProducer):
-    """A commit that fails once when asked to (the broker went away mid-commit)."""
+@dataclasses.dataclass
+class HeldRun:
+    strategy: ExactlyOnce
+    stage: StageRunner
+    consumer: CommittingConsumer
+    group: GroupHolds = dataclasses.field(default_factory=GroupHolds)
+    committed: list[Transaction] = dataclasses.field(default_factory=list)
+    aborted: list[Transaction] = dataclasses.field(default_factory=list)
+    failing: list[bool] = dataclasses.field(default_factory=list)
 
-    fail_next = False
 
-    async def commit_transaction(self) -> None:
-        if FailsOnce.fail_next:
-            FailsOnce.fail_next = False
-            raise KafkaConnectionError("connection closed")
-        await super().commit_transaction()
+async def held_run(*, check_after_s: float) -> HeldRun:
+    """Two records committed through a partition whose group is `GroupHolds`."""
+    run: HeldRun
+
+    def new_producer(transactional_id: str) -> Any:
+        return HeldProducer(transactional_id, run.committed, run.aborted, run.group,
+                            run.failing)
+
+    group = GroupHolds()
+    strategy = ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=100,
+                           new_producer=new_producer, offsets=group, interval_s=3600,
+                           check_after_s=check_after_s)
+    stage, _, consumer = runner(strategy, GatedPlanner())
+    run = HeldRun(strategy, stage, consumer, group)
+    await strategy.assigned({TP}, consumer, stage.executor)  # type: ignore[arg-type]
+    stage.start_committing()
+    await stage.on_batch([record(0), record(1)])
+    await _until(lambda: len(run.committed) == 1 and run.committed[0].offsets == {TP: (2, "")})
+    return run
 
 
 async def checked_run(*, stale: int = 0, lost: bool = False
@@ -250,26 +275,13 @@ async def checked_run(*, stale: int = 0, lost: bool = False
                                  CommittingConsumer, StageRunner]:
     """Two records through a committing partition, then quiet until the check after the
     commit is done; the group sees that commit late (`stale` reads) or never (`lost`)."""
-    committed: list[Transaction] = []
-    aborted: list[Transaction] = []
-    group = GroupHolds()
-
-    def new_producer(transactional_id: str) -> Any:
-        return HeldProducer(transactional_id, committed, aborted, group)
-
-    strategy = ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=100,
-                           new_producer=new_producer, offsets=group, interval_s=3600,
-                           check_after_s=0.05)
-    stage, _, consumer = runner(strategy, GatedPlanner())
-    await strategy.assigned({TP}, consumer, stage.executor)  # type: ignore[arg-type]
-    stage.start_committing()
-    await stage.on_batch([record(0), record(1)])
-    await _until(lambda: len(committed) == 1 and committed[0].offsets == {TP: (2, "")})
+    run = await held_run(check_after_s=0.05)
+    group = run.group
     group.stale, reads = stale, group.reads
     if lost:
         group.lose_last()
     await _until(lambda: group.reads > reads)
-    return strategy, committed, aborted, consumer, stage
+    return run.strategy, run.committed, run.aborted, run.consumer, run.stage
 
 
 async def test_a_quiet_partition_whose_commit_took_effect_is_left_alone() -> None:
@@ -313,23 +325,10 @@ async def test_a_failed_transaction_after_a_lost_commit_aborts_what_both_left_op
     next transaction failed. Before anything is sent again, one aborted transaction over the
     partitions both may have written ends their open outputs; the records then run again
     from the group's offset and commit once: nothing sent twice becomes visible twice."""
-    committed: list[Transaction] = []
-    aborted: list[Transaction] = []
-    group = GroupHolds()
-
-    def new_producer(transactional_id: str) -> Any:
-        return FailsOnce(transactional_id, committed, aborted, group)
-
-    strategy = ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=100,
-                           new_producer=new_producer, offsets=group, interval_s=3600,
-                           check_after_s=3600)
-    stage, _, consumer = runner(strategy, GatedPlanner())
-    await strategy.assigned({TP}, consumer, stage.executor)  # type: ignore[arg-type]
-    stage.start_committing()
-    await stage.on_batch([record(0), record(1)])
-    await _until(lambda: len(committed) == 1)
-    group.lose_last()
-    FailsOnce.fail_next = True
+    run = await held_run(check_after_s=3600)
+    committed, aborted, consumer, stage = run.committed, run.aborted, run.consumer, run.stage
+    run.group.lose_last()
+    run.failing.append(True)
     await stage.on_batch([record(2)])
     await _until(lambda: len(consumer.seeks) == 2)
     failed, repair = aborted
