@@ -23,6 +23,7 @@ from pmflow_gateway.contract.gazetteer import (
     EVERYDAY_WORD_COMPANIES,
     TERM_ALIASES,
 )
+from pmflow_gateway.contract.judged import Judged
 from pmflow_gateway.contract.lexicon import is_everyday_word
 from pmflow_gateway.contract.metrics import names_an_asked_metric
 from pmflow_gateway.contract.places import (
@@ -370,6 +371,14 @@ def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
     asked (tomorrow, the day after) must be spoken of; and a question that names nothing must
     share most of its terms with the page.
     """
+    return _JUDGED.get((plan.__pydantic_serializer__.to_json(plan), text),
+                       lambda: _off_topic(plan, text))
+
+
+_JUDGED: Judged[str | None] = Judged(maxsize=16_384)
+
+
+def _off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
     kind = plan.query_kind
     if plan.location_hint and not names_the_place(plan.location_hint, text, kind):
         return f"off-topic: does not mention the asked place {plan.location_hint[:40]}"

@@ -11,6 +11,7 @@ import re
 from typing import NamedTuple
 
 from pmflow_gateway.contract.agreement import disagreement
+from pmflow_gateway.contract.judged import Judged
 from pmflow_gateway.contract.qualifiers import clash, period_ended
 from pmflow_gateway.contract.relevance import (
     names_a_year,
@@ -321,43 +322,56 @@ def cited_numbers(draft: Draft) -> list[int]:
     return list(dict.fromkeys(numbers))
 
 
-def _url_allowed(found: str, items: list[ExternalEvidence]) -> bool:
+def _url_allowed(found: str, urls: list[str]) -> bool:
     found = found.rstrip(".,;:!?)]}>'\"，。；：！？）】")
     if "://" in found:
         key = url_key(found)
-        return key is not None and key in {url_key(i.target_url) for i in items}
+        return key is not None and key in {url_key(url) for url in urls}
     host = found.split("/", 1)[0].lower().removeprefix("www.")
-    hosts = {bare_host(i.target_url) for i in items}
+    hosts = {bare_host(url) for url in urls}
     return "/" not in found.rstrip("/") and host in hosts
 
 
 def verify_draft(draft: Draft, items: list[ExternalEvidence], *, asked: str = "") -> list[str]:
-    """Every way the draft breaks the source contract; empty when it may go out."""
+    """Every way the draft breaks the source contract; empty when it may go out. The answer
+    stage checks the draft, the render stage the same text again: worked out once where both
+    run in one process."""
+    cited = cited_numbers(draft)
+    urls = [i.target_url for i in items]
+    return list(_DRAFTS.get((draft.answer, asked, str(cited), *urls),
+                            lambda: _draft_violations(draft.answer, cited, urls, asked)))
+
+
+_DRAFTS: Judged[tuple[str, ...]] = Judged(maxsize=4096)
+
+
+def _draft_violations(answer: str, cited: list[int], urls: list[str],
+                      asked: str) -> tuple[str, ...]:
     violations: list[str] = []
-    if not draft.answer.strip():
+    if not answer.strip():
         violations.append("empty answer")
-    if not MARKER_RE.search(draft.answer):
+    if not MARKER_RE.search(answer):
         violations.append("answer carries no citation")
-    for n in cited_numbers(draft):
-        if not 1 <= n <= len(items):
+    for n in cited:
+        if not 1 <= n <= len(urls):
             violations.append(f"citation [{n}] does not resolve to evidence of this execution")
     # Also with markers removed: "evil[1].com" is a link once the marker is read past.
-    for text in (draft.answer, folded(draft.answer), MARKER_RE.sub("", folded(draft.answer))):
+    for text in (answer, folded(answer), MARKER_RE.sub("", folded(answer))):
         for match in URL_RE.finditer(text):
-            if not _url_allowed(match.group(0), items):
+            if not _url_allowed(match.group(0), urls):
                 violations.append(f"url not in evidence: {match.group(0)[:80]}")
     # A bare host, however spelled, may name only a site the answer cites.
-    sites = {site_of(i.target_url) for i in items}
-    for host in hosts_named(MARKER_RE.sub("", draft.answer)):
+    sites = {site_of(url) for url in urls}
+    for host in hosts_named(MARKER_RE.sub("", answer)):
         if registrable_domain(host) not in sites and not any(host in v for v in violations):
             violations.append(f"url not in evidence: {host[:80]}")
-    if contact_handles(draft.answer):
+    if contact_handles(answer):
         violations.append("answer carries a contact handle or phone number")
-    if mentions_internal(draft.answer, asked=asked):
+    if mentions_internal(answer, asked=asked):
         violations.append("answer names an internal source")
-    if looks_like_instruction(draft.answer):
+    if looks_like_instruction(answer):
         violations.append("answer carries instruction-like text")
-    return list(dict.fromkeys(violations))
+    return tuple(dict.fromkeys(violations))
 
 
 def verify_sources(sources: list[SourceUsed], items: list[ExternalEvidence], *,

@@ -1,0 +1,44 @@
+"""Verdicts of pure checks, kept once worked out.
+
+One question is judged by several stages: the evidence stage, the verifier and the answer's
+support check each ask whether an item is about the question, and the answer stage and the
+render stage each check the same answer text. Where the stages share a process, each verdict
+is worked out once and kept under a digest of everything it was worked out from: 16 bytes a
+key, so the bound holds however long the pages are. A backlog puts the evidence stage a
+thousand questions or more ahead of the answer stage, hence the size.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable, Iterable
+from typing import Generic, TypeVar
+
+V = TypeVar("V")
+
+
+class Judged(Generic[V]):
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._kept: dict[bytes, V] = {}
+        self._lock = threading.Lock()  # page reading runs on worker threads too
+
+    def get(self, parts: Iterable[str | bytes], work: Callable[[], V]) -> V:
+        """The verdict for `parts` (in order), working it out with `work` the first time."""
+        digest = hashlib.blake2b(digest_size=16)
+        for part in parts:
+            data = part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass")
+            digest.update(len(data).to_bytes(8, "little"))  # no two lists read as one
+            digest.update(data)
+        key = digest.digest()
+        try:
+            return self._kept[key]
+        except KeyError:
+            pass
+        verdict = work()
+        with self._lock:
+            self._kept[key] = verdict
+            if len(self._kept) > self.maxsize:
+                del self._kept[next(iter(self._kept))]  # the oldest verdict
+        return verdict

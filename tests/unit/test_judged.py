@@ -1,0 +1,50 @@
+"""Verdicts kept once worked out (`contract/judged.py`), and the checks that keep them."""
+
+from __future__ import annotations
+
+from pmflow_gateway.contract.judged import Judged
+from pmflow_gateway.contract.relevance import off_topic
+from pmflow_gateway.contract.verify import verify_draft
+from pmflow_gateway.ports import Draft
+from tests.fakes import evidence
+from tests.support.builders import weather_plan
+
+
+def test_a_verdict_is_worked_out_once_per_content() -> None:
+    judged: Judged[str] = Judged(maxsize=8)
+    calls: list[str] = []
+
+    def work(verdict: str) -> str:
+        calls.append(verdict)
+        return verdict
+
+    assert judged.get(("plan", "text"), lambda: work("first")) == "first"
+    assert judged.get(("plan", "text"), lambda: work("second")) == "first"
+    # The same characters split another way are other content, not the same key.
+    assert judged.get(("plan", "te", "xt"), lambda: work("third")) == "third"
+    assert judged.get(("plantext",), lambda: work("fourth")) == "fourth"
+    assert calls == ["first", "third", "fourth"]
+
+
+def test_the_oldest_verdict_goes_past_the_bound() -> None:
+    judged: Judged[int] = Judged(maxsize=3)
+    for n in range(5):
+        judged.get((str(n),), lambda n=n: n)  # type: ignore[misc]
+    assert judged.get(("0",), lambda: -1) == -1  # forgotten, worked out again
+    assert judged.get(("4",), lambda: -1) == 4
+
+
+def test_off_topic_judges_by_content_not_by_object() -> None:
+    page = "Guangzhou: cloudy, 18 to 25 degrees for the next five days."
+    assert off_topic(weather_plan(), page) is None
+    assert off_topic(weather_plan(location_hint="Shenzhen"), page) is not None
+    assert off_topic(weather_plan(), page) is None
+
+
+def test_a_kept_draft_verdict_is_not_shared_with_its_caller() -> None:
+    items = [evidence("https://s1.example.org/p", "广州多云。")]
+    draft = Draft(answer="广州多云 [7]")
+    first = verify_draft(draft, items)
+    first.append("a caller's own addition")
+    assert verify_draft(draft, items) == ["citation [7] does not resolve to evidence of this "
+                                          "execution"]
