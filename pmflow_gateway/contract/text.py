@@ -199,8 +199,10 @@ _INTERNAL_NAME_RE = {name: re.compile(rf"(?<![a-z]){name}(?![a-z])" if name in (
 # One pass that rules out the common case (no internal name at all) before the per-name checks.
 _ANY_INTERNAL_NAME = re.compile("|".join(f"(?:{r.pattern})" for r in _INTERNAL_NAME_RE.values()))
 # Searched one by one, not as one alternation: each pattern alone gets the engine's literal
-# prefix scan, so the whole check costs about a third.
-_INJECTIONS = tuple(re.compile(p, re.IGNORECASE) for p in _INJECTION_PATTERNS)
+# prefix scan, so the whole check costs about a third. Only ever searched in `folded` text,
+# which is lower case already: case-blind matching would cost a third more and find nothing
+# more (every character a case-blind "a".."z" matches folds to that letter; a test checks).
+_INJECTIONS = tuple(re.compile(p) for p in _INJECTION_PATTERNS)
 
 
 @functools.cache
@@ -240,6 +242,8 @@ _CONFUSABLE_LATIN = str.maketrans({
     **dict.fromkeys("τт", "t"), **dict.fromkeys("υսʋ", "u"), **dict.fromkeys("νѵᴠ", "v"),
     **dict.fromkeys("ԝѡա", "w"), **dict.fromkeys("хχ", "x"), **dict.fromkeys("уγ", "y"),
     **dict.fromkeys("ᴢ", "z"),
+    # "İ" lower-cases to "i" and a combining dot above: without the dot the "i" reads as one.
+    "\u0307": None,
 })
 
 
