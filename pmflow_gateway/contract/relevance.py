@@ -375,7 +375,7 @@ def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
                        lambda: _off_topic(plan, text))
 
 
-_JUDGED: Judged[str | None] = Judged(maxsize=16_384)
+_JUDGED: Judged[str | None] = Judged(maxsize=4096)
 
 
 def _off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
