@@ -12,7 +12,6 @@ needs only costs memory (the `cpu` and `memory` scenarios of `bench/` measure bo
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
@@ -20,10 +19,12 @@ V = TypeVar("V")
 
 
 class Judged(Generic[V]):
+    """At most `maxsize` verdicts, the oldest going first. Its users run on the event loop's
+    thread only (page reading, the one work on other threads, judges nothing)."""
+
     def __init__(self, maxsize: int) -> None:
         self.maxsize = maxsize
         self._kept: dict[bytes, V] = {}
-        self._lock = threading.Lock()  # page reading runs on worker threads too
 
     def get(self, parts: Iterable[str | bytes], work: Callable[[], V]) -> V:
         """The verdict for `parts` (in order), working it out with `work` the first time."""
@@ -37,9 +38,7 @@ class Judged(Generic[V]):
             return self._kept[key]
         except KeyError:
             pass
-        verdict = work()
-        with self._lock:
-            self._kept[key] = verdict
-            if len(self._kept) > self.maxsize:
-                del self._kept[next(iter(self._kept))]  # the oldest verdict
+        verdict = self._kept[key] = work()
+        if len(self._kept) > self.maxsize:
+            del self._kept[next(iter(self._kept))]  # the oldest verdict
         return verdict
