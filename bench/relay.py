@@ -25,7 +25,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from pydantic import BaseModel
 
 from bench.fixtures import gateway, question_id, route_decided
-from bench.worker import sample_rusage
+from bench.worker import run_on_configured_loop, sample_rusage
 from pmflow_gateway.embedded import ask_in_process
 from pmflow_gateway.schemas import RouteDecided, Topics
 from pmflow_gateway.settings import Settings
@@ -146,4 +146,4 @@ if __name__ == "__main__":
     parser.add_argument("--bootstrap", required=True)
     parser.add_argument("--prefix", required=True)
     parser.add_argument("--stages", default="plan,evidence,verify,answer,render,memory")
-    asyncio.run(main(parser.parse_args()))
+    run_on_configured_loop(main(parser.parse_args()))

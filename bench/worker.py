@@ -18,6 +18,7 @@ import json
 import resource
 import sys
 import time
+from collections.abc import Coroutine
 from typing import Any
 
 from bench.report import rss_kb, summary
@@ -213,6 +214,15 @@ async def main(args: argparse.Namespace) -> None:
     emit("stopped", final)
 
 
+def run_on_configured_loop(main: Coroutine[Any, Any, None]) -> None:
+    """Run `main` on the event loop `pmflow-gateway run` would use (PMFLOW_EVENT_LOOP)."""
+    from pmflow_gateway.settings import Settings
+    from pmflow_gateway.streams.app import loop_factory
+
+    with asyncio.Runner(loop_factory=loop_factory(Settings().event_loop)) as runner:
+        runner.run(main)
+
+
 def start_profiler(path: str) -> Any:
     if path.endswith(".pstats"):
         import cProfile
@@ -249,4 +259,4 @@ if __name__ == "__main__":
     parser.add_argument("--probe-hops", action="store_true",
                         help="time each record's fetch, hand-off and our sends (HopProbe)")
     parser.add_argument("--profile", help="*.pstats: cProfile; anything else: pyinstrument text")
-    asyncio.run(main(parser.parse_args()))
+    run_on_configured_loop(main(parser.parse_args()))

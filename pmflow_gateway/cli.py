@@ -61,7 +61,7 @@ def _print_json(obj: object) -> None:
 
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     from pmflow_gateway.bootstrap import build_deps
-    from pmflow_gateway.streams.app import Processor
+    from pmflow_gateway.streams.app import Processor, loop_factory
     from pmflow_gateway.streams.health import configure_logging
     from pmflow_gateway.tracing import configure_tracing, shutdown_tracing
 
@@ -71,15 +71,18 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         # aiokafka clients must be created inside the running loop
         processor = Processor(settings, stages=args.stage or (), grace_s=args.grace,
                               deps=lambda: build_deps(settings))
+        loop = type(asyncio.get_running_loop()).__module__.partition(".")[0]
         logging.getLogger("pmflow_gateway").info(
-            "stages %s on %s", ", ".join(processor.stage_names), settings.kafka_bootstrap)
+            "stages %s on %s (event loop: %s)", ", ".join(processor.stage_names),
+            settings.kafka_bootstrap, loop)
         await processor.run(stop_requested=_STOP_ASKED.is_set)
 
     if _STOP_ASKED.is_set():
         return 0  # asked to stop before anything started
     configure_tracing()
     try:
-        asyncio.run(run())
+        with asyncio.Runner(loop_factory=loop_factory(settings.event_loop)) as runner:
+            runner.run(run())
     finally:
         shutdown_tracing()
     return 0

@@ -125,9 +125,14 @@ def test_a_bad_setting_stops_a_worker_with_one_json_line(tmp_path: Path) -> None
 
 
 @pytest.mark.kafka
+@pytest.mark.parametrize("event_loop", [None, "asyncio"])
 def test_a_running_worker_logs_json_from_first_to_last_line(kafka_bootstrap: str,
-                                                            tmp_path: Path) -> None:
+                                                            tmp_path: Path,
+                                                            event_loop: str | None) -> None:
+    """By default on uvloop; PMFLOW_EVENT_LOOP=asyncio runs it on the standard loop."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("PMFLOW_", "OTEL_"))}
+    if event_loop:
+        environment["PMFLOW_EVENT_LOOP"] = event_loop
     environment.update({"PMFLOW_DATA_DIR": str(tmp_path), "PMFLOW_HTTP_PORT": "0",
                         "PMFLOW_KAFKA_BOOTSTRAP": kafka_bootstrap,
                         "PMFLOW_TOPIC_PREFIX": f"logs{time.time_ns()}."})
@@ -144,7 +149,8 @@ def test_a_running_worker_logs_json_from_first_to_last_line(kafka_bootstrap: str
     out, rest = worker.communicate(timeout=60)
     lines = _json_lines("".join(seen) + rest)
     assert out == "" and worker.returncode == 0
-    assert lines[0]["msg"] == f"stages plan on {kafka_bootstrap}"
+    assert lines[0]["msg"] == (f"stages plan on {kafka_bootstrap} "
+                               f"(event loop: {event_loop or 'uvloop'})")
     # The start and the graceful stop, each said once, in the same JSON.
     assert {"workers started: plan; SIGTERM or CTRL+C stops them", "workers stopped"} <= {
         str(line["msg"]) for line in lines if line["logger"] == "pmflow_gateway.app"}

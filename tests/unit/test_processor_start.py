@@ -1,6 +1,7 @@
 """How a Processor starts its stages, without a broker: every consumer starts at once, none
 polls before all have started, and a start that fails raises its own error after closing
-what it opened; a consumer's close survives aiokafka letting a fetch's cancel out."""
+what it opened; a consumer's close survives aiokafka letting a fetch's cancel out; the event
+loop a worker runs on."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import asyncio
 from types import SimpleNamespace
 
 import pytest
+import uvloop
 
 from pmflow_gateway.settings import Settings
-from pmflow_gateway.streams.app import Processor, start_together
+from pmflow_gateway.streams.app import Processor, loop_factory, start_together
 from pmflow_gateway.streams.polling import StagePoller
 from tests.fakes import fake_deps
 
@@ -164,3 +166,11 @@ async def test_a_cancel_of_the_closing_task_still_goes_through() -> None:
     closing.cancel()
     with pytest.raises(asyncio.CancelledError):
         await closing
+
+
+def test_the_event_loop_setting_picks_the_loop_a_worker_runs_on() -> None:
+    assert loop_factory("asyncio") is None  # asyncio.Runner's default: the standard loop
+    factory = loop_factory(Settings().event_loop)  # the default: uvloop
+    assert factory is not None
+    with asyncio.Runner(loop_factory=factory) as runner:
+        assert isinstance(runner.get_loop(), uvloop.Loop)
