@@ -9,7 +9,9 @@ transaction, produces their outputs in offset order and commits the input offset
 after it as the offset's metadata (`done_map`). A record that finished behind a slow one
 thus goes out at once instead of waiting for it, and whoever resumes the partition skips
 the records that map lists. A `read_committed` consumer sees every output once, or (when
-the transaction aborts) not at all and the records run again.
+the transaction aborts) not at all and the records run again. Records without outputs (the
+memory stage's, most of the time) have nothing to make atomic: the consumer commits their
+offsets, with the same map, and no transaction is begun (`_commit_offsets`).
 
 Fencing: one transactional producer per input partition (`partition_producers`); whoever is
 assigned a partition starts its producer, fencing earlier owners, before it reads where the
@@ -291,6 +293,8 @@ class ExactlyOnce:
         done = {o for o in (*self._sent.get(tp, ()), *beyond)
                 if point < o <= point + done_map.SPAN}
         attempt = (point, done_map.encode(point, done))
+        if not self._unchecked.get(tp) and not any(f.outputs for f in taken.values()):
+            return await self._commit_offsets(tp, attempt, taken, done, consumer)
         try:
             wrote = await asyncio.wait_for(self._transact(producer, tp, attempt, taken,
                                                           careful=tp in self._careful),
@@ -310,6 +314,28 @@ class ExactlyOnce:
         self._committed_as(tp, attempt, done)
         self._counted["committed"].inc()
         return point
+
+    async def _commit_offsets(self, tp: TopicPartition, attempt: Commit,
+                              taken: dict[int, Finished], done: set[int],
+                              consumer: AIOKafkaConsumer) -> int | None:
+        """Records with no outputs (a stage that writes only to its database, most of the
+        time) leave nothing to make atomic with their offsets: the consumer commits them,
+        without a transaction's five requests. The group refuses the commit of an owner it
+        has since replaced, as it fences that owner's transactions. Only once every earlier
+        transaction of the partition is known to have ended, markers written (`_check`): a
+        later commit would otherwise hide one left open."""
+        try:
+            await asyncio.wait_for(consumer.commit({tp: attempt}), self._timeout_s)
+        except BaseException as exc:  # its fate is unknown: settled before the next commit
+            self._put_back(tp, taken)
+            self._unsure[tp] = attempt
+            if not isinstance(exc, Exception):
+                raise
+            log.warning("offset commit of %s %s-%d failed (%r); retrying", self._group_id,
+                        tp.topic, tp.partition, exc)
+            return None
+        self._committed_as(tp, attempt, done)
+        return attempt[0]
 
     async def _check(self, tp: TopicPartition) -> None:
         """Once a partition is quiet, whether the group holds the offset its last transaction

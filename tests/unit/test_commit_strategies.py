@@ -127,6 +127,35 @@ async def test_exactly_once_commits_outputs_and_offsets_in_one_transaction() -> 
     assert len(committed) == 1  # nothing new: no empty transaction
 
 
+def internal_record(offset: int) -> ConsumerRecord:
+    """A route PMFlow answers itself: the plan stage ends it without an output."""
+    value = orjson.dumps({**ROUTE_DECIDED, "question_id": f"q-{offset}",
+                          "route_mode": "internal"})
+    return dataclasses.replace(record(offset), value=value)
+
+
+async def test_exactly_once_commits_records_without_outputs_without_a_transaction() -> None:
+    strategy, committed = exactly_once()
+    stage, publisher, consumer = runner(strategy, GatedPlanner())
+
+    async def run(*records: ConsumerRecord) -> None:
+        await stage.on_batch(list(records))
+        await _until(lambda: stage.executor.positions() == {TP: records[-1].offset + 1})
+        await stage.commit()
+
+    await run(*(internal_record(i) for i in range(3)))
+    assert committed == [] and consumer.commits == [{TP: (3, "")}]
+    # One record with an output among them: all go in one transaction with its offsets.
+    await run(internal_record(3), record(4), internal_record(5))
+    [transaction] = committed
+    assert question_ids(transaction.outputs) == ["q-4"] and transaction.offsets == {TP: (6, "")}
+    # Until a check finds that transaction's offsets in the group, output-less records still
+    # commit in transactions: a plain commit would hide one whose markers were never written.
+    await run(internal_record(6))
+    assert [t.offsets for t in committed] == [{TP: (6, "")}, {TP: (7, "")}]
+    assert len(consumer.commits) == 1 and publisher.sent == []
+
+
 async def test_exactly_once_sends_what_finished_behind_a_slow_record_at_once() -> None:
     planner = GatedPlanner({1})
     strategy, committed = exactly_once()
