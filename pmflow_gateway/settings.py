@@ -128,8 +128,7 @@ class Settings(BaseSettings):
         default="INFO", description="Lowest level a worker logs (its log is JSON lines).")
     event_loop: Literal["uvloop", "asyncio"] = Field(
         default="uvloop", description="The workers' event loop: uvloop (libuv) or the "
-        "standard library's. uvloop spends less CPU on each Kafka request, which shortens "
-        "exactly-once's tail; `asyncio` is the fallback where uvloop has no wheel.")
+        "standard library's; `asyncio` is the fallback where uvloop has no wheel.")
     llm_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint "
                                      "(`.../v1`) of both the planner and the composer.")
     llm_model: str = Field(default="gpt-4o-mini", description="Model name sent to it.")
