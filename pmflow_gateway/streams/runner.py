@@ -81,14 +81,28 @@ class StageRunner:
         self._waited = QUEUE_WAIT.labels(stage.name)
         self.outage = Outage(stage.name, config.outage, pause=self._pause, resume=self._resume)
         self.counts = {"processed": 0, "skipped": 0, "dead_lettered": 0, "failed": 0}
+        # How often each partition was revoked: a batch polled before a revocation is stale.
+        self._revocations: dict[tuple[str, int], int] = {}
 
     def _bound(self) -> Deps:
         assert self.deps is not None, "runner used before start-up bound its dependencies"
         return self.deps
 
     async def on_batch(self, records: Iterable[ConsumerRecord]) -> None:
-        """Take a fetched batch; called right after the poll that fetched it."""
-        wanted = self.commits.admission()
+        """Take a fetched batch; called right after the poll that fetched it. While the batch
+        waits for room, its partitions may be revoked (and even assigned back, the consumer
+        then fetching again from the committed offset): the rest of a revoked partition's
+        records are not taken. Taking them would start the partition's progress past records
+        that come again, and commit past them before they ran."""
+        asked = self.commits.admission()
+        revocations = dict(self._revocations)
+
+        def wanted(record: ConsumerRecord) -> bool:
+            key = (record.topic, record.partition)
+            if self._revocations.get(key, 0) != revocations.get(key, 0):
+                return False
+            return asked is None or asked(record)
+
         for record in records:
             await self.commits.room()
             await self.executor.submit(record, wanted)
@@ -256,11 +270,18 @@ class StageRunner:
         await self.commit()
         await self.commits.close()
 
+    def stale(self, revoked: Iterable[TopicPartition]) -> None:
+        """Records of these partitions polled until now are not to be taken (`on_batch`)."""
+        for tp in revoked:
+            key = (tp.topic, tp.partition)
+            self._revocations[key] = self._revocations.get(key, 0) + 1
+
     def rebalance_listener(self) -> ConsumerRebalanceListener:
         runner = self
 
         class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
             async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+                runner.stale(revoked)  # first: a batch waiting for room takes no more of them
                 await runner.commit()
                 dropped = runner.executor.revoke(revoked)
                 runner.outage.forget(revoked)

@@ -220,6 +220,43 @@ async def test_the_commit_point_is_the_end_of_the_finished_prefix() -> None:
     assert consumer.commits == [{tp: 1}, {tp: 4}]
 
 
+async def test_a_batch_waiting_for_room_takes_no_more_of_a_partition_revoked_meanwhile() -> None:
+    """The consumer fetches a revoked partition again from its committed offset: records of the
+    old batch taken after the revocation would start its progress past those, and commit past
+    them before they ran (a kill then loses them)."""
+    gate = asyncio.Event()
+    planned: list[str] = []
+
+    class GatedPlanner:
+        async def plan(self, route: RouteDecided):  # type: ignore[no-untyped-def]
+            planned.append(route.question_id)
+            await gate.wait()
+            return await RulesPlanner().plan(route)
+
+    runner, publisher = plan_runner(GatedPlanner(), replace(CONFIG, max_in_flight=1))
+    consumer = CommittingConsumer()
+    runner.consumer = consumer  # type: ignore[assignment]
+    batch = [record(i, route(f"q-{i}"), key=f"q-{i}".encode()) for i in range(3)]
+    taking = asyncio.create_task(runner.on_batch(batch))
+    await _until(lambda: planned == ["q-0"])  # the executor is full: the batch waits for room
+    tp = TopicPartition(PLAN.source(TOPICS), 0)
+    listener = runner.rebalance_listener()
+    await listener.on_partitions_revoked({tp})
+    await listener.on_partitions_assigned({tp})
+    gate.set()
+    await asyncio.wait_for(taking, 5)
+    assert await runner.executor.drain(5)
+    assert planned == ["q-0"] and publisher.sent == []
+    await runner.commit()
+    assert consumer.commits == []
+    # The next poll (from the committed offset) is taken as usual.
+    runner.executor.closing = False
+    await runner.on_batch(batch)
+    assert await runner.executor.drain(5)
+    await runner.commit()
+    assert planned == ["q-0", "q-0", "q-1", "q-2"] and consumer.commits == [{tp: 3}]
+
+
 async def test_a_failed_commit_is_tried_again_next_round() -> None:
     runner, _ = plan_runner(FlakyPlanner(failures=0))
     consumer = CommittingConsumer(fail_next=1)
