@@ -570,13 +570,19 @@ class ExactlyOnce:
                 await locked.enter_async_context(self._lock(tp))
             await self._producers.keep_only(partitions)
             ordered = list(partitions)
+            # A partition kept through the rebalance keeps its producer, which fences
+            # nothing: its last transaction may have committed a moment ago, markers not yet
+            # written, so the offset read below may be the one before it.
+            kept = {tp for tp in ordered if self._producers.get(tp) is not None}
             fenced = await asyncio.gather(*(self._fence(tp) for tp in ordered))
             await self.rewind(ordered, consumer, executor)
             log.info("%s: fenced earlier owners of %d partitions (%d not yet); resuming at %s",
                      self._group_id, len(ordered), fenced.count(False),
                      {f"{tp.topic}-{tp.partition}": self._next.get(tp) for tp in ordered})
             for tp, ok in zip(ordered, fenced, strict=True):
-                if not ok:  # the offset read above may predate the fence: read it again
+                if not ok or tp in kept:  # the offset read above may predate the fence or
+                    # that transaction: settled before the first commit (read again once a
+                    # transaction of this producer could begin)
                     self._unsure[tp] = (-2, "")  # matches no commit
 
     async def _fence(self, tp: TopicPartition) -> bool:

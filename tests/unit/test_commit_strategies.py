@@ -349,6 +349,27 @@ async def test_markers_that_were_only_slow_run_nothing_again() -> None:
     await stage.drain(1)
 
 
+async def test_a_partition_kept_through_a_rebalance_commits_nothing_twice() -> None:
+    """The rebalance comes right after a commit: the worker keeps the partition and its
+    producer (which fences nothing), and the group still shows the offset before that commit
+    (markers not yet written). The partition is settled before anything more is committed:
+    read again once a transaction of its producer could begin, it resumes after the commit,
+    and the records it ran again from the stale offset are dropped, not committed twice."""
+    run = await held_run(check_after_s=3600)
+    run.group.stale = 1  # the read at the assignment sees the offset before the last commit
+    listener = run.stage.rebalance_listener()
+    await listener.on_partitions_revoked({TP})
+    await listener.on_partitions_assigned({TP})
+    assert run.consumer.seeks[-1] == (TP, 0)  # where the stale read sent the consumer
+    await run.stage.on_batch([record(0), record(1)])  # fetched again from there
+    await _until(lambda: run.consumer.seeks[-1] == (TP, 2))
+    await run.stage.on_batch([record(2)])
+    await _until(lambda: len(run.committed) == 2)
+    assert question_ids(run.committed[1].outputs) == ["q-2"]
+    assert run.committed[1].offsets == {TP: (3, "")}
+    await run.stage.drain(1)
+
+
 async def test_a_failed_transaction_after_a_lost_commit_aborts_what_both_left_open() -> None:
     """The broker skipped a commit's markers (the group keeps the offset before it), then the
     next transaction failed. Before anything is sent again, one aborted transaction over the
