@@ -97,7 +97,8 @@ class StagePoller:
                 await self.task
 
     async def close(self) -> None:
-        """Leave the group and close the consumer (the rebalance listener hears of it).
+        """Leave the group and close the consumer (aiokafka calls no rebalance listener on the
+        way out: the drain has committed what finished before).
 
         aiokafka's `stop()` cancels its pending fetches and awaits them; a fetch that failed
         (the broker away) is pausing before its retry, outside its own cancel handling, so
