@@ -177,11 +177,17 @@ class ExactlyOnce:
         self._release(len(taken))
         return taken
 
-    def _put_back(self, tp: TopicPartition, taken: dict[int, Finished]) -> None:
+    def _put_back(self, tp: TopicPartition, taken: dict[int, Finished], generation: int) -> bool:
+        """Hold `taken` again for the next cycle; not when the partition was revoked or
+        rewound since they were taken (`generation`): they run again from the group's offset,
+        wherever, and held here they would count against `max_held` for good."""
+        if self._rewinds.get(tp, 0) != generation:
+            return False
         self._held.setdefault(tp, {}).update(taken)
         self._held_count += len(taken)
         if self._held_count >= self._max_held:
             self._room.clear()
+        return True
 
     def _release(self, n: int) -> None:
         self._held_count -= n
@@ -289,21 +295,22 @@ class ExactlyOnce:
         # Only what the commit can name: the records before `point`, and those the map can
         # list; the one at `point` may have finished during the awaits above, and waits.
         beyond = {o for o in self._held.get(tp, ()) if point < o <= point + done_map.SPAN}
+        generation = self._rewinds.get(tp, 0)
         taken = self._take(tp, point, also=beyond)
         done = {o for o in (*self._sent.get(tp, ()), *beyond)
                 if point < o <= point + done_map.SPAN}
         attempt = (point, done_map.encode(point, done))
         if not self._unchecked.get(tp) and not any(f.outputs for f in taken.values()):
-            return await self._commit_offsets(tp, attempt, taken, done, consumer)
+            return await self._commit_offsets(tp, attempt, taken, done, consumer, generation)
         try:
             wrote = await asyncio.wait_for(self._transact(producer, tp, attempt, taken,
                                                           careful=tp in self._careful),
                                            self._timeout_s)
         except Exception as exc:  # every failure is retried; refused records end first
-            await self._failed(tp, attempt, taken, exc)
+            await self._failed(tp, attempt, taken, generation, exc)
             return None
         except BaseException:  # cancelled half way: the transaction's fate is unknown
-            self._put_back(tp, taken)
+            self._put_back(tp, taken, generation)
             self._unsure[tp] = attempt  # the next cycle reads the committed offset first
             self._producers.forget(tp)
             raise
@@ -317,7 +324,7 @@ class ExactlyOnce:
 
     async def _commit_offsets(self, tp: TopicPartition, attempt: Commit,
                               taken: dict[int, Finished], done: set[int],
-                              consumer: AIOKafkaConsumer) -> int | None:
+                              consumer: AIOKafkaConsumer, generation: int) -> int | None:
         """Records with no outputs (a stage that writes only to its database, most of the
         time) leave nothing to make atomic with their offsets: the consumer commits them,
         without a transaction's five requests. The group refuses the commit of an owner it
@@ -327,7 +334,7 @@ class ExactlyOnce:
         try:
             await asyncio.wait_for(consumer.commit({tp: attempt}), self._timeout_s)
         except BaseException as exc:  # its fate is unknown: settled before the next commit
-            self._put_back(tp, taken)
+            self._put_back(tp, taken, generation)
             self._unsure[tp] = attempt
             if not isinstance(exc, Exception):
                 raise
@@ -436,9 +443,17 @@ class ExactlyOnce:
         self._sent[tp] = done
 
     async def _failed(self, tp: TopicPartition, attempt: Commit, taken: dict[int, Finished],
-                      exc: Exception) -> None:
+                      generation: int, exc: Exception) -> None:
         """Abort and keep the records for the next cycle, which settles the partition first;
-        end those the broker refused."""
+        end those the broker refused. A partition revoked meanwhile (its new owner's fence
+        failed the transaction) keeps nothing: its records run again at the new owner."""
+        self._counted["aborted"].inc()
+        if not self._put_back(tp, taken, generation):
+            log.info("transaction of %s %s-%d failed after the partition was revoked (%r): "
+                     "its records run again at its new owner", self._group_id, tp.topic,
+                     tp.partition, exc)
+            await self._recover(tp, attempt, rebuild=True)
+            return
         final = isinstance(exc, Refused) or (isinstance(exc, KafkaError) and not exc.retriable)
         if final:
             log.error("transaction of %s %s-%d failed for good: %s", self._group_id, tp.topic,
@@ -446,8 +461,6 @@ class ExactlyOnce:
         else:
             log.warning("transaction of %s %s-%d failed (%r); retrying its records",
                         self._group_id, tp.topic, tp.partition, exc)
-        self._counted["aborted"].inc()
-        self._put_back(tp, taken)
         await self._recover(tp, attempt, rebuild=final)
         # Its abort markers may have been skipped too: settled before anything is sent again.
         self._unsure.setdefault(tp, attempt)
@@ -544,16 +557,23 @@ class ExactlyOnce:
         slip in."""
         partitions = list(partitions)
         resume: dict[TopicPartition, Commit] = {}
+        unread: list[TopicPartition] = []
         for tp in partitions:
             if tp not in consumer.assignment():
                 continue
             try:
                 resume[tp] = await self._offsets.committed(tp)
-            except Exception as exc:  # lost meanwhile: the next owner rewinds
+            except Exception as exc:  # group coordinator away past the timeout
                 log.warning("rewind of %s %s-%d failed: %r", self._group_id, tp.topic,
                             tp.partition, exc)
+                unread.append(tp)
         executor.revoke(partitions)
         self.revoked(partitions)
+        for tp in unread:
+            # Nowhere known to resume from: settled (read again, then rewound) before its
+            # first commit, so what runs meanwhile from the consumer's own position commits
+            # nothing and nothing it skipped is committed past.
+            self._unsure[tp] = (-2, "")  # matches no commit
         for tp, found in resume.items():
             if tp in consumer.assignment():
                 offset = max(found[0], 0)  # below the log start: the reset policy applies

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 from aiokafka import ConsumerRecord, TopicPartition
-from aiokafka.errors import KafkaConnectionError
+from aiokafka.errors import KafkaConnectionError, ProducerFenced
 
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.schemas import RouteDecided, Topics
@@ -389,4 +389,75 @@ async def test_a_failed_transaction_after_a_lost_commit_aborts_what_both_left_op
     await _until(lambda: len(committed) == 2)
     assert question_ids(committed[1].outputs) == ["q-0", "q-1", "q-2"]
     assert committed[1].offsets == {TP: (3, "")}
+    await stage.drain(1)
+
+
+async def test_a_transaction_failing_after_its_partition_was_revoked_holds_nothing_back() -> None:
+    """The committer is inside a transaction when the partition is revoked, and the new
+    owner's fence makes it fail. Its records are the new owner's now: they are not put back,
+    so the bound on held records (here 2) counts nothing that can never leave, and the stage
+    keeps taking records of its other partitions."""
+    gate = asyncio.Event()
+    committed: list[Transaction] = []
+    aborted: list[Transaction] = []
+
+    class FencedMidCommit(RecordingTransactionalProducer):
+        async def commit_transaction(self) -> None:
+            await gate.wait()
+            raise ProducerFenced()
+
+    strategy = ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=2,
+                           new_producer=lambda tid: FencedMidCommit(tid, committed, aborted),
+                           offsets=NoCommits(), interval_s=3600)
+    stage, _, consumer = runner(strategy, GatedPlanner())
+    await strategy.assigned({TP}, consumer, stage.executor)  # type: ignore[arg-type]
+    stage.start_committing()
+    await stage.on_batch([record(0), record(1)])
+    producer = await strategy._producers.open(TP)
+    await _until(lambda: producer._open is not None and len(producer._open.outputs) == 2)
+    # What the revocation listener does once its own commit is done (the committer took the
+    # partition's lock right after it):
+    stage.executor.revoke({TP})
+    strategy.revoked({TP})
+    gate.set()
+    await _until(lambda: len(aborted) == 1)
+    await asyncio.wait_for(strategy.room(), 1)  # nothing of the revoked partition is held
+    assert committed == []
+    await stage.drain(1)
+
+
+class UnreadableOnce(GroupHolds):
+    """A group whose first read fails (its coordinator away past the timeout)."""
+
+    async def committed(self, tp: TopicPartition) -> tuple[int, str]:
+        self.reads += 1
+        if self.reads == 1:
+            raise KafkaConnectionError("coordinator away")
+        return self.commits[-1]
+
+
+async def test_a_partition_whose_offset_could_not_be_read_is_settled_before_its_first_commit(
+        ) -> None:
+    """The assignment could not read where the group left the partition: the consumer goes
+    on from a position of its own. What runs from there commits nothing until the partition
+    is settled: the offset read again (here 1), the partition rewound to it."""
+    committed: list[Transaction] = []
+    aborted: list[Transaction] = []
+    group = UnreadableOnce()
+    group.add((1, ""))
+    strategy = ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=100,
+                           new_producer=lambda tid: RecordingTransactionalProducer(
+                               tid, committed, aborted),
+                           offsets=group, interval_s=3600)
+    stage, _, consumer = runner(strategy, GatedPlanner())
+    await strategy.assigned({TP}, consumer, stage.executor)  # type: ignore[arg-type]
+    assert consumer.seeks == []  # nowhere known to go
+    stage.start_committing()
+    await stage.on_batch([record(0), record(1)])  # from the consumer's own position
+    await _until(lambda: consumer.seeks == [(TP, 1)])
+    assert committed == []  # record 0, committed before, went out no second time
+    await stage.on_batch([record(1)])
+    await _until(lambda: len(committed) == 1)
+    assert question_ids(committed[0].outputs) == ["q-1"]
+    assert committed[0].offsets == {TP: (2, "")}
     await stage.drain(1)
