@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -36,9 +37,12 @@ class Worker:
     async def start(self, timeout_s: float = 90) -> dict[str, Any]:
         # A file, not a pipe: nobody reads stderr while the worker runs. Closed in stop().
         self._stderr = self.stderr_path.open("w")
+        # The scenarios measured against the relay chain (a non-transactional floor) run
+        # at-least-once unless the scenario chose a mode (`exactly_once` runs both).
+        env = {"PMFLOW_PROCESSING_GUARANTEE": "at_least_once", **os.environ}
         self.proc = await asyncio.create_subprocess_exec(
             *self.argv, cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=self._stderr)
+            stderr=self._stderr, env=env)
         return await self._read("ready", timeout_s)
 
     async def sample(self) -> dict[str, Any]:

@@ -66,11 +66,11 @@ class Settings(BaseSettings):
     result_limit: int = Field(default=3, ge=1, le=10, description="Default evidence count.")
     in_flight: int = Field(default=256, ge=1, description="In-flight messages per slow stage.")
     processing_guarantee: Literal["exactly_once", "at_least_once"] = Field(
-        default="at_least_once",
+        default="exactly_once",
         description="exactly_once: each stage's outputs and input offsets commit in one Kafka "
-        "transaction per partition (read them with isolation.level=read_committed); "
-        "at_least_once: a crash may repeat outputs, with the same event_id when their content "
-        "is the same.")
+        "transaction per partition (read them with isolation.level=read_committed; the broker "
+        "must grant transactional producers); at_least_once: no transactions, and a crash may "
+        "repeat outputs, with the same event_id when their content is the same.")
     kafka_fetch_max_wait_ms: int = Field(
         default=500, ge=0, le=60_000,
         description="Longest a stage's fetch waits at the broker for new records; it also bounds "

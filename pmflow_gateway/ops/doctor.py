@@ -15,7 +15,6 @@ import logging
 import os
 import sys
 import time
-import uuid
 from collections.abc import Awaitable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -259,20 +258,17 @@ async def check_guarantee(settings: Settings, *, timeout_s: float = 5.0) -> Chec
     if settings.processing_guarantee == "at_least_once":
         return _ok(name, "at_least_once (after a crash an output may repeat, with the same "
                          "event_id when its content is the same)")
-    from aiokafka import AIOKafkaProducer
+    from pmflow_gateway.streams.partition_producers import (
+        TRANSACTIONS_FIX,
+        NoTransactions,
+        check_transactions,
+    )
 
-    producer = AIOKafkaProducer(bootstrap_servers=settings.kafka_bootstrap,
-                                transactional_id=f"pmflow-doctor-{uuid.uuid4().hex[:8]}",
-                                request_timeout_ms=int(timeout_s * 1000))
     try:
-        await asyncio.wait_for(producer.start(), timeout_s)
-    except Exception as exc:
-        return _fail(name, f"exactly_once, but no transactional producer: {_why(exc)}",
-                     "give the broker transaction.state.log.replication.factor and min.isr "
-                     "no larger than its broker count, or set "
-                     "PMFLOW_PROCESSING_GUARANTEE=at_least_once")
-    finally:
-        await _quietly(producer.stop())
+        await check_transactions(settings.kafka_bootstrap, timeout_s=timeout_s)
+    except NoTransactions as exc:
+        return _fail(name, f"exactly_once, but no transactional producer: "
+                           f"{_why(exc.__cause__ or exc)}", TRANSACTIONS_FIX)
     return _ok(name, "exactly_once (transactions available; read the outputs with "
                      "isolation.level=read_committed)")
 

@@ -18,6 +18,7 @@ from pmflow_gateway.settings import Settings
 from pmflow_gateway.streams.commits import AtLeastOnce, CommitStrategy
 from pmflow_gateway.streams.health import CONSUMER_LAG, GUARANTEE, IN_FLIGHT, HealthServer
 from pmflow_gateway.streams.parallel import OrderedExecutor
+from pmflow_gateway.streams.partition_producers import check_transactions
 from pmflow_gateway.streams.polling import StagePoller
 from pmflow_gateway.streams.publisher import EventPublisher
 from pmflow_gateway.streams.runner import RunnerConfig, StageRunner, group_id
@@ -32,6 +33,9 @@ log = logging.getLogger("pmflow_gateway.app")
 # 200. At 10,000 the collector costs 0.16 instead of 0.33 ms of CPU a question (bench cpu),
 # and one collection pauses the loop about 5 ms, well inside a hop.
 GC_THRESHOLDS = (10_000, 10, 10)
+# How long a start waits for the broker's first transactional producer (exactly-once): the
+# first one on a new cluster creates the transaction log, which takes seconds.
+START_CHECK_S = 30.0
 
 
 def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -163,6 +167,10 @@ class Processor:
             configs=settings_topic_configs(self.settings, self.topics))
         if created:
             log.info("created topics: %s", ", ".join(created))
+        if self.settings.processing_guarantee == "exactly_once":
+            # A broker that grants no transactional producer fails the start, with the fix,
+            # rather than leaving the stages to hold outputs they can never commit.
+            await check_transactions(self.settings.kafka_bootstrap, timeout_s=START_CHECK_S)
         if self.deps is None:
             assert self._make_deps is not None
             self.deps = await self._make_deps()

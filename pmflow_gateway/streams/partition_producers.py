@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import uuid
 from collections.abc import Callable
 
 from aiokafka import AIOKafkaProducer, TopicPartition
@@ -20,6 +21,35 @@ from aiokafka import AIOKafkaProducer, TopicPartition
 from pmflow_gateway.streams.delivery import MAX_REQUEST_BYTES
 
 NewProducer = Callable[[str], AIOKafkaProducer]  # a transactional id -> its producer
+
+
+TRANSACTIONS_FIX = ("give the broker transaction.state.log.replication.factor and "
+                    "transaction.state.log.min.isr no larger than its broker count, or set "
+                    "PMFLOW_PROCESSING_GUARANTEE=at_least_once")
+
+
+class NoTransactions(RuntimeError):
+    """The broker grants no transactional producer: exactly-once cannot run."""
+
+
+async def check_transactions(bootstrap: str, *, timeout_s: float) -> None:
+    """Start and stop a transactional producer of a throwaway id; `NoTransactions`, naming
+    the fix, when the broker grants none within `timeout_s`. A broker whose transaction log
+    asks for more replicas than the cluster has never grants one: its stages would hold
+    every output and commit nothing, with a warning a cycle, instead of failing to start."""
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap,
+                                transactional_id=f"pmflow-check-{uuid.uuid4().hex[:8]}",
+                                request_timeout_ms=int(timeout_s * 1000))
+    try:
+        await asyncio.wait_for(producer.start(), timeout_s)
+    except Exception as exc:
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        raise NoTransactions(
+            f"exactly_once, but {bootstrap} granted no transactional producer within "
+            f"{timeout_s:g} s ({why[:200]}): {TRANSACTIONS_FIX}") from exc
+    finally:
+        with contextlib.suppress(Exception):
+            await producer.stop()
 
 
 class PartitionProducers:

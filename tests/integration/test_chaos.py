@@ -1,6 +1,8 @@
 """Nothing lost, nothing doubled: worker processes killed, a broker restarted, a group rebalanced.
 
-Each run prints its numbers (questions, kills, rows, duplicates, lost, dead letters).
+At least once, read `read_uncommitted`: a repeated reply must repeat its `event_id` (the
+exactly-once runs of the same faults, the default mode, are `test_exactly_once.py`'s). Each
+run prints its numbers (questions, kills, rows, duplicates, lost, dead letters).
 """
 
 from __future__ import annotations
@@ -26,12 +28,13 @@ from tests.support.kafka import collect, produce
 from tests.support.workers import Worker
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
+ALO = "at_least_once"
 
 
 async def test_workers_killed_three_times_lose_and_double_nothing(
         kafka_bootstrap: str, postgres_url: str, topics: Topics, tmp_path: Path) -> None:
     tenant, n = f"kill{uuid.uuid4().hex[:6]}", 2000
-    env = worker_env(kafka_bootstrap, topics, postgres_url)
+    env = worker_env(kafka_bootstrap, topics, postgres_url, ALO)
     worker = Worker(env, log=tmp_path / "worker.log").start()
     kills = 0
     async with Replies(kafka_bootstrap, topics.reply_rendered) as replies:
@@ -53,7 +56,7 @@ async def test_workers_killed_three_times_lose_and_double_nothing(
 async def test_two_workers_one_killed_the_other_takes_over(
         kafka_bootstrap: str, postgres_url: str, topics: Topics, tmp_path: Path) -> None:
     tenant, n = f"pair{uuid.uuid4().hex[:6]}", 600
-    env = worker_env(kafka_bootstrap, topics, postgres_url)
+    env = worker_env(kafka_bootstrap, topics, postgres_url, ALO)
     first = Worker(env, log=tmp_path / "first.log").start()
     second = Worker(env, log=tmp_path / "second.log").start()
     async with Replies(kafka_bootstrap, topics.reply_rendered) as replies:
@@ -72,7 +75,7 @@ async def test_two_workers_one_killed_the_other_takes_over(
 async def test_sigterm_drains_commits_and_exits(
         kafka_bootstrap: str, postgres_url: str, topics: Topics, tmp_path: Path) -> None:
     tenant, n = f"term{uuid.uuid4().hex[:6]}", 300
-    env = worker_env(kafka_bootstrap, topics, postgres_url)
+    env = worker_env(kafka_bootstrap, topics, postgres_url, ALO)
     worker = Worker(env, log=tmp_path / "worker.log", grace_s=15).start()
     async with Replies(kafka_bootstrap, topics.reply_rendered) as replies:
         await produce(kafka_bootstrap, topics.route_decided, routes(tenant, n))
@@ -90,7 +93,7 @@ async def test_sigterm_while_the_workers_start_is_a_clean_stop(
         after_s: float) -> None:
     """Before the app's own handler is in place a SIGTERM killed the process (exit -15, and a
     restarted worker stopped right away failed the exactly-once SIGTERM test now and then)."""
-    worker = Worker(worker_env(kafka_bootstrap, topics, postgres_url),
+    worker = Worker(worker_env(kafka_bootstrap, topics, postgres_url, ALO),
                     log=tmp_path / "worker.log").start()
     await asyncio.sleep(after_s)
     assert worker.terminate(timeout_s=60) == 0, (tmp_path / "worker.log").read_text()[-3000:]
@@ -101,7 +104,7 @@ async def test_broker_restart_mid_run_loses_nothing(
     broker = PrivateBroker(tmp_path / "kafka")
     broker.start()
     tenant, n = f"brk{uuid.uuid4().hex[:6]}", 400
-    worker = Worker(worker_env(broker.bootstrap, topics, postgres_url),
+    worker = Worker(worker_env(broker.bootstrap, topics, postgres_url, ALO),
                     log=tmp_path / "worker.log").start()
     try:
         await produce(broker.bootstrap, topics.route_decided, routes(tenant, n))

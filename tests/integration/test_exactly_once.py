@@ -86,8 +86,7 @@ async def fetch(consumer: AIOKafkaConsumer, tp: TopicPartition, n: int) -> list[
 
 def env_for(bootstrap: str, topics: Topics, postgres_url: str, guarantee: str,
             **extra: str) -> dict[str, str]:
-    return {**worker_env(bootstrap, topics, postgres_url),
-            "PMFLOW_PROCESSING_GUARANTEE": guarantee, **extra}
+    return {**worker_env(bootstrap, topics, postgres_url, guarantee), **extra}
 
 
 def keys(tenant: str, n: int) -> set[bytes]:

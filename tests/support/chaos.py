@@ -138,9 +138,14 @@ async def qa_rows(database_url: str, tenant: str, *, expect: int,
         await engine.dispose()
 
 
-def worker_env(bootstrap: str, topics: Topics, postgres_url: str) -> dict[str, str]:
-    return {"PMFLOW_KAFKA_BOOTSTRAP": bootstrap, "PMFLOW_TOPIC_PREFIX": topics.prefix,
-            "PMFLOW_DATABASE_URL": postgres_url, "OTEL_EXPORTER_OTLP_ENDPOINT": ""}
+def worker_env(bootstrap: str, topics: Topics, postgres_url: str,
+               guarantee: str | None = None) -> dict[str, str]:
+    """A worker's environment; `guarantee` None: the gateway's default (exactly-once)."""
+    env = {"PMFLOW_KAFKA_BOOTSTRAP": bootstrap, "PMFLOW_TOPIC_PREFIX": topics.prefix,
+           "PMFLOW_DATABASE_URL": postgres_url, "OTEL_EXPORTER_OTLP_ENDPOINT": ""}
+    if guarantee is not None:
+        env["PMFLOW_PROCESSING_GUARANTEE"] = guarantee
+    return env
 
 
 def report(name: str, **numbers: object) -> None:

@@ -12,7 +12,9 @@ import pytest
 import uvloop
 
 from pmflow_gateway.settings import Settings
+from pmflow_gateway.streams import app
 from pmflow_gateway.streams.app import Processor, loop_factory, start_together
+from pmflow_gateway.streams.partition_producers import NoTransactions
 from pmflow_gateway.streams.polling import StagePoller
 from tests.fakes import fake_deps
 
@@ -174,3 +176,22 @@ def test_the_event_loop_setting_picks_the_loop_a_worker_runs_on() -> None:
     assert factory is not None
     with asyncio.Runner(loop_factory=factory) as runner:
         assert isinstance(runner.get_loop(), uvloop.Loop)
+
+
+async def test_an_exactly_once_start_fails_with_the_fix_when_no_transaction_is_granted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Exactly-once is the default: on a broker that grants no transactional producer (here:
+    none at all) the start fails, naming the fix, before any stage takes a record."""
+    async def no_topics_missing(*args: object, **kwargs: object) -> list[str]:
+        return []
+
+    monkeypatch.setattr(app, "ensure_topics", no_topics_missing)
+    monkeypatch.setattr(app, "START_CHECK_S", 2.0)
+    settings = Settings(http_port=None, kafka_bootstrap="127.0.0.1:1")
+    assert settings.processing_guarantee == "exactly_once"
+    proc = Processor(settings, deps=fake_deps())
+    with pytest.raises(NoTransactions) as refused:
+        await proc.start()
+    assert "PMFLOW_PROCESSING_GUARANTEE=at_least_once" in str(refused.value)
+    assert "transaction.state.log.replication.factor" in str(refused.value)
+    assert not proc.ready()
