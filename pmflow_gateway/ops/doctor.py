@@ -265,10 +265,13 @@ async def check_guarantee(settings: Settings, *, timeout_s: float = 5.0) -> Chec
     )
 
     try:
-        await check_transactions(settings.kafka_bootstrap, timeout_s=timeout_s)
+        await check_transactions(settings.kafka_bootstrap,
+                                 f"{settings.topic_prefix}gateway.start-check",
+                                 timeout_s=timeout_s)
     except NoTransactions as exc:
-        return _fail(name, f"exactly_once, but no transactional producer: "
-                           f"{_why(exc.__cause__ or exc)}", TRANSACTIONS_FIX)
+        return _fail(name, f"exactly_once, but no transactional producer within "
+                           f"{timeout_s:g} s: {_why(exc.__cause__ or exc)} (a new cluster's "
+                           "first one can take longer: run doctor again)", TRANSACTIONS_FIX)
     return _ok(name, "exactly_once (transactions available; read the outputs with "
                      "isolation.level=read_committed)")
 

@@ -9,7 +9,8 @@ from typing import Any
 # name so that classifying them never imports the library: exit 2 is "fix your command or
 # configuration", exit 1 "something outside failed".
 USAGE_ERRORS = {"pydantic_core._pydantic_core.ValidationError",
-                "pmflow_gateway.adapters.mcp_config.McpConfigError"}
+                "pmflow_gateway.adapters.mcp_config.McpConfigError",
+                "pmflow_gateway.streams.partition_producers.NoTransactions"}
 OPERATIONAL_ERRORS = {"builtins.OSError", "aiokafka.errors.KafkaError",
                       "sqlalchemy.exc.SQLAlchemyError", "httpx.HTTPError",
                       "pmflow_gateway.ports.Unavailable"}

@@ -119,7 +119,10 @@ async def read_range(bootstrap: str, topic: str, start: datetime, end: datetime 
 
     from pmflow_gateway.streams.consumer_state import partitions_of
 
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    # read_committed, as every reader of exactly-once outputs must: an aborted transaction's
+    # writes (and the empty records a settling one writes) are not what a stage said.
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
+                                isolation_level="read_committed")
     await consumer.start()
     await asyncio.sleep(0)  # see doctor._check_lag: stop() must not meet an unstarted task
     try:

@@ -170,7 +170,9 @@ class Processor:
         if self.settings.processing_guarantee == "exactly_once":
             # A broker that grants no transactional producer fails the start, with the fix,
             # rather than leaving the stages to hold outputs they can never commit.
-            await check_transactions(self.settings.kafka_bootstrap, timeout_s=START_CHECK_S)
+            await check_transactions(self.settings.kafka_bootstrap,
+                                     f"{self.settings.topic_prefix}gateway.start-check",
+                                     timeout_s=START_CHECK_S)
         if self.deps is None:
             assert self._make_deps is not None
             self.deps = await self._make_deps()

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
 from collections.abc import Callable
 
 from aiokafka import AIOKafkaProducer, TopicPartition
@@ -32,21 +31,22 @@ class NoTransactions(RuntimeError):
     """The broker grants no transactional producer: exactly-once cannot run."""
 
 
-async def check_transactions(bootstrap: str, *, timeout_s: float) -> None:
-    """Start and stop a transactional producer of a throwaway id; `NoTransactions`, naming
-    the fix, when the broker grants none within `timeout_s`. A broker whose transaction log
-    asks for more replicas than the cluster has never grants one: its stages would hold
-    every output and commit nothing, with a warning a cycle, instead of failing to start."""
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap,
-                                transactional_id=f"pmflow-check-{uuid.uuid4().hex[:8]}",
+async def check_transactions(bootstrap: str, transactional_id: str, *,
+                             timeout_s: float) -> None:
+    """Start and stop a transactional producer of `transactional_id` (one that never writes);
+    `NoTransactions`, its fix first, when the broker grants none within `timeout_s`. A broker
+    whose transaction log asks for more replicas than the cluster has never grants one: its
+    stages would hold every output and commit nothing, with a warning a cycle, instead of
+    failing to start."""
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, transactional_id=transactional_id,
                                 request_timeout_ms=int(timeout_s * 1000))
     try:
         await asyncio.wait_for(producer.start(), timeout_s)
     except Exception as exc:
         why = " ".join(str(exc).split()) or type(exc).__name__
         raise NoTransactions(
-            f"exactly_once, but {bootstrap} granted no transactional producer within "
-            f"{timeout_s:g} s ({why[:200]}): {TRANSACTIONS_FIX}") from exc
+            f"exactly_once needs transactions: {TRANSACTIONS_FIX} ({bootstrap} granted no "
+            f"transactional producer within {timeout_s:g} s: {why[:120]})") from exc
     finally:
         with contextlib.suppress(Exception):
             await producer.stop()

@@ -402,7 +402,7 @@ class ExactlyOnce:
                         "its records again from there", self._group_id, tp.topic, tp.partition,
                         found, self._last.get(tp))
             self._counted["redone"].inc()
-            await self.rewind([tp], consumer, executor)
+            await self.rewind([tp], consumer, executor, known={tp: found})
             return True, None
         return False, None
 
@@ -549,12 +549,13 @@ class ExactlyOnce:
     # -- ownership --------------------------------------------------------------------
 
     async def rewind(self, partitions: Iterable[TopicPartition], consumer: AIOKafkaConsumer,
-                     executor: OrderedExecutor) -> None:
+                     executor: OrderedExecutor,
+                     known: dict[TopicPartition, Commit] | None = None) -> None:
         """Forget the partitions' in-flight and held records and fetch again from the offset
         the last committed transaction left, skipping the records its map says are done.
         The offsets are read first; forgetting, seeking and the new resume offset then
         happen without a pause in between, so no batch fetched from the old position can
-        slip in."""
+        slip in. `known`: offsets already read where they are final (`_settle`)."""
         partitions = list(partitions)
         resume: dict[TopicPartition, Commit] = {}
         unread: list[TopicPartition] = []
@@ -562,7 +563,7 @@ class ExactlyOnce:
             if tp not in consumer.assignment():
                 continue
             try:
-                resume[tp] = await self._offsets.committed(tp)
+                resume[tp] = (known or {}).get(tp) or await self._offsets.committed(tp)
             except Exception as exc:  # group coordinator away past the timeout
                 log.warning("rewind of %s %s-%d failed: %r", self._group_id, tp.topic,
                             tp.partition, exc)

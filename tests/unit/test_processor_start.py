@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 import uvloop
 
+from pmflow_gateway.ops.errors import error_lines, exit_code_of
 from pmflow_gateway.settings import Settings
 from pmflow_gateway.streams import app
 from pmflow_gateway.streams.app import Processor, loop_factory, start_together
@@ -192,6 +193,9 @@ async def test_an_exactly_once_start_fails_with_the_fix_when_no_transaction_is_g
     proc = Processor(settings, deps=fake_deps())
     with pytest.raises(NoTransactions) as refused:
         await proc.start()
-    assert "PMFLOW_PROCESSING_GUARANTEE=at_least_once" in str(refused.value)
-    assert "transaction.state.log.replication.factor" in str(refused.value)
     assert not proc.ready()
+    # What `pmflow-gateway run` prints: one line, the fix in it, exit 2 (fix the setup).
+    assert exit_code_of(refused.value) == 2
+    [line] = error_lines("run", refused.value)
+    assert "transaction.state.log.replication.factor" in line
+    assert "PMFLOW_PROCESSING_GUARANTEE=at_least_once" in line
