@@ -155,11 +155,14 @@ async def table_locked(site: Site, seconds: float) -> None:
         await engine.dispose()
 
 
-async def outage_run(site: Site, name: str, outage: Outage, seconds: float) -> None:
+async def outage_run(site: Site, name: str, outage: Outage, seconds: float,
+                     guarantee: str | None = None) -> None:
     """Ten answers stored; then, while the database is away, fifty more answers and a rating
-    of each of the first ten; then the database returns. Nothing may be lost."""
+    of each of the first ten; then the database returns. Nothing may be lost. `guarantee`
+    None: the gateway's default (exactly-once)."""
     tenant = f"{name}{uuid.uuid4().hex[:6]}"
-    worker = site.worker("memory", "feedback")
+    worker = (site.worker("memory", "feedback", PMFLOW_PROCESSING_GUARANTEE=guarantee)
+              if guarantee else site.worker("memory", "feedback"))
     try:
         await produce(site.bootstrap, site.topics.answer_ready, answers(tenant, range(RATINGS),
                                                                         "pre"))
@@ -184,8 +187,9 @@ async def outage_run(site: Site, name: str, outage: Outage, seconds: float) -> N
     assert letters == []
 
 
-async def test_refused_for_20_s_loses_nothing(site: Site) -> None:
-    await outage_run(site, "refused", refused, 20)
+@pytest.mark.parametrize("guarantee", [None, "at_least_once"])
+async def test_refused_for_20_s_loses_nothing(site: Site, guarantee: str | None) -> None:
+    await outage_run(site, "refused", refused, 20, guarantee)
 
 
 async def test_hung_for_130_s_loses_nothing(site: Site) -> None:
