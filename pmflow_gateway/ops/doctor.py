@@ -265,8 +265,7 @@ async def check_guarantee(settings: Settings, *, timeout_s: float = 5.0) -> Chec
     )
 
     try:
-        await check_transactions(settings.kafka_bootstrap,
-                                 f"{settings.topic_prefix}gateway.start-check",
+        await check_transactions(settings.kafka_bootstrap, settings.topic_prefix,
                                  timeout_s=timeout_s)
     except NoTransactions as exc:
         return _fail(name, f"exactly_once, but no transactional producer within "

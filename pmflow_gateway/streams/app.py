@@ -170,8 +170,7 @@ class Processor:
         if self.settings.processing_guarantee == "exactly_once":
             # A broker that grants no transactional producer fails the start, with the fix,
             # rather than leaving the stages to hold outputs they can never commit.
-            await check_transactions(self.settings.kafka_bootstrap,
-                                     f"{self.settings.topic_prefix}gateway.start-check",
+            await check_transactions(self.settings.kafka_bootstrap, self.settings.topic_prefix,
                                      timeout_s=START_CHECK_S)
         if self.deps is None:
             assert self._make_deps is not None

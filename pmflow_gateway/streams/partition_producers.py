@@ -31,14 +31,14 @@ class NoTransactions(RuntimeError):
     """The broker grants no transactional producer: exactly-once cannot run."""
 
 
-async def check_transactions(bootstrap: str, transactional_id: str, *,
-                             timeout_s: float) -> None:
-    """Start and stop a transactional producer of `transactional_id` (one that never writes);
+async def check_transactions(bootstrap: str, topic_prefix: str, *, timeout_s: float) -> None:
+    """Start and stop a transactional producer (one id per topic prefix, never writing);
     `NoTransactions`, its fix first, when the broker grants none within `timeout_s`. A broker
     whose transaction log asks for more replicas than the cluster has never grants one: its
     stages would hold every output and commit nothing, with a warning a cycle, instead of
     failing to start."""
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, transactional_id=transactional_id,
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap,
+                                transactional_id=f"{topic_prefix}gateway.start-check",
                                 request_timeout_ms=int(timeout_s * 1000))
     try:
         await asyncio.wait_for(producer.start(), timeout_s)

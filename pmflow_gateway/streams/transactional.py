@@ -72,6 +72,10 @@ class Finished:
 
 Commit = tuple[int, str]  # an offset and its metadata, as the group holds them
 Written = tuple[str, int]  # an output topic and partition a transaction wrote to
+# What a partition is marked unsure with when no commit of this owner is in doubt, but where
+# the group left it is (not read, or read before a fence or a last transaction's markers):
+# it matches no commit, so the first cycle settles the partition.
+UNSETTLED: Commit = (-2, "")
 # How long after a commit the broker is still writing its markers, on a local broker: a
 # transaction begun sooner on the same producer is refused (CONCURRENT_TRANSACTIONS).
 MARKERS_S = 0.005
@@ -563,7 +567,8 @@ class ExactlyOnce:
             if tp not in consumer.assignment():
                 continue
             try:
-                resume[tp] = (known or {}).get(tp) or await self._offsets.committed(tp)
+                found = (known or {}).get(tp)
+                resume[tp] = found if found is not None else await self._offsets.committed(tp)
             except Exception as exc:  # group coordinator away past the timeout
                 log.warning("rewind of %s %s-%d failed: %r", self._group_id, tp.topic,
                             tp.partition, exc)
@@ -574,7 +579,7 @@ class ExactlyOnce:
             # Nowhere known to resume from: settled (read again, then rewound) before its
             # first commit, so what runs meanwhile from the consumer's own position commits
             # nothing and nothing it skipped is committed past.
-            self._unsure[tp] = (-2, "")  # matches no commit
+            self._unsure[tp] = UNSETTLED
         for tp, found in resume.items():
             if tp in consumer.assignment():
                 offset = max(found[0], 0)  # below the log start: the reset policy applies
@@ -604,7 +609,7 @@ class ExactlyOnce:
                 if not ok or tp in kept:  # the offset read above may predate the fence or
                     # that transaction: settled before the first commit (read again once a
                     # transaction of this producer could begin)
-                    self._unsure[tp] = (-2, "")  # matches no commit
+                    self._unsure[tp] = UNSETTLED
 
     async def _fence(self, tp: TopicPartition) -> bool:
         try:
