@@ -15,6 +15,8 @@ import hashlib
 from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
+from pydantic import BaseModel
+
 V = TypeVar("V")
 
 
@@ -42,3 +44,15 @@ class Judged(Generic[V]):
         if len(self._kept) > self.maxsize:
             del self._kept[next(iter(self._kept))]  # the oldest verdict
         return verdict
+
+
+_last: tuple[BaseModel | None, bytes] = (None, b"")
+
+
+def json_of(model: BaseModel) -> bytes:
+    """A frozen model's JSON, as a part of a key: a stage judges every item and sentence of a
+    question against the one plan, so the plan it asked for last is serialized once."""
+    global _last
+    if _last[0] is not model:
+        _last = (model, model.__pydantic_serializer__.to_json(model))
+    return _last[1]

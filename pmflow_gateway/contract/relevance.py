@@ -23,7 +23,7 @@ from pmflow_gateway.contract.gazetteer import (
     EVERYDAY_WORD_COMPANIES,
     TERM_ALIASES,
 )
-from pmflow_gateway.contract.judged import Judged
+from pmflow_gateway.contract.judged import Judged, json_of
 from pmflow_gateway.contract.lexicon import is_everyday_word
 from pmflow_gateway.contract.metrics import names_an_asked_metric
 from pmflow_gateway.contract.places import (
@@ -371,7 +371,7 @@ def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
     asked (tomorrow, the day after) must be spoken of; and a question that names nothing must
     share most of its terms with the page.
     """
-    return _JUDGED.get((plan.__pydantic_serializer__.to_json(plan), text),
+    return _JUDGED.get((json_of(plan), text),
                        lambda: _off_topic(plan, text))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 import re
 import unicodedata
 from collections.abc import Callable
@@ -203,6 +204,12 @@ _ANY_INTERNAL_NAME = re.compile("|".join(f"(?:{r.pattern})" for r in _INTERNAL_N
 # which is lower case already: case-blind matching would cost a third more and find nothing
 # more (every character a case-blind "a".."z" matches folds to that letter; a test checks).
 _INJECTIONS = tuple(re.compile(p) for p in _INJECTION_PATTERNS)
+_SEARCHES = tuple(p.search for p in _INJECTIONS)
+
+
+def _any_match(form: str) -> bool:
+    # map/any run in C: no Python frame per pattern (about 35 of them, for every sentence).
+    return any(map(operator.call, _SEARCHES, itertools.repeat(form)))
 
 
 @functools.cache
@@ -287,11 +294,11 @@ def looks_like_instruction(text: str) -> bool:
     form = detection_form(text)
     # Letters are joined before dots are read: "℃。i g n o r e" must not start at the "c".
     # One pattern at a time: a single alternation of all of them costs about three times more.
-    if any(p.search(form) for p in _INJECTIONS):
+    if _any_match(form):
         return True
     joined = _joined_letters(_SPACES.sub(" ", folded(text)))
     # Most text has no spaced-out letters and no disguised dots: the same form, searched once.
-    return joined != form and any(p.search(joined) for p in _INJECTIONS)
+    return joined != form and _any_match(joined)
 
 
 # A contact channel and its handle ("微信 gzwx8888", "QQ: 12345", "telegram @x"), or a bare
@@ -340,7 +347,7 @@ def mentions_internal(text: str, *, asked: str = "") -> bool:
     """True when `text` names an internal source. `asked` is what the user asked about:
     a question about Feishu the product may get an answer that names Feishu."""
     lower = folded(text)
-    if any(phrase in lower for phrase in INTERNAL_PHRASES):
+    if any(map(lower.__contains__, INTERNAL_PHRASES)):
         return True
     if not _ANY_INTERNAL_NAME.search(lower):
         return False
@@ -403,4 +410,4 @@ def clean_text(snippet: str, *, asked: str = "") -> str:
 
 
 def _has_content(text: str) -> bool:
-    return sum(ch.isalnum() for ch in text) >= 2
+    return sum(map(str.isalnum, text)) >= 2

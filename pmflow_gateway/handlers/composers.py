@@ -126,7 +126,7 @@ def _says_more(plan: ExternalQueryPlan, sentence: str) -> bool:
                        key=len, reverse=True):
         rest = rest.replace(form, "")
     cjk: list[str] = CJK.findall(rest)
-    return sum(ch.isalnum() for ch in rest) + sum(ch.isalnum() for ch in cjk) >= MIN_CONTENT_CHARS
+    return sum(map(str.isalnum, rest)) + sum(map(str.isalnum, cjk)) >= MIN_CONTENT_CHARS
 
 
 def _best(found: list[Candidate]) -> Candidate:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from pmflow_gateway.schemas import RouteDecided
+from pmflow_gateway.schemas import PlanCreated, RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
-from pmflow_gateway.streams.codec import Poison, decode, encode
+from pmflow_gateway.streams.codec import Known, Poison, decode, encode
 
 MAX = 1_048_576
 
@@ -125,15 +125,40 @@ def test_key_partitioner_chooses_what_the_default_partitioner_chooses() -> None:
 
 
 def test_a_shared_record_is_decoded_once_and_poison_is_refused_every_time() -> None:
-    body = orjson.dumps(ROUTE_DECIDED)
-    first = decode(RouteDecided, body, max_bytes=MAX, shared=True)
-    assert decode(RouteDecided, body, max_bytes=MAX, shared=True) is first
+    body = orjson.dumps({**ROUTE_DECIDED, "question": "shared once"})
+    alone = decode(RouteDecided, body, max_bytes=MAX)
     # A topic only one stage reads is not kept: its records would push the shared ones out.
-    assert decode(RouteDecided, body, max_bytes=MAX) is not first
+    assert decode(RouteDecided, body, max_bytes=MAX) is not alone
+    first = decode(RouteDecided, body, max_bytes=MAX, shared=True)
+    assert decode(RouteDecided, body, max_bytes=MAX) is first
     bad = orjson.dumps({**ROUTE_DECIDED, "tenant_id": ""})
     for _ in range(2):
         with pytest.raises(Poison):
             decode(RouteDecided, bad, max_bytes=MAX, shared=True)
+
+
+def test_what_this_process_wrote_is_read_back_without_parsing_it_again() -> None:
+    event = RouteDecided.model_validate({**ROUTE_DECIDED, "question": "written here"})
+    value = encode(event)
+    assert decode(RouteDecided, value, max_bytes=MAX) is event
+    # Only those exact bytes, as that model, and never past the size bound.
+    assert decode(RouteDecided, value + b" ", max_bytes=MAX) is not event
+    assert decode(RouteDecided, value + b" ", max_bytes=MAX) == event
+    with pytest.raises(Poison, match="oversize"):
+        decode(RouteDecided, value, max_bytes=len(value) - 1)
+    with pytest.raises(Poison):
+        decode(PlanCreated, value, max_bytes=MAX)
+
+
+def test_the_kept_events_are_bounded_oldest_first() -> None:
+    known = Known(maxsize=2, max_bytes=100)
+    events = [RouteDecided.model_validate({**ROUTE_DECIDED, "question": f"q{i}"})
+              for i in range(3)]
+    for i, event in enumerate(events):
+        known.keep(f"v{i}".encode(), event)
+    known.keep(b"x" * 101, events[0])  # over the size bound: not kept
+    assert [known.get(f"v{i}".encode()) for i in range(3)] == [None, events[1], events[2]]
+    assert known.get(b"x" * 101) is None
 
 
 @pytest.mark.parametrize("escape", [rb"\ud800", rb"\udfff", rb"\ud83d\ud83d", rb"x\ud800"])
