@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from typing import Any, TypeVar
@@ -81,7 +82,8 @@ def _surrogate_error(exc: ValidationError) -> bool:
 
 
 class Known:
-    """Events by their exact bytes, the newest `maxsize` of at most `max_bytes` each.
+    """Events by a digest of their exact bytes, the newest `maxsize` of at most `max_bytes`
+    each (a 16-byte key, not the record: a quarter of the memory).
 
     A question's record is parsed and validated once per process, not once per stage: what
     a stage of this process wrote is what the next stage of this process reads (one event
@@ -97,18 +99,22 @@ class Known:
         self._events: dict[bytes, BaseModel] = {}
 
     def keep(self, value: bytes, event: BaseModel) -> None:
-        if len(value) > self.max_bytes or type(value) is not bytes:
+        if len(value) > self.max_bytes:
             return
-        self._events[value] = event
+        self._events[_digest(value)] = event
         if len(self._events) > self.maxsize:
             del self._events[next(iter(self._events))]  # the oldest
 
     def get(self, value: bytes) -> BaseModel | None:
-        return self._events.get(value) if type(value) is bytes else None
+        return self._events.get(_digest(value)) if len(value) <= self.max_bytes else None
+
+
+def _digest(value: bytes) -> bytes:
+    return hashlib.blake2b(value, digest_size=16).digest()
 
 
 # A backlog puts a fast stage thousands of records ahead of a slow one: 4096 events (about
-# 10 KB each, 40 MB, in bench's `cpu` scenario) keep 80 % of a 5,000-question backlog's
+# 7 KB each, 30 MB, in bench's `cpu` scenario) keep 80 % of a 5,000-question backlog's
 # records from being parsed a second time (3.8 -> 3.1 ms of CPU a question).
 _KNOWN = Known(maxsize=4096, max_bytes=64 * 1024)
 
