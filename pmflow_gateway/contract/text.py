@@ -166,7 +166,8 @@ _INJECTION_PATTERNS = [
     r"(忽略|无视|忘记|忘掉|不要理会|跳过).{0,12}(指令|指示|提示|规则|要求|说明|设定)",
     r"(之前|以上|上面|前面|先前|此前)的?(所有)?(指令|指示|提示词?|规则)",
     r"你现在是", r"你(必须|应该|需要)(回答|回复|告诉|说)", r"扮演", r"系统提示", r"新的?指令",
-    r"告诉用户", r"(请|立即|马上)?(访问|点击|打开|前往|登录|下载|扫码|关注)"
+    # (A leading "请|立即|马上" is left out: it is optional, so it decides no match.)
+    r"告诉用户", r"(访问|点击|打开|前往|登录|下载|扫码|关注)"
     r".{0,20}(网站|网址|链接|这里|此处|页面|公众号|二维码|http|www)",
     r"(加|添加).{0,6}(微信|qq|vx)",
     # Text addressed to whatever model reads the page, not to the page's human reader.
@@ -204,7 +205,19 @@ _ANY_INTERNAL_NAME = re.compile("|".join(f"(?:{r.pattern})" for r in _INTERNAL_N
 # which is lower case already: case-blind matching would cost a third more and find nothing
 # more (every character a case-blind "a".."z" matches folds to that letter; a test checks).
 _INJECTIONS = tuple(re.compile(p) for p in _INJECTION_PATTERNS)
-_SEARCHES = tuple(p.search for p in _INJECTIONS)
+
+
+def _searcher(pattern: re.Pattern[str]) -> Callable[[str], object]:
+    """`pattern.search`, quicker: a leading `\b` keeps the engine from scanning for the first
+    letters (each position is tried in turn, three times slower). The pattern without it
+    matches wherever the pattern does, so where it finds nothing, neither would the pattern."""
+    if not pattern.pattern.startswith(r"\b"):
+        return pattern.search
+    quick = re.compile(pattern.pattern[2:], pattern.flags).search
+    return lambda form: quick(form) and pattern.search(form)
+
+
+_SEARCHES = tuple(_searcher(p) for p in _INJECTIONS)
 
 
 def _any_match(form: str) -> bool:

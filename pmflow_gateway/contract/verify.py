@@ -33,6 +33,7 @@ from pmflow_gateway.contract.text import (
     MAX_FIELD_CHARS,
     URL_RE,
     asked_text,
+    cached_if_short,
     contact_handles,
     folded,
     hosts_named,
@@ -399,10 +400,12 @@ def _quotable(text: str) -> str:
     return _NOT_QUOTED.sub("", MARKER_RE.sub("", folded(text)))
 
 
-def _upstream_quotes(snippet: str) -> list[str]:
-    """The snippet and each of its sentences, in the form `_quotable` compares."""
+@cached_if_short(maxsize=1024)
+def _upstream_quotes(snippet: str) -> tuple[str, ...]:
+    """The snippet and each of its sentences, in the form `_quotable` compares: worked out
+    once, not once for each item and again for the answer."""
     quotes = {_quotable(part) for part in [snippet, *split_sentences(snippet[:MAX_FIELD_CHARS])]}
-    return [q for q in quotes if len(q) >= MIN_QUOTE_CHARS]
+    return tuple(q for q in quotes if len(q) >= MIN_QUOTE_CHARS)
 
 
 def renumbered(draft: Draft, items: list[ExternalEvidence]) -> tuple[Draft, list[ExternalEvidence]]:
