@@ -4,10 +4,9 @@ One question is judged by several stages: the evidence stage, the verifier and t
 support check each ask whether an item is about the question, and the answer stage and the
 render stage each check the same answer text. Where the stages share a process, each verdict
 is worked out once and kept under a digest of everything it was worked out from: 16 bytes a
-key, so the bound holds however long the pages are. A backlog puts the evidence stage
-thousands of questions ahead of the answer stage; a store smaller than that lag judges
-everything again, a bigger one only costs memory (the `cpu` and `memory` scenarios of
-`bench/` measure both).
+key, so the bound holds however long the pages are. Each user sizes its own: a backlog puts
+the evidence stage many questions ahead of the answer stage, and a bigger store than the lag
+needs only costs memory (the `cpu` and `memory` scenarios of `bench/` measure both).
 """
 
 from __future__ import annotations
@@ -19,11 +18,6 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel
 
 V = TypeVar("V")
-
-# A verdict is None, an empty tuple or one short reason, under a 16-byte key: this many (a few
-# MB) outlast a backlog of 5,000 questions between the first stage that judges and the last
-# (bench's `cpu` scenario: 4,096 kept 0.5 ms of CPU a question from being spent again).
-OUTLASTS_A_BACKLOG = 32_768
 
 
 class Judged(Generic[V]):

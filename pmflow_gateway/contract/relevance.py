@@ -23,7 +23,7 @@ from pmflow_gateway.contract.gazetteer import (
     EVERYDAY_WORD_COMPANIES,
     TERM_ALIASES,
 )
-from pmflow_gateway.contract.judged import OUTLASTS_A_BACKLOG, Judged, json_of
+from pmflow_gateway.contract.judged import Judged, json_of
 from pmflow_gateway.contract.lexicon import is_everyday_word
 from pmflow_gateway.contract.metrics import names_an_asked_metric
 from pmflow_gateway.contract.places import (
@@ -375,7 +375,7 @@ def off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
                        lambda: _off_topic(plan, text))
 
 
-_JUDGED: Judged[str | None] = Judged(maxsize=OUTLASTS_A_BACKLOG)
+_JUDGED: Judged[str | None] = Judged(maxsize=4096)
 
 
 def _off_topic(plan: ExternalQueryPlan, text: str) -> str | None:

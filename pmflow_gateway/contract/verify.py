@@ -11,7 +11,7 @@ import re
 from typing import NamedTuple
 
 from pmflow_gateway.contract.agreement import disagreement
-from pmflow_gateway.contract.judged import OUTLASTS_A_BACKLOG, Judged
+from pmflow_gateway.contract.judged import Judged
 from pmflow_gateway.contract.qualifiers import clash, period_ended
 from pmflow_gateway.contract.relevance import (
     names_a_year,
@@ -343,7 +343,7 @@ def verify_draft(draft: Draft, items: list[ExternalEvidence], *, asked: str = ""
                             lambda: _draft_violations(draft.answer, cited, urls, asked)))
 
 
-_DRAFTS: Judged[tuple[str, ...]] = Judged(maxsize=OUTLASTS_A_BACKLOG)
+_DRAFTS: Judged[tuple[str, ...]] = Judged(maxsize=1024)
 
 
 def _draft_violations(answer: str, cited: list[int], urls: list[str],
