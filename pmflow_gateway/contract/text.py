@@ -198,8 +198,9 @@ INTERNAL_NAMES = ("feishu", "飞书", "larksuite", "lark", "pmflow", "doc")
 # the others match anywhere ("PMFlowRecords").
 _INTERNAL_NAME_RE = {name: re.compile(rf"(?<![a-z]){name}(?![a-z])" if name in ("lark", "doc")
                                       else re.escape(name)) for name in INTERNAL_NAMES}
-# One pass that rules out the common case (no internal name at all) before the per-name checks.
-_ANY_INTERNAL_NAME = re.compile("|".join(f"(?:{r.pattern})" for r in _INTERNAL_NAME_RE.values()))
+# The common case (no internal name at all) is ruled out by substring tests before the
+# per-name patterns: each pattern matches only where its name is (six `in` tests cost a
+# fifth of one pass of the patterns' alternation).
 # Searched one by one, not as one alternation: each pattern alone gets the engine's literal
 # prefix scan, so the whole check costs about a third. Only ever searched in `folded` text,
 # which is lower case already: case-blind matching would cost a third more and find nothing
@@ -362,7 +363,7 @@ def mentions_internal(text: str, *, asked: str = "") -> bool:
     lower = folded(text)
     if any(map(lower.__contains__, INTERNAL_PHRASES)):
         return True
-    if not _ANY_INTERNAL_NAME.search(lower):
+    if not any(map(lower.__contains__, INTERNAL_NAMES)):
         return False
     asked_lower = folded(asked)
     return any(name not in asked_lower and _INTERNAL_NAME_RE[name].search(lower)
