@@ -343,7 +343,7 @@ def verify_draft(draft: Draft, items: list[ExternalEvidence], *, asked: str = ""
                             lambda: _draft_violations(draft.answer, cited, urls, asked)))
 
 
-_DRAFTS: Judged[tuple[str, ...]] = Judged(maxsize=1024)
+_DRAFTS: Judged[tuple[str, ...]] = Judged(maxsize=4096)
 
 
 def _draft_violations(answer: str, cited: list[int], urls: list[str],
