@@ -198,9 +198,7 @@ INTERNAL_NAMES = ("feishu", "飞书", "larksuite", "lark", "pmflow", "doc")
 # the others match anywhere ("PMFlowRecords").
 _INTERNAL_NAME_RE = {name: re.compile(rf"(?<![a-z]){name}(?![a-z])" if name in ("lark", "doc")
                                       else re.escape(name)) for name in INTERNAL_NAMES}
-# The common case (no internal name at all) is ruled out by substring tests before the
-# per-name patterns: each pattern matches only where its name is (six `in` tests cost a
-# fifth of one pass of the patterns' alternation).
+
 # Searched one by one, not as one alternation: each pattern alone gets the engine's literal
 # prefix scan, so the whole check costs about a third. Only ever searched in `folded` text,
 # which is lower case already: case-blind matching would cost a third more and find nothing
@@ -363,6 +361,8 @@ def mentions_internal(text: str, *, asked: str = "") -> bool:
     lower = folded(text)
     if any(map(lower.__contains__, INTERNAL_PHRASES)):
         return True
+    # Each name's pattern matches only where the name is: six substring tests rule out the
+    # common case (no name at all) at a fifth of one pass of the patterns.
     if not any(map(lower.__contains__, INTERNAL_NAMES)):
         return False
     asked_lower = folded(asked)
