@@ -30,20 +30,36 @@ class Judged(Generic[V]):
 
     def get(self, parts: Iterable[str | bytes], work: Callable[[], V]) -> V:
         """The verdict for `parts` (in order), working it out with `work` the first time."""
-        digest = hashlib.blake2b(digest_size=16)
-        for part in parts:
-            data = part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass")
-            digest.update(len(data).to_bytes(8, "little"))  # no two lists read as one
-            digest.update(data)
-        key = digest.digest()
+        key = _key(parts)
         try:
             return self._kept[key]
         except KeyError:
             pass
-        verdict = self._kept[key] = work()
+        verdict = work()
+        self._keep(key, verdict)
+        return verdict
+
+    def kept(self, parts: Iterable[str | bytes]) -> V | None:
+        """The verdict kept for `parts`, if any."""
+        return self._kept.get(_key(parts))
+
+    def keep(self, parts: Iterable[str | bytes], verdict: V) -> None:
+        """Keep `verdict` for `parts`, worked out elsewhere."""
+        self._keep(_key(parts), verdict)
+
+    def _keep(self, key: bytes, verdict: V) -> None:
+        self._kept[key] = verdict
         if len(self._kept) > self.maxsize:
             del self._kept[next(iter(self._kept))]  # the oldest verdict
-        return verdict
+
+
+def _key(parts: Iterable[str | bytes]) -> bytes:
+    digest = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        data = part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "little"))  # no two lists read as one
+        digest.update(data)
+    return digest.digest()
 
 
 _last: tuple[BaseModel | None, bytes] = (None, b"")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable
 from typing import Any, TypeVar
@@ -11,6 +10,7 @@ import orjson
 from pydantic import BaseModel, ValidationError
 
 from pmflow_gateway.contract.broken_characters import lone_surrogates_replaced
+from pmflow_gateway.contract.judged import Judged
 from pmflow_gateway.schemas.events import SCHEMA_VERSION
 
 E = TypeVar("E", bound=BaseModel)
@@ -42,7 +42,8 @@ def encode(event: BaseModel) -> bytes:
     back (`decode`)."""
     # pydantic's own serializer (Rust) writes the JSON directly: no intermediate dict.
     value = event.__pydantic_serializer__.to_json(event)
-    _KNOWN.keep(value, event)
+    if len(value) <= KEPT_BYTES:
+        _KNOWN.keep((value,), event)
     return value
 
 
@@ -53,12 +54,14 @@ def decode(model: type[E], value: bytes | None, *, max_bytes: int, shared: bool 
         raise Poison("empty record (tombstone)")
     if len(value) > max_bytes:
         raise Poison(f"oversize: {len(value)} bytes > {max_bytes}")
-    known = _KNOWN.get(value)
+    if len(value) > KEPT_BYTES:
+        return _decode(model, value)
+    known = _KNOWN.kept((value,))
     if type(known) is model:
         return known
     event = _decode(model, value)
     if shared:
-        _KNOWN.keep(value, event)
+        _KNOWN.keep((value,), event)
     return event
 
 
@@ -81,42 +84,18 @@ def _surrogate_error(exc: ValidationError) -> bool:
         "surrogate" in first["msg"] or "hex escape" in first["msg"])
 
 
-class Known:
-    """Events by a digest of their exact bytes, the newest `maxsize` of at most `max_bytes`
-    each (a 16-byte key, not the record: a quarter of the memory).
-
-    A question's record is parsed and validated once per process, not once per stage: what
-    a stage of this process wrote is what the next stage of this process reads (one event
-    parsed back from its own JSON is that event: events are immutable), and a topic two
-    stages read (render and memory both read every answer) is decoded by the first. A record
-    that is not kept (another process wrote it, a backlog pushed it out) is decoded as any;
-    a refused record raises and is never kept.
-    """
-
-    def __init__(self, maxsize: int, max_bytes: int) -> None:
-        self.maxsize = maxsize
-        self.max_bytes = max_bytes
-        self._events: dict[bytes, BaseModel] = {}
-
-    def keep(self, value: bytes, event: BaseModel) -> None:
-        if len(value) > self.max_bytes:
-            return
-        self._events[_digest(value)] = event
-        if len(self._events) > self.maxsize:
-            del self._events[next(iter(self._events))]  # the oldest
-
-    def get(self, value: bytes) -> BaseModel | None:
-        return self._events.get(_digest(value)) if len(value) <= self.max_bytes else None
-
-
-def _digest(value: bytes) -> bytes:
-    return hashlib.blake2b(value, digest_size=16).digest()
-
-
-# A backlog puts a fast stage thousands of records ahead of a slow one: 4096 events (about
-# 7 KB each, 30 MB, in bench's `cpu` scenario) keep 80 % of a 5,000-question backlog's
-# records from being parsed a second time (3.8 -> 3.1 ms of CPU a question).
-_KNOWN = Known(maxsize=4096, max_bytes=64 * 1024)
+# A question's record is parsed and validated once per process, not once per stage: what a
+# stage of this process wrote is what the next stage of this process reads (one event parsed
+# back from its own JSON is that event: events are immutable), and a topic two stages read
+# (render and memory both read every answer) is decoded by the first. Events are kept under a
+# digest of their exact bytes (16 bytes a key, not the record); a record not kept (another
+# process wrote it, a backlog pushed it out, it is over KEPT_BYTES) is decoded as any, and a
+# refused record raises and is never kept. A backlog puts a fast stage thousands of records
+# ahead of a slow one: 4096 events (about 7 KB each, 30 MB, in bench's `cpu` scenario) keep
+# 80 % of a 5,000-question backlog's records from being parsed a second time (3.8 -> 3.1 ms
+# of CPU a question).
+KEPT_BYTES = 64 * 1024
+_KNOWN: Judged[BaseModel] = Judged(maxsize=4096)
 
 
 class _Duplicate(Exception):

@@ -5,9 +5,10 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from pmflow_gateway.contract.judged import Judged
 from pmflow_gateway.schemas import PlanCreated, RouteDecided
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED
-from pmflow_gateway.streams.codec import Known, Poison, decode, encode
+from pmflow_gateway.streams.codec import KEPT_BYTES, Poison, decode, encode
 
 MAX = 1_048_576
 
@@ -151,14 +152,16 @@ def test_what_this_process_wrote_is_read_back_without_parsing_it_again() -> None
 
 
 def test_the_kept_events_are_bounded_oldest_first() -> None:
-    known = Known(maxsize=2, max_bytes=100)
+    known: Judged[RouteDecided] = Judged(maxsize=2)
     events = [RouteDecided.model_validate({**ROUTE_DECIDED, "question": f"q{i}"})
               for i in range(3)]
     for i, event in enumerate(events):
-        known.keep(f"v{i}".encode(), event)
-    known.keep(b"x" * 101, events[0])  # over the size bound: not kept
-    assert [known.get(f"v{i}".encode()) for i in range(3)] == [None, events[1], events[2]]
-    assert known.get(b"x" * 101) is None
+        known.keep((f"v{i}".encode(),), event)
+    assert [known.kept((f"v{i}".encode(),)) for i in range(3)] == [None, events[1], events[2]]
+    # Over the size bound: decoded every time, never kept.
+    big = orjson.dumps({**ROUTE_DECIDED, "question": "x" * 100}) + b" " * KEPT_BYTES
+    assert decode(RouteDecided, big, max_bytes=2 * KEPT_BYTES, shared=True) is not decode(
+        RouteDecided, big, max_bytes=2 * KEPT_BYTES, shared=True)
 
 
 @pytest.mark.parametrize("escape", [rb"\ud800", rb"\udfff", rb"\ud83d\ud83d", rb"x\ud800"])
