@@ -112,6 +112,15 @@ URL_RE = re.compile(
 # A run of labels joined by dots, after any dots that lead it (".evil.com", which a removed
 # "[1]" can leave behind). The look-behind starts a match only where a token or a run of dots
 # starts, and a label cannot contain the dot that ends it, so the scan is linear in the text.
+
+
+def may_have_link(text: str) -> bool:
+    """False only where `URL_RE` cannot match: each of its links has a ":" (a scheme), a "/"
+    (an address's path) or, in any case, "www.". Most sentences have none of them, and the
+    pattern, with no literal to scan for, is tried at every position (a thirtieth of it)."""
+    return ":" in text or "/" in text or "www." in text.lower()
+
+
 _DOTTED = re.compile(r"(?<![\w.-])\.*[\w-]+(?:\.[\w-]+)+")
 _MAX_TLD_CHARS = 24  # the longest TLDs; a CJK TLD is read as a prefix of its glued label
 
@@ -243,6 +252,7 @@ def _invisible_class() -> re.Pattern[str]:
                                     for a, b in ranges) + "]+")
 
 
+@cached_if_short(maxsize=4096)  # asked again for the same text by each check that folds it
 def strip_invisible(text: str) -> str:
     """Drop every character that renders as nothing but can carry or reorder text."""
     return _VARIATION_SELECTORS.sub("", _invisible_class().sub("", text))
@@ -280,6 +290,9 @@ _OBFUSCATED_DOT = re.compile(
     r"\s?[\[({【（<]\s?(?:\.|dot|点|。)\s?[\])}】）>]\s?"
     r"|(?<=[a-z0-9])(?:\s(?:dot|\.)\s|。)(?=[a-z0-9])")
 _SPACES = re.compile(r"\s+")
+# What an obfuscated dot needs, once white space is one space: an opening bracket, a "。", or
+# " dot " or " . ". Text without any is not searched (the pattern has no literal to scan for).
+_DOT_HINTS = ("[", "(", "{", "【", "（", "<", "。", " dot ", " . ")
 
 
 # Read three times per sentence (links, instructions, contact handles) and again for the
@@ -287,7 +300,8 @@ _SPACES = re.compile(r"\s+")
 @cached_if_short(maxsize=2048)
 def detection_form(text: str) -> str:
     """`folded`, with runs of white space made one space and obfuscated dots made dots."""
-    return _OBFUSCATED_DOT.sub(".", _SPACES.sub(" ", folded(text)))
+    form = _SPACES.sub(" ", folded(text))
+    return _OBFUSCATED_DOT.sub(".", form) if any(map(form.__contains__, _DOT_HINTS)) else form
 
 
 # Letters spaced or dotted apart ("i g n o r e", "i.g.n.o.r.e") read as one word. A run
@@ -315,11 +329,15 @@ def looks_like_instruction(text: str) -> bool:
 
 # A contact channel and its handle ("微信 gzwx8888", "QQ: 12345", "telegram @x"), or a bare
 # "@handle": a page's way of moving its reader somewhere we cannot vouch for.
+_CHANNELS_CJK = "微信|威信|薇信|v信|公众号|抖音号|小红书号|企鹅|电报"
+_CHANNELS = "vx|wx|wechat|weixin|qq|telegram|tg|whatsapp|line ?id|skype|discord"
 _CONTACT = re.compile(
-    r"(?:微信|威信|薇信|v信|公众号|抖音号|小红书号|企鹅|电报"
-    r"|\b(?:vx|wx|wechat|weixin|qq|telegram|tg|whatsapp|line ?id|skype|discord)\b)"
+    rf"(?:{_CHANNELS_CJK}|\b(?:{_CHANNELS})\b)"
     r"\s?(?P<label>号|id|账号|群)?\s?(?P<sep>[:：是为]?\s?@?)(?P<handle>[a-z0-9][\w.-]{3,})"
     r"|(?<![\w.@])@[a-z0-9_]{3,}")
+# Every handle `_CONTACT` finds starts with a channel's name or an "@": without a word
+# boundary to try first, the engine scans for their first letters (a third of the search).
+_CONTACT_HINT = re.compile(f"{_CHANNELS_CJK}|{_CHANNELS}|@")
 
 
 def _is_handle(match: re.Match[str]) -> bool:
@@ -351,7 +369,8 @@ def _is_phone(found: str) -> bool:
 def contact_handles(text: str) -> list[str]:
     """Every contact handle and phone number the text gives."""
     form = detection_form(text)
-    return ([m.group(0) for m in _CONTACT.finditer(form) if _is_handle(m)]
+    handles = _CONTACT.finditer(form) if _CONTACT_HINT.search(form) else ()
+    return ([m.group(0) for m in handles if _is_handle(m)]
             + [m.group(0) for m in _PHONE.finditer(form) if _is_phone(m.group(0))])
 
 
@@ -372,8 +391,9 @@ def mentions_internal(text: str, *, asked: str = "") -> bool:
 
 @cached_if_short(maxsize=2048)
 def has_url(text: str) -> bool:
-    return bool(URL_RE.search(text) or URL_RE.search(detection_form(text))
-                or hosts_named(text))
+    form = detection_form(text)
+    return bool((may_have_link(text) and URL_RE.search(text))
+                or (may_have_link(form) and URL_RE.search(form)) or hosts_named(text))
 
 
 def asked_text(question: str, plan: ExternalQueryPlan) -> str:

@@ -38,6 +38,7 @@ from pmflow_gateway.contract.text import (
     folded,
     hosts_named,
     looks_like_instruction,
+    may_have_link,
     mentions_internal,
     split_sentences,
 )
@@ -358,7 +359,7 @@ def _draft_violations(answer: str, cited: list[int], urls: list[str],
             violations.append(f"citation [{n}] does not resolve to evidence of this execution")
     # Also with markers removed: "evil[1].com" is a link once the marker is read past.
     for text in (answer, folded(answer), MARKER_RE.sub("", folded(answer))):
-        for match in URL_RE.finditer(text):
+        for match in URL_RE.finditer(text) if may_have_link(text) else ():
             if not _url_allowed(match.group(0), urls):
                 violations.append(f"url not in evidence: {match.group(0)[:80]}")
     # A bare host, however spelled, may name only a site the answer cites.

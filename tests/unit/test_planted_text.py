@@ -102,3 +102,58 @@ def test_the_quick_injection_search_finds_exactly_what_each_pattern_finds() -> N
     without = next(p for p in _INJECTIONS if p.pattern.startswith("(访问|"))
     for text in [*texts, "请立即访问网站", "马上扫码关注公众号", "请访问", "立即"]:
         assert bool(with_it.search(text)) == bool(without.search(text)), text
+
+
+def _sentences_to_scan() -> list[str]:
+    """Planted and benign sentences, spellings of links, edge cases of each quick test, and
+    (when `../shared/realpages` is beside the checkout) every sentence of 161 real articles."""
+    import json
+    from pathlib import Path
+
+    from pmflow_gateway.contract.text import split_sentences
+
+    texts = [t for t, _ in PLANTED_SENTENCES] + list(BENIGN_SENTENCES) + list(LINK_SPELLINGS)
+    texts += ["WWW.EVIL.COM", "Www.evil.com", "ｗｗｗ．ｅｖｉｌ．ｃｏｍ", "evil . com",
+              "evil dot com", "evil。com", "evil（.）com", "evil<dot>com", "evil\t.\ncom",
+              "1.2.3.4/x", "mailto:x", "javascript:alert(1)", "@handle", "a@b.c", "微信 abcd1234",
+              "WeChat: abcd", "TG@abcd", "line id: abcd", "x\u200bwww.evil.com", "QQ 12345678"]
+    truth = Path(__file__).resolve().parents[3] / "shared" / "realpages" / "ground-truth.json"
+    if truth.exists():
+        for page in json.loads(truth.read_text("utf-8")).values():
+            texts += split_sentences(page["articleBody"])
+    return texts
+
+
+def test_the_quick_link_dot_and_contact_tests_skip_only_texts_without_any() -> None:
+    """A text is searched for links, obfuscated dots and contact handles only when it has
+    what each needs (`may_have_link`, `_DOT_HINTS`, `_CONTACT_HINT`): each skip is one where
+    the full pattern finds nothing, on every sentence at hand, raw and in detection form."""
+    from pmflow_gateway.contract.text import (
+        _CONTACT,
+        _CONTACT_HINT,
+        _DOT_HINTS,
+        _OBFUSCATED_DOT,
+        _SPACES,
+        URL_RE,
+        detection_form,
+        may_have_link,
+    )
+
+    texts = _sentences_to_scan()
+    skipped = {"link": 0, "dot": 0, "contact": 0}
+    for text in texts:
+        spaced = _SPACES.sub(" ", folded(text))
+        assert detection_form(text) == _OBFUSCATED_DOT.sub(".", spaced), text
+        if not any(map(spaced.__contains__, _DOT_HINTS)):
+            skipped["dot"] += 1
+            assert _OBFUSCATED_DOT.search(spaced) is None, text
+        for form in (text, detection_form(text)):
+            if not may_have_link(form):
+                skipped["link"] += 1
+                assert URL_RE.search(form) is None, form
+        form = detection_form(text)
+        if _CONTACT_HINT.search(form) is None:
+            skipped["contact"] += 1
+            assert _CONTACT.search(form) is None, form
+    # The quick tests do skip most text (else they would be worth nothing).
+    assert all(n > len(texts) // 3 for n in skipped.values()), skipped
