@@ -119,7 +119,6 @@ def other_figure(question: str, sentence: str) -> str | None:
     if metrics and not any(names_metric(sentence, m) for m in metrics):
         return f"names none of the asked metrics ({', '.join(sorted(metrics))})"
     wanted = asked_periods(question)
-    spoken = periods_of(sentence)
-    if wanted and spoken and not spoken & wanted:
+    if wanted and (spoken := periods_of(sentence)) and not spoken & wanted:
         return f"about another period ({', '.join(sorted(spoken))})"
     return None

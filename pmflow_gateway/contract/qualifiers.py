@@ -251,8 +251,10 @@ def clash(question: str, sentence: str) -> str | None:
 def _other_grade(question: str, sentence: str) -> str | None:
     """92号 is not 95号: a grade number the question gives must be the sentence's."""
     asked = set(_GRADE.findall(question))
+    if not asked:  # the usual case: the sentence need not be read
+        return None
     said = set(_GRADE.findall(sentence))
-    if asked and said and not asked & said:
+    if said and not asked & said:
         return f"grade: says {', '.join(sorted(said))}, asked {', '.join(sorted(asked))}"
     return None
 
@@ -309,8 +311,10 @@ def _other_month(question: str, sentence: str) -> str | None:
     """A month the question names must be one the sentence names, when the sentence names
     any: "今年7月对阵临峰的比分" is not answered by the December meeting's line."""
     asked = months_of(question)
+    if not asked:
+        return None
     said = months_of(sentence)
-    if asked and said and not asked & said:
+    if said and not asked & said:
         return (f"month: says {', '.join(map(str, sorted(said)))}, asked "
                 f"{', '.join(map(str, sorted(asked)))}")
     return None
@@ -318,8 +322,10 @@ def _other_month(question: str, sentence: str) -> str | None:
 
 def _other_year(question: str, sentence: str) -> str | None:
     asked = years_of(question)
+    if not asked:
+        return None
     said = years_of(sentence)
-    if asked and said and not asked & said:
+    if said and not asked & said:
         return f"year: says {', '.join(sorted(said))}, asked {', '.join(sorted(asked))}"
     return None
 

@@ -240,11 +240,15 @@ def _plain_table() -> dict[int, str]:
     return table
 
 
+# Both are asked for the same few texts about thirty times a question (each name's check
+# folds the sentence it reads): worked out once per text.
+@cached_if_short(maxsize=4096)
 def plain(text: str) -> str:
     """The text with the accents of Latin letters removed, letter for letter."""
     return text.translate(_plain_table())
 
 
+@cached_if_short(maxsize=4096)
 def _fold(text: str) -> str:
     """The text as a case-insensitive pattern of a Latin form sees it: accents removed
     (`plain`), then casefolded."""

@@ -21,7 +21,7 @@ def terms(text: str) -> set[str]:
         if CJK.match(run):
             if len(run) == 1:
                 found.add(run)
-            found.update(run[i : i + 2] for i in range(len(run) - 1))
+            found.update(map(str.__add__, run, run[1:]))  # its bigrams
         else:
             found.add(run.lower())
     return found
