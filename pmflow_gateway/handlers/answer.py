@@ -59,7 +59,7 @@ class Outcome:
     answer: str
     verdict: Verdict
     reason: str | None = None
-    items: tuple[ExternalEvidence, ...] = ()
+    sources: tuple[SourceUsed, ...] = ()  # of the items the answer cites, numbered as cited
     composer: str = "none"
 
 
@@ -142,8 +142,9 @@ def _checked(event: EvidenceCollected, draft: Draft, kept: list[ExternalEvidence
                       composer=draft.composer, note=draft.note)
     draft, used = renumbered(draft, kept)
     asked = asked_about(event)
+    sources = _sources(used)
     violations = verify_draft(draft, used, asked=asked)
-    violations += verify_sources(_sources(used), used, asked=asked)
+    violations += verify_sources(sources, used, asked=asked)
     violations += quotes_of_upstream(draft.answer, event)
     violations += unsupported(draft, used, event.plan)
     if violations:
@@ -153,7 +154,7 @@ def _checked(event: EvidenceCollected, draft: Draft, kept: list[ExternalEvidence
                        answer=status_text(AnswerStatus.rejected, locale), composer=draft.composer)
     return Outcome(status=AnswerStatus.answered, answer=draft.answer, reason=draft.note,
                    verdict=verdict.model_copy(update={"passed": True, "violations": []}),
-                   items=tuple(used), composer=draft.composer)
+                   sources=tuple(sources), composer=draft.composer)
 
 
 def _sources(items: list[ExternalEvidence]) -> list[SourceUsed]:
@@ -178,7 +179,7 @@ async def compose_answer(event: EvidenceVerified, *, clock: Clock,
                          composer: Composer = EXTRACTIVE) -> AnswerReady:
     started = time.perf_counter()
     outcome = await decide(event, clock=clock, composer=composer)
-    sources = _sources(list(outcome.items))
+    sources = list(outcome.sources)
     timings = {**event.context.stage_timings_ms, "answer": elapsed_ms(started)}
     return AnswerReady(
         **header_after(event, "answer", clock.now()),

@@ -18,6 +18,8 @@ from pmflow_gateway.schemas.contracts import Frozen
 
 def annotate(span: Span, output: Frozen) -> None:
     """What a reader of the trace needs to know about a stage's result, on its span."""
+    if not span.is_recording():  # tracing off: nothing to build
+        return
     if isinstance(output, PlanCreated):
         span.set_attributes({"pmflow.planner.mode": output.planner.mode,
                              "pmflow.plan.query_kind": str(output.plan.query_kind),
