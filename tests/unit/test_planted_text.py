@@ -157,3 +157,27 @@ def test_the_quick_link_dot_and_contact_tests_skip_only_texts_without_any() -> N
             assert _CONTACT.search(form) is None, form
     # The quick tests do skip most text (else they would be worth nothing).
     assert all(n > len(texts) // 3 for n in skipped.values()), skipped
+
+
+def test_the_quick_paths_of_folding_change_nothing() -> None:
+    """`strip_invisible` returns printable ASCII as it is, and `folded` translates look-alike
+    letters only in text that has one: both give what the full work gives, on every sentence
+    at hand and on each look-alike, invisible and control character alone."""
+    import unicodedata
+
+    from pmflow_gateway.contract.text import (
+        _CONFUSABLE_LATIN,
+        _VARIATION_SELECTORS,
+        _invisible_class,
+        strip_invisible,
+    )
+
+    def stripped(text: str) -> str:
+        return _VARIATION_SELECTORS.sub("", _invisible_class().sub("", text))
+
+    texts = _sentences_to_scan() + [f"evil.c{chr(k)}m" for k in _CONFUSABLE_LATIN]
+    texts += [f"a{chr(c)}b" for c in [*range(0x20), 0x7F, 0xAD, 0x200B, 0x202E, 0xFE0F]]
+    for text in texts:
+        assert strip_invisible(text) == stripped(text), repr(text)
+        full = unicodedata.normalize("NFKC", stripped(text)).lower().translate(_CONFUSABLE_LATIN)
+        assert folded(text) == full, repr(text)
