@@ -98,13 +98,16 @@ class OrderedExecutor:
             self._slots.release()
             return False
         tp = TopicPartition(record.topic, record.partition)
-        progress = self._progress.setdefault(tp, PartitionProgress())
+        progress = self._progress.get(tp)
+        if progress is None:  # not `setdefault`: that would build one for every record
+            progress = self._progress[tp] = PartitionProgress()
+            self._tasks[tp] = set()
         progress.started(record.offset)
         chain_key = (tp, record.key if record.key is not None else record.offset)
         before = self._tails.get(chain_key)
         task = asyncio.create_task(self._run(record, tp, progress, before))
         self._tails[chain_key] = task
-        self._tasks.setdefault(tp, set()).add(task)
+        self._tasks[tp].add(task)
         task.add_done_callback(lambda t: self._forget(tp, chain_key, t))
         return True
 
@@ -126,7 +129,8 @@ class OrderedExecutor:
                 task: asyncio.Task[None]) -> None:
         if self._tails.get(chain_key) is task:
             del self._tails[chain_key]
-        self._tasks.get(tp, set()).discard(task)
+        if (tasks := self._tasks.get(tp)) is not None:  # None once its partition was revoked
+            tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("record processing failed; offset stays uncommitted",
                       exc_info=task.exception())
