@@ -109,9 +109,6 @@ URL_RE = re.compile(
     r"|(?:\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?/\S*)",
     re.IGNORECASE,
 )
-# A run of labels joined by dots, after any dots that lead it (".evil.com", which a removed
-# "[1]" can leave behind). The look-behind starts a match only where a token or a run of dots
-# starts, and a label cannot contain the dot that ends it, so the scan is linear in the text.
 
 
 def may_have_link(text: str) -> bool:
@@ -121,6 +118,9 @@ def may_have_link(text: str) -> bool:
     return ":" in text or "/" in text or "www." in text.lower()
 
 
+# A run of labels joined by dots, after any dots that lead it (".evil.com", which a removed
+# "[1]" can leave behind). The look-behind starts a match only where a token or a run of dots
+# starts, and a label cannot contain the dot that ends it, so the scan is linear in the text.
 _DOTTED = re.compile(r"(?<![\w.-])\.*[\w-]+(?:\.[\w-]+)+")
 _MAX_TLD_CHARS = 24  # the longest TLDs; a CJK TLD is read as a prefix of its glued label
 
