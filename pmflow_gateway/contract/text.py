@@ -14,7 +14,7 @@ import itertools
 import operator
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -118,6 +118,11 @@ def may_have_link(text: str) -> bool:
     return ":" in text or "/" in text or "www." in text.lower()
 
 
+def links(text: str) -> Iterator[re.Match[str]]:
+    """Every link `URL_RE` finds in the text, searched only where one may be."""
+    return URL_RE.finditer(text) if may_have_link(text) else iter(())
+
+
 # A run of labels joined by dots, after any dots that lead it (".evil.com", which a removed
 # "[1]" can leave behind). The look-behind starts a match only where a token or a run of dots
 # starts, and a label cannot contain the dot that ends it, so the scan is linear in the text.
@@ -155,6 +160,7 @@ def hosts_named(text: str) -> list[str]:
     obfuscated dots (`evil[.]com`, `evil dot com`) as dots: what a reader could type in."""
     tokens = (m.group(0).lstrip(".") for m in _DOTTED.finditer(detection_form(text)))
     return [token.lower().strip("-_") for token in tokens if _host_like(token)]
+
 
 
 _MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -398,9 +404,7 @@ def mentions_internal(text: str, *, asked: str = "") -> bool:
 
 @cached_if_short(maxsize=2048)
 def has_url(text: str) -> bool:
-    form = detection_form(text)
-    return bool((may_have_link(text) and URL_RE.search(text))
-                or (may_have_link(form) and URL_RE.search(form)) or hosts_named(text))
+    return bool(any(links(text)) or any(links(detection_form(text))) or hosts_named(text))
 
 
 def asked_text(question: str, plan: ExternalQueryPlan) -> str:

@@ -31,14 +31,13 @@ from pmflow_gateway.contract.sources import (
 from pmflow_gateway.contract.terms import terms
 from pmflow_gateway.contract.text import (
     MAX_FIELD_CHARS,
-    URL_RE,
     asked_text,
     cached_if_short,
     contact_handles,
     folded,
     hosts_named,
+    links,
     looks_like_instruction,
-    may_have_link,
     mentions_internal,
     split_sentences,
 )
@@ -359,7 +358,7 @@ def _draft_violations(answer: str, cited: list[int], urls: list[str],
             violations.append(f"citation [{n}] does not resolve to evidence of this execution")
     # Also with markers removed: "evil[1].com" is a link once the marker is read past.
     for text in (answer, folded(answer), MARKER_RE.sub("", folded(answer))):
-        for match in URL_RE.finditer(text) if may_have_link(text) else ():
+        for match in links(text):
             if not _url_allowed(match.group(0), urls):
                 violations.append(f"url not in evidence: {match.group(0)[:80]}")
     # A bare host, however spelled, may name only a site the answer cites.
