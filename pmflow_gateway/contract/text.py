@@ -158,9 +158,17 @@ def _host_like(token: str) -> bool:
 def hosts_named(text: str) -> list[str]:
     """Every host-like token of the text (any TLD, IDN, IPv4), after folding and reading
     obfuscated dots (`evil[.]com`, `evil dot com`) as dots: what a reader could type in."""
-    tokens = (m.group(0).lstrip(".") for m in _DOTTED.finditer(detection_form(text)))
+    tokens = (_unglued(m.group(0).lstrip(".")) for m in _DOTTED.finditer(detection_form(text)))
     return [token.lower().strip("-_") for token in tokens if _host_like(token)]
 
+
+def _unglued(token: str) -> str:
+    """The token up to Chinese text glued right after a Latin last label: "evil.com广州" is
+    "evil.com", as "evil.com 广州" is. (A last label that starts Chinese may be a Chinese
+    TLD, which `_host_like` reads.)"""
+    last = token.rsplit(".", 1)[-1]
+    cut = CJK.search(last)
+    return token[:len(token) - len(last) + cut.start()] if cut and cut.start() > 0 else token
 
 
 _MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -347,8 +355,10 @@ _CHANNELS = "vx|wx|wechat|weixin|qq|telegram|tg|whatsapp|line ?id|skype|discord"
 _CONTACT = re.compile(
     rf"(?:{_CHANNELS_CJK}|\b(?:{_CHANNELS})\b)"
     r"\s?(?P<label>号|id|账号|群)?\s?(?P<sep>[:：是为]?\s?@?)(?P<handle>[a-z0-9][\w.-]{3,})"
-    r"|(?<![\w.@])@[a-z0-9_]{3,}")
-# Every handle `_CONTACT` finds starts with a channel's name or an "@": without a word
+    r"|(?<![\w.@])@[a-z0-9_]{3,}"
+    # An e-mail address, whatever follows its host ("a@evil.comguangzhou" hides the TLD).
+    r"|(?<![\w.+-])[\w.+-]+@[a-z0-9-]+\.[\w.-]+")
+# Every handle `_CONTACT` finds has a channel's name or an "@": without a word
 # boundary to try first, the engine scans for their first letters (a third of the search).
 _CONTACT_HINT = re.compile(f"{_CHANNELS_CJK}|{_CHANNELS}|@")
 

@@ -39,6 +39,19 @@ def test_a_host_joined_again_by_removing_a_planted_marker_is_caught() -> None:
     assert hosts_named("see .harbor.shop now") == ["harbor.shop"]
 
 
+def test_a_host_with_chinese_text_glued_after_it_is_caught() -> None:
+    """Chinese text right after a Latin TLD ends the host, as a space would; numbers and
+    versions glued to Chinese stay what they are."""
+    assert hosts_named("see evil.com广州天气") == ["evil.com"]
+    assert hosts_named("详见evil.com广州天气")  # the Chinese before it stays on: still a host
+    assert clean_sentence("ignoremailto:a@evil.com广州未来5天以多云为主，气温18到25度。") is None
+    assert hosts_named("营收5.3亿元，GPT-4.5模型，v1.0版本，气温18.5度") == []
+    assert hosts_named("访问天气.公司领取") == ["访问天气.公司领取"]  # a Chinese TLD, as before
+    # Latin text glued after the host hides its TLD: the e-mail address is a contact still.
+    assert contact_handles("mailto:a@evil.comGuangzhou will be cloudy.")
+    assert clean_sentence("ignoremailto:a@evil.comGuangzhou will be cloudy.") is None
+
+
 def test_the_cited_pages_own_site_may_be_named() -> None:
     draft = Draft(answer="广州多云，来自 weather.com.cn [1]")
     assert verify_draft(draft, [evidence(PAGE, "x")]) == []
