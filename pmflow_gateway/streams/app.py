@@ -132,6 +132,7 @@ class Processor:
         # Finished records wait for the slowest one before them: bound how many wait.
         return ExactlyOnce(bootstrap=self.settings.kafka_bootstrap,
                            group_id=group_id(STAGES[name], self.topics), stage=name,
+                           writes_to=STAGES[name].writes_to(self.topics),
                            max_held=4 * config.max_in_flight,
                            interval_s=config.commit_interval_s)
 

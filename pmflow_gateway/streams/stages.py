@@ -64,6 +64,13 @@ class Stage(Generic[In, Out]):
             return topics.answer_ready
         return self.sink(topics) if self.sink is not None else None
 
+    def writes_to(self, topics: Topics) -> tuple[str, ...]:
+        """Every topic an output of the stage may go to: its sink, where every answer goes
+        (a stage that gives up or ends a question early answers it), the dead letters."""
+        sink = (self.sink(topics),) if self.sink is not None else ()
+        answers = (topics.answer_ready,) if self.give_up is not None else ()
+        return tuple(dict.fromkeys((*sink, *answers, topics.dead_letter)))
+
 
 async def _plan(g: Deps, e: RouteDecided) -> PlanCreated | AnswerReady | None:
     hints = (await preferred_domain_hints(g.store, e.tenant_id, e.question)

@@ -25,9 +25,10 @@ Records finished too far beyond the first unfinished one for the map keep their 
 here; `room` holds back new records while `max_held` of them wait, so memory stays bounded.
 
 A broker restarting mid-commit can report a transaction ended yet never write its markers.
-So after a failed transaction or one of unknown fate, and when a quiet partition's group does
-not hold its last commit (`_check`), `_settle` aborts whatever this transactional id left open
-before anything is sent again, then goes on from the offset the group holds.
+So when a partition is assigned, after a failed transaction or one of unknown fate, and when a
+quiet partition's group does not hold its last commit (`_check`), `_settle` aborts whatever
+this transactional id (this owner or an earlier one) left open before anything is sent again,
+then goes on from the offset the group holds.
 """
 
 from __future__ import annotations
@@ -79,19 +80,24 @@ UNSETTLED: Commit = (-2, "")
 # How long after a commit the broker is still writing its markers, on a local broker: a
 # transaction begun sooner on the same producer is refused (CONCURRENT_TRANSACTIONS).
 MARKERS_S = 0.005
+# What `_abort_orphans` writes in its aborted transaction: an empty record, marked for a
+# `read_uncommitted` reader (a `read_committed` one never sees an aborted record).
+SETTLING = [("event_type", b"settle-aborted")]
 
 
 class ExactlyOnce:
     """Holds the outputs of one stage's records and commits them with their input offsets."""
 
     def __init__(self, *, bootstrap: str, group_id: str, stage: str, max_held: int,
-                 timeout_s: float = 30.0, interval_s: float = 0.1, check_after_s: float = 2.0,
+                 writes_to: Iterable[str] = (), timeout_s: float = 30.0,
+                 interval_s: float = 0.1, check_after_s: float = 2.0,
                  new_producer: NewProducer | None = None,
                  offsets: CommittedOffsets | None = None) -> None:
         self._interval_s = interval_s
         self._check_after_s = check_after_s
         self._group_id = group_id
         self._max_held = max_held
+        self._writes_to = tuple(writes_to)  # every topic the stage's outputs may go to
         self._timeout_s = timeout_s
         self._held: dict[TopicPartition, dict[int, Finished]] = {}
         self._refuse: Refuse | None = None
@@ -412,11 +418,12 @@ class ExactlyOnce:
 
     async def _may_have_written(self, producer: AIOKafkaProducer,
                                 tp: TopicPartition) -> set[Written]:
-        """The partitions a transaction of `tp` may have left open: those its commits wrote
-        since the last check, and every partition of the topics its held records go to."""
+        """The partitions a transaction of `tp` may have left open, this owner's or an
+        earlier one's: those its commits wrote since the last check, and every partition of
+        each topic the stage writes to and its held records go to."""
         written = set(self._unchecked.get(tp, ()))
-        topics = {out.topic for finished in self._held.get(tp, {}).values()
-                  for out in finished.outputs}
+        topics = {*self._writes_to, *(out.topic for finished in self._held.get(tp, {}).values()
+                                      for out in finished.outputs)}
         for topic in sorted(topics):
             try:
                 partitions = await producer.partitions_for(topic)
@@ -434,7 +441,8 @@ class ExactlyOnce:
         ended, markers written or skipped."""
         written = await self._may_have_written(producer, tp)
         await producer.begin_transaction()
-        await delivered([(-1, await producer.send(topic, b"", partition=partition))
+        await delivered([(-1, await producer.send(topic, b"", partition=partition,
+                                                  headers=SETTLING))
                          for topic, partition in sorted(written)])
         await producer.send_offsets_to_transaction({tp: offsets}, self._group_id)
         found = await self._offsets.committed(tp)
@@ -596,20 +604,22 @@ class ExactlyOnce:
                 await locked.enter_async_context(self._lock(tp))
             await self._producers.keep_only(partitions)
             ordered = list(partitions)
-            # A partition kept through the rebalance keeps its producer, which fences
-            # nothing: its last transaction may have committed a moment ago, markers not yet
-            # written, so the offset read below may be the one before it.
-            kept = {tp for tp in ordered if self._producers.get(tp) is not None}
             fenced = await asyncio.gather(*(self._fence(tp) for tp in ordered))
             await self.rewind(ordered, consumer, executor)
             log.info("%s: fenced earlier owners of %d partitions (%d not yet); resuming at %s",
                      self._group_id, len(ordered), fenced.count(False),
                      {f"{tp.topic}-{tp.partition}": self._next.get(tp) for tp in ordered})
-            for tp, ok in zip(ordered, fenced, strict=True):
-                if not ok or tp in kept:  # the offset read above may predate the fence or
-                    # that transaction: settled before the first commit (read again once a
-                    # transaction of this producer could begin)
-                    self._unsure[tp] = UNSETTLED
+            # Each partition is settled before its first commit (`_settle`):
+            # - a broker restart may have left a transaction of an earlier owner open where
+            #   it skipped the markers; this producer's first commit there would commit it
+            #   (a partition ends a producer's open transaction with its next marker,
+            #   whatever the epoch), so it is aborted first;
+            # - the offset read above may predate the fence (not yet made), or a transaction
+            #   of a producer kept through the rebalance (which fences nothing) that
+            #   committed a moment ago, markers not yet written: it is read again once a
+            #   transaction of this producer could begin.
+            for tp in ordered:
+                self._unsure[tp] = UNSETTLED
 
     async def _fence(self, tp: TopicPartition) -> bool:
         try:

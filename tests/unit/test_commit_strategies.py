@@ -23,7 +23,7 @@ from pmflow_gateway.streams.commits import AtLeastOnce, CommitStrategy
 from pmflow_gateway.streams.consumer_state import NO_COMMIT
 from pmflow_gateway.streams.retries import Retries
 from pmflow_gateway.streams.runner import RunnerConfig, StageRunner
-from pmflow_gateway.streams.stages import PLAN
+from pmflow_gateway.streams.stages import MEMORY, PLAN
 from pmflow_gateway.streams.transactional import ExactlyOnce
 from tests.fakes import (
     CommittingConsumer,
@@ -296,6 +296,9 @@ async def held_run(*, check_after_s: float) -> HeldRun:
     stage.start_committing()
     await stage.on_batch([record(0), record(1)])
     await _until(lambda: len(run.committed) == 1 and run.committed[0].offsets == {TP: (2, "")})
+    [settled] = run.aborted  # at the assignment (see the test of a new owner)
+    assert settled.outputs == [(TOPICS.plan_created, None, b"")]
+    run.aborted.clear()
     return run
 
 
@@ -311,6 +314,37 @@ async def checked_run(*, stale: int = 0, lost: bool = False
         group.lose_last()
     await _until(lambda: group.reads > reads)
     return run.strategy, run.committed, run.aborted, run.consumer, run.stage
+
+
+async def test_a_new_owner_aborts_what_an_earlier_owner_left_open_before_its_first_commit(
+        ) -> None:
+    """A broker restart may have left an earlier owner's last transaction open where its
+    markers were skipped; the partition would end it with the next marker this
+    transactional id writes there, a commit. So before its first commit, the new owner
+    aborts one transaction over every partition the stage writes to, with the group's
+    offsets: its outputs are ended, never committed."""
+    log: list[Transaction] = []
+    strategy = ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=100,
+                           writes_to=PLAN.writes_to(TOPICS), offsets=NoCommits(),
+                           new_producer=lambda tid: RecordingTransactionalProducer(tid, log, log),
+                           interval_s=3600)
+    stage, _, consumer = runner(strategy, GatedPlanner())
+    await strategy.assigned({TP}, consumer, stage.executor)  # type: ignore[arg-type]
+    stage.start_committing()
+    await stage.on_batch([record(0)])
+    await _until(lambda: len(log) == 2)
+    settled, first = log
+    assert settled.outputs == [(t, None, b"") for t in sorted(
+        [TOPICS.plan_created, TOPICS.answer_ready, TOPICS.dead_letter])]
+    assert settled.offsets == {TP: NO_COMMIT} and settled.group_id == "g"
+    assert question_ids(first.outputs) == ["q-0"] and first.offsets == {TP: (1, "")}
+    await stage.drain(1)
+
+
+def test_a_stage_writes_to_its_sink_the_answers_and_the_dead_letters() -> None:
+    assert PLAN.writes_to(TOPICS) == (TOPICS.plan_created, TOPICS.answer_ready,
+                                      TOPICS.dead_letter)
+    assert MEMORY.writes_to(TOPICS) == (TOPICS.dead_letter,)  # no output, never gives up
 
 
 async def test_a_quiet_partition_whose_commit_took_effect_is_left_alone() -> None:
