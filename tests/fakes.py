@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aiokafka import TopicPartition
+from aiokafka.errors import KafkaConnectionError
 from aiokafka.structs import RecordMetadata
 from pydantic import BaseModel
 
@@ -284,6 +285,30 @@ class RecordingTransactionalProducer:
         if self._open is not None:
             self.aborted.append(self._open)
         self._open = None
+
+
+class OpenTransactionsAt:
+    """Which partitions have a transaction open, as told (None: every one asked about);
+    `failing`: the broker cannot tell."""
+
+    def __init__(self, open_at: set[TopicPartition] | None = None, *,
+                 failing: bool = False) -> None:
+        self.open_at = open_at
+        self.failing = failing
+
+    async def among(self, partitions: set[TopicPartition]) -> set[TopicPartition]:
+        if self.failing:
+            raise KafkaConnectionError("no broker")
+        return set(partitions) if self.open_at is None else partitions & self.open_at
+
+    async def stable(self, partitions: set[TopicPartition]) -> dict[TopicPartition, int]:
+        """A partition with a transaction open: stable up to its start; any other: past
+        everything written."""
+        open_at = await self.among(partitions)
+        return {tp: 0 if tp in open_at else 10**9 for tp in partitions}
+
+    async def close(self) -> None:
+        return None
 
 
 def evidence(url: str, snippet: str, *, fresh: float = 0.9, source_type: str = "mcp_search",

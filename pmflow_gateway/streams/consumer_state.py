@@ -1,6 +1,6 @@
-"""What a reader needs to know of the cluster, read through aiokafka's public admin API: a
-topic's partitions, and what a consumer group committed for a partition with the metadata
-committed beside the offset.
+"""What a reader needs to know of the cluster, read through aiokafka's public API: a topic's
+partitions, what a consumer group committed for a partition with the metadata committed
+beside the offset, and which partitions have a transaction open.
 
 `AIOKafkaConsumer.committed()` returns the offset alone; the exactly-once commits carry the
 list of finished records after the offset in its metadata (`done_map`), so they are read with
@@ -13,7 +13,7 @@ import contextlib
 import time
 from typing import Protocol
 
-from aiokafka import TopicPartition
+from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import KafkaError
 
@@ -94,3 +94,76 @@ class GroupOffsets:
             admin, self._admin = self._admin, None
             with contextlib.suppress(Exception):
                 await admin.close()
+
+
+class OpenTransactions(Protocol):
+    async def among(self, partitions: set[TopicPartition]) -> set[TopicPartition]:
+        """The partitions with a transaction open."""
+        ...
+
+    async def stable(self, partitions: set[TopicPartition]) -> dict[TopicPartition, int]:
+        """Each partition's last stable offset."""
+        ...
+
+    async def close(self) -> None:
+        ...
+
+
+class StableOffsets:
+    """Where a `read_committed` reader's log ends (the last stable offset: before the first
+    record of the oldest transaction still open), and whether that is before the end of the
+    log (the high watermark): a transaction is open there. Read with two group-less
+    consumers, one of each isolation level, started once on first use."""
+
+    def __init__(self, *, bootstrap: str, timeout_s: float = 30.0) -> None:
+        self._bootstrap = bootstrap
+        self._timeout_s = timeout_s
+        self._readers: tuple[AIOKafkaConsumer, AIOKafkaConsumer] | None = None
+        self._starting = asyncio.Lock()  # the partitions of an assignment ask at once
+
+    async def _clients(self) -> tuple[AIOKafkaConsumer, AIOKafkaConsumer]:
+        async with self._starting:
+            if self._readers is None:
+                readers = [AIOKafkaConsumer(bootstrap_servers=self._bootstrap,
+                                            enable_auto_commit=False, isolation_level=level,
+                                            request_timeout_ms=int(self._timeout_s * 1000))
+                           for level in ("read_committed", "read_uncommitted")]
+                try:
+                    await asyncio.wait_for(asyncio.gather(*(r.start() for r in readers)),
+                                           self._timeout_s)
+                except BaseException:
+                    await _stopped(readers)
+                    raise
+                self._readers = (readers[0], readers[1])
+            return self._readers
+
+    async def stable(self, partitions: set[TopicPartition]) -> dict[TopicPartition, int]:
+        if not partitions:
+            return {}
+        committed, _ = await self._clients()
+        ends = await asyncio.wait_for(committed.end_offsets(sorted(partitions)), self._timeout_s)
+        return dict(ends)
+
+    async def among(self, partitions: set[TopicPartition]) -> set[TopicPartition]:
+        if not partitions:
+            return set()
+        stable, ends = await self._clients()
+        wanted = sorted(partitions)
+        committed, written = await asyncio.wait_for(
+            asyncio.gather(stable.end_offsets(wanted), ends.end_offsets(wanted)), self._timeout_s)
+        return {tp for tp in wanted if committed[tp] < written[tp]}
+
+    async def close(self) -> None:
+        async with self._starting:
+            readers, self._readers = self._readers, None
+        if readers is not None:
+            await _stopped(list(readers))
+
+
+async def _stopped(readers: list[AIOKafkaConsumer]) -> None:
+    """Stop each reader, whatever state its start reached. Its background task is let begin
+    first: a consumer stopped before it ran raises `CancelledError` from `stop()`."""
+    await asyncio.sleep(0)
+    for reader in readers:
+        with contextlib.suppress(Exception):
+            await reader.stop()

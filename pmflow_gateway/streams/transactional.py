@@ -28,7 +28,9 @@ A broker restarting mid-commit can report a transaction ended yet never write it
 So when a partition is assigned, after a failed transaction or one of unknown fate, and when a
 quiet partition's group does not hold its last commit (`_check`), `_settle` aborts whatever
 this transactional id (this owner or an earlier one) left open before anything is sent again,
-then goes on from the offset the group holds.
+then goes on from the offset the group holds. Where only the group's marker was skipped (a
+commit reported done, no transaction left open on its outputs), it commits the same offsets
+again instead: the outputs are visible, and their records must not run twice.
 """
 
 from __future__ import annotations
@@ -47,7 +49,12 @@ from aiokafka.structs import RecordMetadata
 from pmflow_gateway.ports import Publisher
 from pmflow_gateway.streams import done_map
 from pmflow_gateway.streams.commits import Admission, Handle, Refuse
-from pmflow_gateway.streams.consumer_state import CommittedOffsets, GroupOffsets
+from pmflow_gateway.streams.consumer_state import (
+    CommittedOffsets,
+    GroupOffsets,
+    OpenTransactions,
+    StableOffsets,
+)
 from pmflow_gateway.streams.delivery import (
     Refused,
     can_succeed_later,
@@ -83,6 +90,9 @@ MARKERS_S = 0.005
 # What `_abort_orphans` writes in its aborted transaction: an empty record, marked for a
 # `read_uncommitted` reader (a `read_committed` one never sees an aborted record).
 SETTLING = [("event_type", b"settle-aborted")]
+# The longest a partition is settled for inside the rebalance (the consumer's session
+# timeout is 10 s); past it, its first commit settles it.
+SETTLE_IN_REBALANCE_S = 5.0
 
 
 class ExactlyOnce:
@@ -92,7 +102,8 @@ class ExactlyOnce:
                  writes_to: Iterable[str] = (), timeout_s: float = 30.0,
                  interval_s: float = 0.1, check_after_s: float = 2.0,
                  new_producer: NewProducer | None = None,
-                 offsets: CommittedOffsets | None = None) -> None:
+                 offsets: CommittedOffsets | None = None,
+                 transactions: OpenTransactions | None = None) -> None:
         self._interval_s = interval_s
         self._check_after_s = check_after_s
         self._group_id = group_id
@@ -108,6 +119,7 @@ class ExactlyOnce:
                                              timeout_s=timeout_s, new_producer=new_producer)
         self._offsets = offsets or GroupOffsets(bootstrap=bootstrap, group_id=group_id,
                                                 timeout_s=timeout_s)
+        self._open = transactions or StableOffsets(bootstrap=bootstrap, timeout_s=timeout_s)
         self._rewinds: dict[TopicPartition, int] = {}
         self._next: dict[TopicPartition, int] = {}  # the lowest offset a batch still takes
         self._unsure: dict[TopicPartition, Commit] = {}  # what a lost transaction tried
@@ -123,8 +135,10 @@ class ExactlyOnce:
         self._bound: tuple[AIOKafkaConsumer, OrderedExecutor] | None = None
         self._ended: dict[TopicPartition, float] = {}  # when its last transaction committed
         # Since the last check that the group holds what this owner committed (`_check`):
-        # the partitions written, and when a quiet partition is checked next.
-        self._unchecked: dict[TopicPartition, set[Written]] = {}
+        # the partitions written
+        # (with the highest offset each output partition was written at), and when a quiet
+        # partition is checked next.
+        self._unchecked: dict[TopicPartition, dict[Written, int]] = {}
         self._check_at: dict[TopicPartition, float] = {}
         self._counted = {o: TRANSACTIONS.labels(stage, o) for o in ("committed", "aborted",
                                                                       "rebuilt", "redone")}
@@ -325,7 +339,9 @@ class ExactlyOnce:
             self._producers.forget(tp)
             raise
         self._ended[tp] = time.monotonic()
-        self._unchecked.setdefault(tp, set()).update(wrote)
+        unchecked = self._unchecked.setdefault(tp, {})
+        for written, offset in wrote.items():
+            unchecked[written] = max(offset, unchecked.get(written, -1))
         self._check_at[tp] = asyncio.get_running_loop().time() + self._check_after_s
         self._careful.discard(tp)
         self._committed_as(tp, attempt, done)
@@ -393,15 +409,25 @@ class ExactlyOnce:
         committed."""
         attempt = self._unsure[tp]
         found = await self._offsets.committed(tp)
+        recommitted = False
         if found != attempt:
+            told_committed = attempt == self._last.get(tp)
             try:
-                found = await asyncio.wait_for(self._abort_orphans(producer, tp, found),
-                                               self._timeout_s)
+                if told_committed and await self._outputs_ended(tp):
+                    found = await asyncio.wait_for(self._commit_offsets_again(
+                        producer, tp, attempt), self._timeout_s)
+                    recommitted = True
+                else:
+                    found = await asyncio.wait_for(self._abort_orphans(producer, tp, found),
+                                                   self._timeout_s)
             except BaseException:  # starting its id again aborts what it left open
                 await self._producers.drop(tp)
                 raise
         del self._unsure[tp]
-        self._unchecked.pop(tp, None)
+        if recommitted:  # the group's marker may be skipped again: checked as any commit
+            self._check_at[tp] = asyncio.get_running_loop().time() + self._check_after_s
+        else:
+            self._unchecked.pop(tp, None)
         if found == attempt:
             done = done_map.decode(*attempt)
             self._take(tp, attempt[0], also=done)
@@ -415,6 +441,34 @@ class ExactlyOnce:
             await self.rewind([tp], consumer, executor, known={tp: found})
             return True, None
         return False, None
+
+    async def _outputs_ended(self, tp: TopicPartition) -> bool:
+        """Whether the broker wrote the markers of the commits of `tp` since the last check
+        on every partition they wrote to: there the last stable offset is past the highest
+        offset they wrote (a transaction of ours still open there would hold it at or below
+        its first record, whatever other producers do). Then only the group's marker can be
+        missing. Not known: False."""
+        written = self._unchecked.get(tp, {})
+        try:
+            stable = await self._open.stable({TopicPartition(t, p) for t, p in written})
+        except Exception as exc:
+            log.warning("stable offsets of %s unknown (%r)", self._group_id, exc)
+            return False
+        return all(stable[TopicPartition(t, p)] > offset for (t, p), offset in written.items())
+
+    async def _commit_offsets_again(self, producer: AIOKafkaProducer, tp: TopicPartition,
+                                    attempt: Commit) -> Commit:
+        """The outputs of a commit the broker reported are committed, its markers written,
+        but the group was never told (its marker skipped): commit the same offsets again,
+        so its records do not run a second time. The coordinator lets this transaction
+        begin only after the last one ended."""
+        log.info("%s %s-%d: the outputs of the commit to %s are committed, the group's offsets "
+                 "not: committing them again", self._group_id, tp.topic, tp.partition, attempt)
+        await producer.begin_transaction()
+        await producer.send_offsets_to_transaction({tp: attempt}, self._group_id)
+        await producer.commit_transaction()
+        self._ended[tp] = time.monotonic()
+        return attempt
 
     async def _may_have_written(self, producer: AIOKafkaProducer,
                                 tp: TopicPartition) -> set[Written]:
@@ -430,7 +484,15 @@ class ExactlyOnce:
             except KafkaError:  # no metadata (not authorised, ...): nothing was written there
                 continue
             written.update((topic, p) for p in partitions)
-        return written
+        # Only where some transaction is open can one of these be: the others need no
+        # record of ours (a `read_uncommitted` reader sees each, empty). Not known: all.
+        try:
+            found = await self._open.among({TopicPartition(t, p) for t, p in written})
+        except Exception as exc:
+            log.warning("open transactions of %s unknown (%r): settling every partition "
+                        "written to", self._group_id, exc)
+            return written
+        return {(t.topic, t.partition) for t in found}
 
     async def _abort_orphans(self, producer: AIOKafkaProducer, tp: TopicPartition,
                              offsets: Commit) -> Commit:
@@ -440,6 +502,9 @@ class ExactlyOnce:
         holds once it began: the coordinator lets it begin only after the last transaction
         ended, markers written or skipped."""
         written = await self._may_have_written(producer, tp)
+        if written:  # (at every assignment, the group's offsets alone: not worth a line)
+            log.info("%s %s-%d: settling; aborting a transaction over %s", self._group_id,
+                     tp.topic, tp.partition, sorted(f"{t}-{p}" for t, p in written))
         await producer.begin_transaction()
         await delivered([(-1, await producer.send(topic, b"", partition=partition,
                                                   headers=SETTLING))
@@ -482,8 +547,10 @@ class ExactlyOnce:
             self._careful.add(tp)
 
     async def _transact(self, producer: AIOKafkaProducer, tp: TopicPartition, attempt: Commit,
-                        taken: dict[int, Finished], *, careful: bool) -> set[Written]:
-        """Send the outputs and add the offsets, then commit; returns the partitions written.
+                        taken: dict[int, Finished], *,
+                        careful: bool) -> dict[Written, int]:
+        """Send the outputs and add the offsets, then commit; returns the partitions written,
+        each with the highest offset written there.
         aiokafka commits a transaction even when one of its sends failed, so every delivery
         is awaited before the commit; the offsets go to the coordinator while the outputs are
         on their way. `careful`: one record's outputs at a time, so a refusal names that
@@ -514,7 +581,11 @@ class ExactlyOnce:
             raise
         await offsets
         await producer.commit_transaction()
-        return {(m.topic, m.partition) for m in results if isinstance(m, RecordMetadata)}
+        wrote: dict[Written, int] = {}
+        for m in results:
+            if isinstance(m, RecordMetadata):
+                wrote[m.topic, m.partition] = max(m.offset, wrote.get((m.topic, m.partition), -1))
+        return wrote
 
     async def _end_refused(self, tp: TopicPartition, reasons: dict[int, str]) -> None:
         """Replace each refused record's outputs with what ends it, for the next cycle. When
@@ -609,7 +680,8 @@ class ExactlyOnce:
             log.info("%s: fenced earlier owners of %d partitions (%d not yet); resuming at %s",
                      self._group_id, len(ordered), fenced.count(False),
                      {f"{tp.topic}-{tp.partition}": self._next.get(tp) for tp in ordered})
-            # Each partition is settled before its first commit (`_settle`):
+            # Each partition is settled (`_settle`) now, while none of this stage's
+            # transactions is open, or else before its first commit:
             # - a broker restart may have left a transaction of an earlier owner open where
             #   it skipped the markers; this producer's first commit there would commit it
             #   (a partition ends a producer's open transaction with its next marker,
@@ -620,6 +692,21 @@ class ExactlyOnce:
             #   transaction of this producer could begin.
             for tp in ordered:
                 self._unsure[tp] = UNSETTLED
+            await asyncio.gather(*(self._settle_now(tp, consumer, executor)
+                                   for tp, ok in zip(ordered, fenced, strict=True) if ok))
+
+    async def _settle_now(self, tp: TopicPartition, consumer: AIOKafkaConsumer,
+                          executor: OrderedExecutor) -> None:
+        producer = self._producers.get(tp)
+        if producer is None:
+            return
+        try:
+            # No heartbeat goes out during a rebalance callback: well inside the session.
+            await asyncio.wait_for(self._settle(tp, producer, consumer, executor),
+                                   SETTLE_IN_REBALANCE_S)
+        except Exception as exc:  # still unsure: the first commit settles it
+            log.warning("settling %s %s-%d at its assignment failed: %r", self._group_id,
+                        tp.topic, tp.partition, exc)
 
     async def _fence(self, tp: TopicPartition) -> bool:
         try:
@@ -654,4 +741,5 @@ class ExactlyOnce:
         self._bound = None
         await self._producers.close()
         await self._offsets.close()
+        await self._open.close()
 

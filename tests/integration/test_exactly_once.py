@@ -15,9 +15,10 @@ from pathlib import Path
 
 import orjson
 import pytest
-from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
 from pmflow_gateway.schemas import Topics
+from pmflow_gateway.streams.consumer_state import StableOffsets
 from pmflow_gateway.streams.parallel import OrderedExecutor
 from pmflow_gateway.streams.transactional import ExactlyOnce
 from tests.support.broker import PrivateBroker
@@ -36,6 +37,38 @@ from tests.support.workers import Worker
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
 QUESTIONS = int(os.environ.get("PMFLOW_CHAOS_QUESTIONS", "2000"))
+
+
+async def test_partitions_with_a_transaction_open_are_told_apart(kafka_bootstrap: str) -> None:
+    """What settling reads on the real broker: a partition holding records of a transaction
+    not yet ended is behind its high watermark for a `read_committed` reader; once the
+    transaction ends, or where none was begun, it is not."""
+    topic = f"open{uuid.uuid4().hex[:8]}"
+    await create_topic(kafka_bootstrap, topic, partitions=2)
+    await produce(kafka_bootstrap, topic, [(b"k", b"{}")])  # outside any transaction
+    tps = {TopicPartition(topic, 0), TopicPartition(topic, 1)}
+    producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap,
+                                transactional_id=f"t{uuid.uuid4().hex[:8]}")
+    reader = StableOffsets(bootstrap=kafka_bootstrap)
+    await producer.start()
+    try:
+        assert await reader.among(tps) == set()
+        await producer.begin_transaction()
+        sent = await (await producer.send(topic, b"{}", partition=1))
+        assert await reader.among(tps) == {TopicPartition(topic, 1)}
+        assert (await reader.stable({TopicPartition(topic, 1)}))[TopicPartition(topic, 1)] \
+            <= sent.offset  # held before the open transaction's record
+        await producer.abort_transaction()
+        for _ in range(50):  # the markers follow the end of the transaction
+            if not await reader.among(tps):
+                break
+            await asyncio.sleep(0.1)
+        assert await reader.among(tps) == set()
+        assert (await reader.stable({TopicPartition(topic, 1)}))[TopicPartition(topic, 1)] \
+            > sent.offset
+    finally:
+        await producer.stop()
+        await reader.close()
 
 
 async def test_a_batch_fetched_before_a_rewind_is_refused_whole(kafka_bootstrap: str) -> None:

@@ -12,6 +12,7 @@ import dataclasses
 from typing import Any
 
 import orjson
+import pytest
 from aiokafka import ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaConnectionError, ProducerFenced
 
@@ -27,6 +28,7 @@ from pmflow_gateway.streams.stages import MEMORY, PLAN
 from pmflow_gateway.streams.transactional import ExactlyOnce
 from tests.fakes import (
     CommittingConsumer,
+    OpenTransactionsAt,
     RecordingPublisher,
     RecordingTransactionalProducer,
     Transaction,
@@ -88,7 +90,7 @@ def exactly_once(interval_s: float = 0.1) -> tuple[ExactlyOnce, list[Transaction
 
     strategy = ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=100,
                            new_producer=new_producer, offsets=NoCommits(),
-                           interval_s=interval_s)
+                           transactions=OpenTransactionsAt(), interval_s=interval_s)
     return strategy, committed
 
 
@@ -278,7 +280,8 @@ class HeldRun:
     failing: list[bool] = dataclasses.field(default_factory=list)
 
 
-async def held_run(*, check_after_s: float) -> HeldRun:
+async def held_run(*, check_after_s: float,
+                   open_at: set[TopicPartition] | None = None) -> HeldRun:
     """Two records committed through a partition whose group is `GroupHolds`."""
     run: HeldRun
 
@@ -288,7 +291,8 @@ async def held_run(*, check_after_s: float) -> HeldRun:
 
     group = GroupHolds()
     strategy = ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=100,
-                           new_producer=new_producer, offsets=group, interval_s=3600,
+                           new_producer=new_producer, offsets=group,
+                           transactions=OpenTransactionsAt(open_at), interval_s=3600,
                            check_after_s=check_after_s)
     stage, _, consumer = runner(strategy, GatedPlanner())
     run = HeldRun(strategy, stage, consumer, group)
@@ -297,17 +301,18 @@ async def held_run(*, check_after_s: float) -> HeldRun:
     await stage.on_batch([record(0), record(1)])
     await _until(lambda: len(run.committed) == 1 and run.committed[0].offsets == {TP: (2, "")})
     [settled] = run.aborted  # at the assignment (see the test of a new owner)
-    assert settled.outputs == [(TOPICS.plan_created, None, b"")]
+    assert settled.outputs == [] and settled.offsets == {TP: NO_COMMIT}  # nothing written yet
     run.aborted.clear()
     return run
 
 
-async def checked_run(*, stale: int = 0, lost: bool = False
+async def checked_run(*, stale: int = 0, lost: bool = False,
+                      open_at: set[TopicPartition] | None = None
                       ) -> tuple[ExactlyOnce, list[Transaction], list[Transaction],
                                  CommittingConsumer, StageRunner]:
     """Two records through a committing partition, then quiet until the check after the
     commit is done; the group sees that commit late (`stale` reads) or never (`lost`)."""
-    run = await held_run(check_after_s=0.05)
+    run = await held_run(check_after_s=0.05, open_at=open_at)
     group = run.group
     group.stale, reads = stale, group.reads
     if lost:
@@ -316,28 +321,35 @@ async def checked_run(*, stale: int = 0, lost: bool = False
     return run.strategy, run.committed, run.aborted, run.consumer, run.stage
 
 
+@pytest.mark.parametrize("reader", ["tells", "cannot tell"])
 async def test_a_new_owner_aborts_what_an_earlier_owner_left_open_before_its_first_commit(
-        ) -> None:
+        reader: str) -> None:
     """A broker restart may have left an earlier owner's last transaction open where its
     markers were skipped; the partition would end it with the next marker this
-    transactional id writes there, a commit. So before its first commit, the new owner
-    aborts one transaction over every partition the stage writes to, with the group's
-    offsets: its outputs are ended, never committed."""
+    transactional id writes there, a commit. So at the assignment, the new owner aborts one
+    transaction with the group's offsets over every partition the stage writes to that has
+    a transaction open (an empty record each; where none is open, no record is needed, and
+    a `read_uncommitted` reader sees none). When the broker cannot say where one is open:
+    over all of them."""
     log: list[Transaction] = []
+    hanging = TopicPartition(TOPICS.answer_ready, 0)
     strategy = ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=100,
                            writes_to=PLAN.writes_to(TOPICS), offsets=NoCommits(),
+                           transactions=OpenTransactionsAt({hanging},
+                                                           failing=reader == "cannot tell"),
                            new_producer=lambda tid: RecordingTransactionalProducer(tid, log, log),
                            interval_s=3600)
     stage, _, consumer = runner(strategy, GatedPlanner())
     await strategy.assigned({TP}, consumer, stage.executor)  # type: ignore[arg-type]
+    [settled] = log  # before any record ran
+    assert settled.offsets == {TP: NO_COMMIT} and settled.group_id == "g"
+    settling = ([hanging.topic] if reader == "tells" else
+                sorted([TOPICS.plan_created, TOPICS.answer_ready, TOPICS.dead_letter]))
+    assert settled.outputs == [(t, None, b"") for t in settling]
     stage.start_committing()
     await stage.on_batch([record(0)])
     await _until(lambda: len(log) == 2)
-    settled, first = log
-    assert settled.outputs == [(t, None, b"") for t in sorted(
-        [TOPICS.plan_created, TOPICS.answer_ready, TOPICS.dead_letter])]
-    assert settled.offsets == {TP: NO_COMMIT} and settled.group_id == "g"
-    assert question_ids(first.outputs) == ["q-0"] and first.offsets == {TP: (1, "")}
+    assert question_ids(log[1].outputs) == ["q-0"] and log[1].offsets == {TP: (1, "")}
     await stage.drain(1)
 
 
@@ -373,6 +385,24 @@ async def test_a_commit_the_group_never_got_is_aborted_and_its_records_run_again
     await stage.drain(1)
 
 
+async def test_a_commit_whose_outputs_ended_but_not_its_offsets_commits_them_again() -> None:
+    """The broker said "committed" and wrote the markers on the output partitions, but not
+    the group's (it restarted in between): the outputs are visible, the group keeps the
+    offset before them. Running the records again would send them twice: the same offsets
+    are committed again instead, and nothing is aborted or run again."""
+    strategy, committed, aborted, consumer, stage = await checked_run(lost=True, open_at=set())
+    await _until(lambda: len(committed) == 2)
+    assert committed[1].outputs == [] and committed[1].offsets == {TP: (2, "")}
+    # Its marker may be skipped again: the group is read once more, after the quiet time.
+    group, reads = strategy._offsets, strategy._offsets.reads  # type: ignore[attr-defined]
+    await _until(lambda: group.reads > reads)
+    assert aborted == [] and consumer.seeks == [(TP, 0)]
+    await stage.on_batch([record(2)])
+    await _until(lambda: len(committed) == 3)
+    assert question_ids(committed[2].outputs) == ["q-2"] and committed[2].offsets == {TP: (3, "")}
+    await stage.drain(1)
+
+
 async def test_markers_that_were_only_slow_run_nothing_again() -> None:
     """The group answers the check with the old offset, but by the time the partition is
     settled it holds the new one: nothing is aborted or run again."""
@@ -386,17 +416,15 @@ async def test_markers_that_were_only_slow_run_nothing_again() -> None:
 async def test_a_partition_kept_through_a_rebalance_commits_nothing_twice() -> None:
     """The rebalance comes right after a commit: the worker keeps the partition and its
     producer (which fences nothing), and the group still shows the offset before that commit
-    (markers not yet written). The partition is settled before anything more is committed:
-    read again once a transaction of its producer could begin, it resumes after the commit,
-    and the records it ran again from the stale offset are dropped, not committed twice."""
+    (markers not yet written). The partition is settled at the assignment: read again once a
+    transaction of its producer could begin, it resumes after the commit, and nothing before
+    it runs or commits twice."""
     run = await held_run(check_after_s=3600)
     run.group.stale = 1  # the read at the assignment sees the offset before the last commit
     listener = run.stage.rebalance_listener()
     await listener.on_partitions_revoked({TP})
     await listener.on_partitions_assigned({TP})
-    assert run.consumer.seeks[-1] == (TP, 0)  # where the stale read sent the consumer
-    await run.stage.on_batch([record(0), record(1)])  # fetched again from there
-    await _until(lambda: run.consumer.seeks[-1] == (TP, 2))
+    assert run.consumer.seeks[-2:] == [(TP, 0), (TP, 2)]  # the stale read, then the settled
     await run.stage.on_batch([record(2)])
     await _until(lambda: len(run.committed) == 2)
     assert question_ids(run.committed[1].outputs) == ["q-2"]
@@ -442,7 +470,7 @@ async def test_a_transaction_failing_after_its_partition_was_revoked_holds_nothi
 
     strategy = ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=2,
                            new_producer=lambda tid: FencedMidCommit(tid, committed, aborted),
-                           offsets=NoCommits(), interval_s=3600)
+                           offsets=NoCommits(), transactions=OpenTransactionsAt(), interval_s=3600)
     stage, _, consumer = runner(strategy, GatedPlanner())
     await strategy.assigned({TP}, consumer, stage.executor)  # type: ignore[arg-type]
     stage.start_committing()
@@ -460,12 +488,13 @@ async def test_a_transaction_failing_after_its_partition_was_revoked_holds_nothi
     await stage.drain(1)
 
 
-class UnreadableOnce(GroupHolds):
-    """A group whose first read fails (its coordinator away past the timeout)."""
+class UnreadableAtFirst(GroupHolds):
+    """A group whose reads during the assignment fail (its coordinator away past the
+    timeout): where the partition resumes, and settling it."""
 
     async def committed(self, tp: TopicPartition) -> tuple[int, str]:
         self.reads += 1
-        if self.reads == 1:
+        if self.reads <= 2:
             raise KafkaConnectionError("coordinator away")
         return self.commits[-1]
 
@@ -477,12 +506,12 @@ async def test_a_partition_whose_offset_could_not_be_read_is_settled_before_its_
     is settled: the offset read again (here 1), the partition rewound to it."""
     committed: list[Transaction] = []
     aborted: list[Transaction] = []
-    group = UnreadableOnce()
+    group = UnreadableAtFirst()
     group.add((1, ""))
     strategy = ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=100,
                            new_producer=lambda tid: RecordingTransactionalProducer(
                                tid, committed, aborted),
-                           offsets=group, interval_s=3600)
+                           offsets=group, transactions=OpenTransactionsAt(), interval_s=3600)
     stage, _, consumer = runner(strategy, GatedPlanner())
     await strategy.assigned({TP}, consumer, stage.executor)  # type: ignore[arg-type]
     assert consumer.seeks == []  # nowhere known to go

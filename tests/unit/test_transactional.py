@@ -15,14 +15,15 @@ from pmflow_gateway.streams import done_map
 from pmflow_gateway.streams.delivery import MAX_REQUEST_BYTES
 from pmflow_gateway.streams.parallel import OrderedExecutor, Process
 from pmflow_gateway.streams.transactional import ExactlyOnce
-from tests.fakes import RecordingPublisher
+from tests.fakes import OpenTransactionsAt, RecordingPublisher
 from tests.support.records import record
 
 TP = TopicPartition("t", 0)
 
 
 def commits(max_held: int = 100) -> ExactlyOnce:
-    return ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=max_held)
+    return ExactlyOnce(bootstrap="127.0.0.1:1", group_id="g", stage="plan", max_held=max_held,
+                       transactions=OpenTransactionsAt())
 
 
 async def _no_refusal(record: ConsumerRecord, reason: str, publisher: Publisher) -> None:
