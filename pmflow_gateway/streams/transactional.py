@@ -124,6 +124,7 @@ class ExactlyOnce:
         self._next: dict[TopicPartition, int] = {}  # the lowest offset a batch still takes
         self._unsure: dict[TopicPartition, Commit] = {}  # what a lost transaction tried
         self._last: dict[TopicPartition, Commit] = {}  # what this owner knows is committed
+        self._before: dict[TopicPartition, Commit | None] = {}  # `_last` before the last one
         self._sent: dict[TopicPartition, set[int]] = {}  # done after the committed offset
         self._careful: set[TopicPartition] = set()  # one record per send until a commit
         # One transaction at a time per partition; partitions commit independently.
@@ -411,9 +412,13 @@ class ExactlyOnce:
         found = await self._offsets.committed(tp)
         recommitted = False
         if found != attempt:
-            told_committed = attempt == self._last.get(tp)
+            # Only the group's marker of the last commit can be missing where the group still
+            # holds the commit before it: not where another owner moved it (a worker paused
+            # past its session may check a partition it has lost, and committing its last
+            # offsets again would move the group back under the new owner).
+            only_marker = attempt == self._last.get(tp) and found == self._before.get(tp)
             try:
-                if told_committed and await self._outputs_ended(tp):
+                if only_marker and await self._outputs_ended(tp):
                     found = await asyncio.wait_for(self._commit_offsets_again(
                         producer, tp, attempt), self._timeout_s)
                     recommitted = True
@@ -516,6 +521,7 @@ class ExactlyOnce:
         return found
 
     def _committed_as(self, tp: TopicPartition, commit: Commit, done: set[int]) -> None:
+        self._before[tp] = self._last.get(tp)
         self._last[tp] = commit
         self._sent[tp] = done
 
@@ -725,6 +731,7 @@ class ExactlyOnce:
             self._next.pop(tp, None)
             self._unsure.pop(tp, None)
             self._last.pop(tp, None)
+            self._before.pop(tp, None)
             self._sent.pop(tp, None)
             self._careful.discard(tp)
             self._unchecked.pop(tp, None)

@@ -403,6 +403,20 @@ async def test_a_commit_whose_outputs_ended_but_not_its_offsets_commits_them_aga
     await stage.drain(1)
 
 
+async def test_a_worker_that_lost_its_partition_never_moves_the_group_back() -> None:
+    """A worker paused past its session checks a partition another owner has moved on (the
+    group holds 5, not its last commit 2, nor the one before): its outputs were committed,
+    but its offsets are not committed again over the new owner's. It aborts what it may
+    have left open and goes on from where the group is."""
+    run = await held_run(check_after_s=0.05, open_at=set())
+    reads = run.group.reads
+    run.group.add((5, ""))  # the new owner's commit
+    await _until(lambda: run.group.reads > reads and len(run.consumer.seeks) == 2)
+    assert len(run.committed) == 1 and len(run.aborted) == 1
+    assert run.consumer.seeks[-1] == (TP, 5)
+    await run.stage.drain(1)
+
+
 async def test_markers_that_were_only_slow_run_nothing_again() -> None:
     """The group answers the check with the old offset, but by the time the partition is
     settled it holds the new one: nothing is aborted or run again."""
