@@ -136,9 +136,8 @@ class ExactlyOnce:
         self._bound: tuple[AIOKafkaConsumer, OrderedExecutor] | None = None
         self._ended: dict[TopicPartition, float] = {}  # when its last transaction committed
         # Since the last check that the group holds what this owner committed (`_check`):
-        # the partitions written
-        # (with the highest offset each output partition was written at), and when a quiet
-        # partition is checked next.
+        # the output partitions written, each with the highest offset written there, and
+        # when a quiet partition is checked next.
         self._unchecked: dict[TopicPartition, dict[Written, int]] = {}
         self._check_at: dict[TopicPartition, float] = {}
         self._counted = {o: TRANSACTIONS.labels(stage, o) for o in ("committed", "aborted",
@@ -341,8 +340,9 @@ class ExactlyOnce:
             raise
         self._ended[tp] = time.monotonic()
         unchecked = self._unchecked.setdefault(tp, {})
-        for written, offset in wrote.items():
-            unchecked[written] = max(offset, unchecked.get(written, -1))
+        for m in wrote:
+            key = (m.topic, m.partition)
+            unchecked[key] = max(m.offset, unchecked.get(key, -1))
         self._check_at[tp] = asyncio.get_running_loop().time() + self._check_after_s
         self._careful.discard(tp)
         self._committed_as(tp, attempt, done)
@@ -554,9 +554,8 @@ class ExactlyOnce:
 
     async def _transact(self, producer: AIOKafkaProducer, tp: TopicPartition, attempt: Commit,
                         taken: dict[int, Finished], *,
-                        careful: bool) -> dict[Written, int]:
-        """Send the outputs and add the offsets, then commit; returns the partitions written,
-        each with the highest offset written there.
+                        careful: bool) -> list[RecordMetadata]:
+        """Send the outputs and add the offsets, then commit; returns where each went.
         aiokafka commits a transaction even when one of its sends failed, so every delivery
         is awaited before the commit; the offsets go to the coordinator while the outputs are
         on their way. `careful`: one record's outputs at a time, so a refusal names that
@@ -587,11 +586,7 @@ class ExactlyOnce:
             raise
         await offsets
         await producer.commit_transaction()
-        wrote: dict[Written, int] = {}
-        for m in results:
-            if isinstance(m, RecordMetadata):
-                wrote[m.topic, m.partition] = max(m.offset, wrote.get((m.topic, m.partition), -1))
-        return wrote
+        return [m for m in results if isinstance(m, RecordMetadata)]
 
     async def _end_refused(self, tp: TopicPartition, reasons: dict[int, str]) -> None:
         """Replace each refused record's outputs with what ends it, for the next cycle. When
