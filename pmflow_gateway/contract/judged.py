@@ -11,6 +11,7 @@ needs only costs memory (the `cpu` and `memory` scenarios of `bench/` measure bo
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -19,6 +20,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel
 
 V = TypeVar("V")
+M = TypeVar("M", bound=BaseModel)
 
 
 class Judged(Generic[V]):
@@ -78,3 +80,20 @@ def json_of(model: BaseModel) -> bytes:
     if _last[0] is not model:
         _last = (model, model.__pydantic_serializer__.to_json(model))
     return _last[1]
+
+
+def of_the_last(function: Callable[[M], V]) -> Callable[[M], V]:
+    """A pure function of one frozen model, asked in a row for the same model (every sentence
+    and item of a question is judged against its one plan): worked out once per model. The
+    model is held with its result, so its identity cannot be reused by another; the result
+    is shared, so it must not be mutated (return tuples and frozensets)."""
+    last: list[tuple[M, V]] = []
+
+    @functools.wraps(function)
+    def call(model: M) -> V:
+        if last and last[0][0] is model:
+            return last[0][1]
+        result = function(model)
+        last[:] = [(model, result)]
+        return result
+    return call

@@ -23,7 +23,7 @@ from pmflow_gateway.contract.gazetteer import (
     EVERYDAY_WORD_COMPANIES,
     TERM_ALIASES,
 )
-from pmflow_gateway.contract.judged import Judged, json_of
+from pmflow_gateway.contract.judged import Judged, json_of, of_the_last
 from pmflow_gateway.contract.lexicon import is_everyday_word
 from pmflow_gateway.contract.metrics import names_an_asked_metric
 from pmflow_gateway.contract.places import (
@@ -536,12 +536,13 @@ def only_a_variant(name: str, text: str, kind: QueryKind | None = None) -> bool:
     return bool(found) and not any(found)
 
 
-def _variant_checked(plan: ExternalQueryPlan) -> list[str]:
+@of_the_last
+def _variant_checked(plan: ExternalQueryPlan) -> tuple[str, ...]:
     """The names whose variants are something else: the asked subjects (not the place),
     model names and offices the question gives."""
     subjects = [n for n in plan.subject_entities if n != plan.location_hint]
-    return list(dict.fromkeys([*subjects, *asked_models(plan.topic, subjects),
-                               *asked_titles(plan.topic)]))
+    return tuple(dict.fromkeys([*subjects, *asked_models(plan.topic, subjects),
+                                *asked_titles(plan.topic)]))
 
 
 def asks_a_level(question: str) -> bool:
@@ -633,10 +634,17 @@ def names_something_else(plan: ExternalQueryPlan, sentence: str) -> bool:
     asked = asked_names(plan)
     if not asked or any(names(a, sentence, plan.query_kind) for a in asked):
         return False
-    asked_forms = {f.casefold() for a in asked for f in name_forms(a, plan.query_kind)}
+    asked_forms = _asked_forms(plan)
     fold = _fold(sentence)
     return any(_named(n, sentence, fold) for n, key in _known_in(sentence, fold)
                if key not in asked_forms)
+
+
+@of_the_last
+def _asked_forms(plan: ExternalQueryPlan) -> frozenset[str]:
+    """Every form of every asked name, casefolded."""
+    return frozenset(f.casefold() for a in asked_names(plan)
+                     for f in name_forms(a, plan.query_kind))
 
 
 def subject_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> tuple[str, str] | None:

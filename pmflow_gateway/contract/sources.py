@@ -14,7 +14,6 @@ from urllib.parse import urlsplit
 from pmflow_gateway.contract.addresses import host_refusal
 from pmflow_gateway.contract.text import cached_if_short, clean_sentences, strip_invisible
 from pmflow_gateway.contract.urls import MAX_URL_CHARS, bare_host, registrable_domain
-from pmflow_gateway.schemas import ExternalEvidence
 
 EXTERNAL_SOURCE_TYPES = frozenset({"url", "mcp_search", "live_search"})
 # A source labelled only this is an internal one.
@@ -51,9 +50,8 @@ def url_problem(url: str) -> str | None:
     return None
 
 
-def source_title(item: ExternalEvidence) -> str:
-    """A title fit for one line of the summary. A title is page text too, so it is cleaned
-    like a snippet (no link, marker, tag or planted instruction); the host stands in for it
-    when nothing is left."""
-    return " ".join(clean_sentences(item.title[:MAX_TITLE_CHARS]))[:120] or bare_host(
-        item.target_url)
+def source_title(title: str, url: str) -> str:
+    """A page's title fit for one line of the summary. A title is page text too, so it is
+    cleaned like a snippet (no link, marker, tag or planted instruction); the host of the
+    page's `url` stands in for it when nothing is left."""
+    return " ".join(clean_sentences(title[:MAX_TITLE_CHARS]))[:120] or bare_host(url)

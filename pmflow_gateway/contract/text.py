@@ -269,8 +269,10 @@ def _invisible_class() -> re.Pattern[str]:
 @cached_if_short(maxsize=4096)  # asked again for the same text by each check that folds it
 def strip_invisible(text: str) -> str:
     """Drop every character that renders as nothing but can carry or reorder text."""
-    if text.isascii() and text.isprintable():
-        return text  # no format, control (newline and tab are not printable) or selector
+    if text.isprintable():
+        # No format or control character (neither is printable, nor are newline and tab):
+        # only a variation selector, which is printable, can be left, and never in ASCII.
+        return text if text.isascii() else _VARIATION_SELECTORS.sub("", text)
     return _VARIATION_SELECTORS.sub("", _invisible_class().sub("", text))
 
 

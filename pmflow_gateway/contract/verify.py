@@ -333,12 +333,11 @@ def _url_allowed(found: str, urls: list[str]) -> bool:
     return "/" not in found.rstrip("/") and host in hosts
 
 
-def verify_draft(draft: Draft, items: list[ExternalEvidence], *, asked: str = "") -> list[str]:
-    """Every way the draft breaks the source contract; empty when it may go out. The answer
-    stage checks the draft, the render stage the same text again: worked out once where both
-    run in one process."""
+def verify_draft(draft: Draft, urls: list[str], *, asked: str = "") -> list[str]:
+    """Every way the draft breaks the source contract, citing the evidence at `urls` (`[1]` the
+    first); empty when it may go out. The answer stage checks the draft, the render stage the
+    same text again: worked out once where both run in one process."""
     cited = cited_numbers(draft)
-    urls = [i.target_url for i in items]
     return list(_DRAFTS.get((draft.answer, asked, str(cited), *urls),
                             lambda: _draft_violations(draft.answer, cited, urls, asked)))
 
@@ -375,12 +374,12 @@ def _draft_violations(answer: str, cited: list[int], urls: list[str],
     return tuple(dict.fromkeys(violations))
 
 
-def verify_sources(sources: list[SourceUsed], items: list[ExternalEvidence], *,
-                   asked: str = "") -> list[str]:
-    """The sources summary: only this execution's external http(s) URLs, no internal label."""
-    urls = {key for i in items if (key := url_key(i.target_url))}
+def verify_sources(sources: list[SourceUsed], urls: list[str], *, asked: str = "") -> list[str]:
+    """The sources summary: only the external http(s) URLs of this execution's evidence
+    (`urls`), no internal label."""
+    keys = {key for url in urls if (key := url_key(url))}
     violations = [f"source not in this execution: {s.url[:80]}" for s in sources
-                  if url_key(s.url) not in urls or url_problem(s.url)]
+                  if url_key(s.url) not in keys or url_problem(s.url)]
     violations += [f"source names an internal source: {s.title[:40]}" for s in sources
                    if mentions_internal(f"{s.title} {s.site}", asked=asked)]
     return violations

@@ -125,7 +125,7 @@ async def _reextracted_if_unsupported(event: EvidenceCollected, draft: Draft,
 def _breaks_source_contract(event: EvidenceCollected, draft: Draft,
                             kept: list[ExternalEvidence]) -> bool:
     return bool(quotes_of_upstream(draft.answer, event)
-                or verify_draft(draft, kept, asked=asked_about(event)))
+                or verify_draft(draft, [i.target_url for i in kept], asked=asked_about(event)))
 
 
 def _refused(status: AnswerStatus, verdict: Verdict, reason: str, answer: str) -> Outcome:
@@ -143,8 +143,9 @@ def _checked(event: EvidenceCollected, draft: Draft, kept: list[ExternalEvidence
     draft, used = renumbered(draft, kept)
     asked = asked_about(event)
     sources = _sources(used)
-    violations = verify_draft(draft, used, asked=asked)
-    violations += verify_sources(sources, used, asked=asked)
+    urls = [i.target_url for i in used]
+    violations = verify_draft(draft, urls, asked=asked)
+    violations += verify_sources(sources, urls, asked=asked)
     violations += quotes_of_upstream(draft.answer, event)
     violations += unsupported(draft, used, event.plan)
     if violations:
@@ -158,7 +159,7 @@ def _checked(event: EvidenceCollected, draft: Draft, kept: list[ExternalEvidence
 
 
 def _sources(items: list[ExternalEvidence]) -> list[SourceUsed]:
-    return [SourceUsed(n=n, title=source_title(i), site=bare_host(i.target_url),
+    return [SourceUsed(n=n, title=source_title(i.title, i.target_url), site=bare_host(i.target_url),
                        url=i.target_url, published_at=_published(i), freshness=i.freshness_score)
             for n, i in enumerate(items, start=1)]
 

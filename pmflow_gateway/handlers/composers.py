@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from pmflow_gateway.contract.dates import names_a_day
+from pmflow_gateway.contract.judged import of_the_last
 from pmflow_gateway.contract.metrics import asked_metrics, asks_a_change, other_figure
 from pmflow_gateway.contract.places import find_places
 from pmflow_gateway.contract.qualifiers import (
@@ -122,11 +123,17 @@ def _says_more(plan: ExternalQueryPlan, sentence: str) -> bool:
     """A sentence that is only the asked name ("Apple Inc.", 广州天气) says nothing. A Chinese
     character carries about a word, so it counts double: 周三有小雨 says something."""
     rest = sentence
-    for form in sorted({f for n in asked_names(plan) for f in name_forms(n, plan.query_kind)},
-                       key=len, reverse=True):
+    for form in _longest_first(plan):
         rest = rest.replace(form, "")
     cjk: list[str] = CJK.findall(rest)
     return sum(map(str.isalnum, rest)) + sum(map(str.isalnum, cjk)) >= MIN_CONTENT_CHARS
+
+
+@of_the_last
+def _longest_first(plan: ExternalQueryPlan) -> tuple[str, ...]:
+    """Every form of every asked name, the longest first."""
+    return tuple(sorted({f for n in asked_names(plan) for f in name_forms(n, plan.query_kind)},
+                        key=len, reverse=True))
 
 
 def _best(found: list[Candidate]) -> Candidate:

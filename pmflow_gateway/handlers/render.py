@@ -29,7 +29,6 @@ from pmflow_gateway.ports import Clock, Draft
 from pmflow_gateway.schemas import (
     AnswerReady,
     AnswerStatus,
-    ExternalEvidence,
     ReplyRendered,
     SourceUsed,
 )
@@ -40,19 +39,12 @@ def heads(locale: str) -> tuple[str, str]:
             else ("外部实时查询：", "来源摘要："))
 
 
-def cited_evidence(answer: AnswerReady) -> list[ExternalEvidence]:
-    """The answer's citations as evidence of its execution, numbered as in the summary."""
-    return [ExternalEvidence(source_type="url", source_label=c.title, title=c.title,
-                             target_url=c.target_url, snippet="", retrieved_at=answer.occurred_at)
-            for c in sorted(answer.citations, key=lambda c: c.n)]
-
-
 def contract_violations(answer: AnswerReady) -> list[str]:
     """Re-check an answered event against its own citations before it reaches a user."""
-    items = cited_evidence(answer)
+    urls = [c.target_url for c in sorted(answer.citations, key=lambda c: c.n)]
     asked = asked_text(answer.context.question, answer.plan)
-    violations = verify_draft(Draft(answer=answer.answer), items, asked=asked)
-    violations += verify_sources(answer.sources_used, items, asked=asked)
+    violations = verify_draft(Draft(answer=answer.answer), urls, asked=asked)
+    violations += verify_sources(answer.sources_used, urls, asked=asked)
     cited = [(c.n, url_key(c.target_url)) for c in answer.citations]
     listed = [(s.n, url_key(s.url)) for s in answer.sources_used]
     if sorted(cited) != sorted(listed) or sorted(n for n, _ in cited) != \
@@ -102,7 +94,7 @@ def render_reply(answer: AnswerReady, *, clock: Clock) -> ReplyRendered:
             "answer": status_text(AnswerStatus.rejected, locale)})
     else:
         answer = answer.model_copy(update={
-            "sources_used": [s.model_copy(update={"title": source_title(_as_item(s, answer))})
+            "sources_used": [s.model_copy(update={"title": source_title(s.title, s.url)})
                              for s in answer.sources_used]})
     sources = answer.sources_used if answer.status is AnswerStatus.answered else []
     return ReplyRendered(
@@ -115,7 +107,3 @@ def render_reply(answer: AnswerReady, *, clock: Clock) -> ReplyRendered:
         sources=sources,
     )
 
-
-def _as_item(source: SourceUsed, answer: AnswerReady) -> ExternalEvidence:
-    return ExternalEvidence(source_type="url", source_label=source.site, title=source.title,
-                            target_url=source.url, snippet="", retrieved_at=answer.occurred_at)

@@ -6,7 +6,6 @@ from pmflow_gateway.contract.judged import Judged
 from pmflow_gateway.contract.relevance import off_topic
 from pmflow_gateway.contract.verify import verify_draft
 from pmflow_gateway.ports import Draft
-from tests.fakes import evidence
 from tests.support.builders import weather_plan
 
 
@@ -42,9 +41,9 @@ def test_off_topic_judges_by_content_not_by_object() -> None:
 
 
 def test_a_kept_draft_verdict_is_not_shared_with_its_caller() -> None:
-    items = [evidence("https://s1.example.org/p", "广州多云。")]
+    urls = ["https://s1.example.org/p"]
     draft = Draft(answer="广州多云 [7]")
-    first = verify_draft(draft, items)
+    first = verify_draft(draft, urls)
     first.append("a caller's own addition")
-    assert verify_draft(draft, items) == ["citation [7] does not resolve to evidence of this "
+    assert verify_draft(draft, urls) == ["citation [7] does not resolve to evidence of this "
                                           "execution"]
