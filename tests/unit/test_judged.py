@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from pmflow_gateway.contract.judged import Judged
+from pmflow_gateway.contract.judged import Judged, of_the_last
 from pmflow_gateway.contract.relevance import off_topic
 from pmflow_gateway.contract.verify import verify_draft
 from pmflow_gateway.ports import Draft
+from pmflow_gateway.schemas import ExternalQueryPlan
 from tests.support.builders import weather_plan
 
 
@@ -47,3 +48,20 @@ def test_a_kept_draft_verdict_is_not_shared_with_its_caller() -> None:
     first.append("a caller's own addition")
     assert verify_draft(draft, urls) == ["citation [7] does not resolve to evidence of this "
                                           "execution"]
+
+
+def test_a_function_of_the_plan_is_worked_out_once_per_plan_object() -> None:
+    calls: list[str | None] = []
+
+    @of_the_last
+    def place(plan: ExternalQueryPlan) -> str | None:
+        calls.append(plan.location_hint)
+        return plan.location_hint
+
+    guangzhou, shenzhen = weather_plan(), weather_plan(location_hint="Shenzhen")
+    assert [place(guangzhou), place(guangzhou), place(shenzhen), place(guangzhou)] == [
+        guangzhou.location_hint, guangzhou.location_hint, "Shenzhen", guangzhou.location_hint]
+    # Every sentence of one plan asks once; another plan, even an equal one, asks again.
+    assert calls == [guangzhou.location_hint, "Shenzhen", guangzhou.location_hint]
+    place(weather_plan())
+    assert len(calls) == 4
