@@ -321,15 +321,21 @@ def with_declared_aliases(plan: ExternalQueryPlan, texts: Iterable[str]) -> Exte
     for i, subject in enumerate(subjects):
         if _ALIASED.match(subject) or not subject.strip():
             continue
-        forms = "|".join(re.escape(plain(f)) for f in name_forms(subject, plan.query_kind)
-                         if not CJK.search(f) or CJK.search(subject))
-        pattern = re.compile(rf"(?:{forms}){_DECLARED_ALIAS.format()}", re.IGNORECASE)
+        pattern = _alias_declaration(subject, plan.query_kind)
         for text in pages:
             if (found := pattern.search(plain(text))) and found.group(1) != subject:
                 subjects[i] = f"{subject} ({found.group(1)})"
                 changed = True
                 break
     return plan.model_copy(update={"subject_entities": subjects}) if changed else plan
+
+
+@functools.lru_cache(maxsize=1024)
+def _alias_declaration(subject: str, kind: QueryKind) -> re.Pattern[str]:
+    """Where a page declares a short name for `subject`: any of its forms, then the alias."""
+    forms = "|".join(re.escape(plain(f)) for f in name_forms(subject, kind)
+                     if not CJK.search(f) or CJK.search(subject))
+    return re.compile(rf"(?:{forms}){_DECLARED_ALIAS.format()}", re.IGNORECASE)
 
 
 def asked_names(plan: ExternalQueryPlan) -> list[str]:

@@ -217,6 +217,10 @@ INTERNAL_PHRASES = (
 )
 # Names of internal systems: internal labels unless the user asked about them by name.
 INTERNAL_NAMES = ("feishu", "飞书", "larksuite", "lark", "pmflow", "doc")
+# Every internal phrase has one of these in it (a test checks): text with none has no phrase
+# to look for, and most text has none.
+PHRASE_HINTS = ("feishu", "飞书", "lark", "pmflow", "doc", "内部", "聊天", "群聊", "项目图谱",
+                "internal", "chat history")
 # Short English names are also words ("skylark", "docker"): those match as whole words only;
 # the others match anywhere ("PMFlowRecords").
 _INTERNAL_NAME_RE = {name: re.compile(rf"(?<![a-z]){name}(?![a-z])" if name in ("lark", "doc")
@@ -269,11 +273,15 @@ def _invisible_class() -> re.Pattern[str]:
 @cached_if_short(maxsize=4096)  # asked again for the same text by each check that folds it
 def strip_invisible(text: str) -> str:
     """Drop every character that renders as nothing but can carry or reorder text."""
-    if text.isprintable():
-        # No format or control character (neither is printable, nor are newline and tab):
-        # only a variation selector, which is printable, can be left, and never in ASCII.
+    if text.isprintable() or _printable_lines(text):
+        # No format or control character but newline and tab (no other is printable): only
+        # a variation selector, which is printable, can be left, and never in ASCII.
         return text if text.isascii() else _VARIATION_SELECTORS.sub("", text)
     return _VARIATION_SELECTORS.sub("", _invisible_class().sub("", text))
+
+
+def _printable_lines(text: str) -> bool:
+    return text.replace("\n", "").replace("\t", "").isprintable()
 
 
 # Letters of other scripts drawn like Latin ones (the lower-case confusables of Unicode's
@@ -323,7 +331,11 @@ _DOT_HINTS = ("[", "(", "{", "【", "（", "<", "。", " dot ", " . ")
 @cached_if_short(maxsize=2048)
 def detection_form(text: str) -> str:
     """`folded`, with runs of white space made one space and obfuscated dots made dots."""
-    form = _SPACES.sub(" ", folded(text))
+    form = folded(text)
+    if "  " in form or not form.replace(" ", "").isprintable():
+        # Only then can it have white space but single spaces: every other white space
+        # character is unprintable (and what else is, `folded` stripped).
+        form = _SPACES.sub(" ", form)
     return _OBFUSCATED_DOT.sub(".", form) if any(map(form.__contains__, _DOT_HINTS)) else form
 
 
@@ -403,7 +415,8 @@ def mentions_internal(text: str, *, asked: str = "") -> bool:
     """True when `text` names an internal source. `asked` is what the user asked about:
     a question about Feishu the product may get an answer that names Feishu."""
     lower = folded(text)
-    if any(map(lower.__contains__, INTERNAL_PHRASES)):
+    if any(map(lower.__contains__, PHRASE_HINTS)) and any(
+            map(lower.__contains__, INTERNAL_PHRASES)):
         return True
     # Each name's pattern matches only where the name is: six substring tests rule out the
     # common case (no name at all) at a fifth of one pass of the patterns.

@@ -88,6 +88,12 @@ def host_of(url: str) -> str:
         return ""
 
 
+@cached_if_short(maxsize=8192)
+def url_scheme(url: str) -> str:
+    """The URL's scheme, lower case. Raises ValueError when the URL cannot be parsed."""
+    return urlsplit(url).scheme.lower()
+
+
 def bare_host(url: str) -> str:
     """The host as a reader writes it: without a leading `www.`."""
     return host_of(url).removeprefix("www.")

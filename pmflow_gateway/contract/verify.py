@@ -389,6 +389,8 @@ def quotes_of_upstream(answer: str, event: EvidenceCollected) -> list[str]:
     """The answer never rests on what upstream attached (workspace history and the like),
     even when a composer somehow saw it: neither the whole snippet nor any one sentence of
     it, however citation markers and spaces were put between its words."""
+    if not event.context.upstream_sources:
+        return []
     text = _quotable(answer)
     return [f"answer quotes an upstream source: {s.source_type or 'unknown'}"
             for s in event.context.upstream_sources

@@ -21,12 +21,11 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from urllib.parse import urlsplit
 
 from pmflow_gateway.contract.envelopes import elapsed_ms, execution_id, header_after
 from pmflow_gateway.contract.relevance import off_topic, with_declared_aliases
 from pmflow_gateway.contract.routing import route_policy
-from pmflow_gateway.contract.urls import canonical_url
+from pmflow_gateway.contract.urls import canonical_url, url_scheme
 from pmflow_gateway.contract.verify import freshness_problem
 from pmflow_gateway.handlers.failure import held_back_answer
 from pmflow_gateway.ports import Clock, EvidenceAdapter, EvidenceCache
@@ -61,9 +60,8 @@ def usable(items: Sequence[ExternalEvidence]) -> list[ExternalEvidence]:
     seen: set[str] = set()
     kept: list[ExternalEvidence] = []
     for item in items:
-        scheme = urlsplit(item.target_url).scheme.lower()
         key = canonical_url(item.target_url)
-        if scheme in ("http", "https") and key not in seen:
+        if url_scheme(item.target_url) in ("http", "https") and key not in seen:
             seen.add(key)
             kept.append(item)
     return kept

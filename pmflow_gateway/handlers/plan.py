@@ -107,7 +107,8 @@ async def plan_question(
 ) -> PlanCreated | AnswerReady | None:
     """The plan for one route decision; the answer itself when the routing table keeps it from
     external sources; None when it is not ours to answer (PMFlow answers internal routes)."""
-    policy = route_policy(route.routing())
+    routing = route.routing()
+    policy = route_policy(routing)
     if policy.action is RouteAction.skip:
         return None
     if policy.action is not RouteAction.answer:
@@ -122,7 +123,7 @@ async def plan_question(
         question=route.question,
         locale=route.locale,
         thread_id=route.thread_id,
-        routing=route.routing().model_copy(update={"policy": policy}),
+        routing=routing.model_copy(update={"policy": policy}),
         # The budget starts when we first see the question: a replay of an old event must
         # still get a real attempt, not an instant guard. The evidence stage restarts what is
         # left of it when it takes the question up; `expires_at` bounds how long that may be.

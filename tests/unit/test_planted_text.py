@@ -9,11 +9,20 @@ import sys
 import pytest
 
 from pmflow_gateway.contract.text import (
+    _DOT_HINTS,
+    _OBFUSCATED_DOT,
+    _SPACES,
+    _VARIATION_SELECTORS,
+    INTERNAL_PHRASES,
+    PHRASE_HINTS,
+    _invisible_class,
     clean_sentence,
     contact_handles,
+    detection_form,
     folded,
     hosts_named,
     looks_like_instruction,
+    strip_invisible,
 )
 from pmflow_gateway.contract.verify import verify_draft
 from pmflow_gateway.handlers.render import render_reply
@@ -194,3 +203,25 @@ def test_the_quick_paths_of_folding_change_nothing() -> None:
         assert strip_invisible(text) == stripped(text), repr(text)
         full = unicodedata.normalize("NFKC", stripped(text)).lower().translate(_CONFUSABLE_LATIN)
         assert folded(text) == full, repr(text)
+
+
+def test_every_internal_phrase_has_a_hint_that_lets_it_be_looked_for() -> None:
+    assert all(any(hint in phrase for hint in PHRASE_HINTS) for phrase in INTERNAL_PHRASES)
+
+
+# Each character class the quick paths rely on: white space of every kind, format, control
+# and variation-selector characters, in ASCII, CJK and multi-line text.
+QUICK_PATH_TEXTS = [
+    "plain ascii text", "广州多云\n气温18度", "a\tb", "two  spaces", "no\u3000break\xa0here",
+    "zero\u200bwidth", "bidi\u202eevil", "selector\ufe0fhere", "line\u2028sep", "℃ 18°C\n",
+    "evil [.] com\r\n", "tag\U000e0041s", "soft\xadhyphen", "nel\x85x", "\x1cfs",
+]
+
+
+@pytest.mark.parametrize("text", QUICK_PATH_TEXTS)
+def test_quick_paths_give_what_the_full_passes_give(text: str) -> None:
+    full = _VARIATION_SELECTORS.sub("", _invisible_class().sub("", text))
+    assert strip_invisible(text) == full
+    form = _SPACES.sub(" ", folded(text))
+    dotted = _OBFUSCATED_DOT.sub(".", form) if any(h in form for h in _DOT_HINTS) else form
+    assert detection_form(text) == dotted
