@@ -137,7 +137,8 @@ def _sentences_to_scan() -> list[str]:
     texts = [t for t, _ in PLANTED_SENTENCES] + list(BENIGN_SENTENCES) + list(LINK_SPELLINGS)
     texts += ["WWW.EVIL.COM", "Www.evil.com", "ｗｗｗ．ｅｖｉｌ．ｃｏｍ", "evil . com",
               "evil dot com", "evil。com", "evil（.）com", "evil<dot>com", "evil\t.\ncom",
-              "1.2.3.4/x", "mailto:x", "javascript:alert(1)", "@handle", "a@b.c", "微信 abcd1234",
+              "1.2.3.4/x", "mailto:x", "javascript:alert(1)", "JavaſCrıpt:x", "FİLE:x", "DATA:x",
+              "Mailto:x", "Guangzhou (station 7): cloudy", "@handle", "a@b.c", "微信 abcd1234",
               "WeChat: abcd", "TG@abcd", "line id: abcd", "x\u200bwww.evil.com", "QQ 12345678"]
     truth = Path(__file__).resolve().parents[3] / "shared" / "realpages" / "ground-truth.json"
     if truth.exists():

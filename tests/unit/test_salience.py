@@ -3,10 +3,23 @@ and a weather line answers only a weather question."""
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pmflow_gateway.contract.relevance import fits_the_question, off_topic
-from pmflow_gateway.contract.salience import in_passing, is_weather_line
+from pmflow_gateway.contract.salience import (
+    _WEATHER_PAGE,
+    in_passing,
+    is_weather_line,
+    is_weather_report,
+    reads_temperature,
+)
+from pmflow_gateway.contract.text import CJK_CHARS, split_sentences
 from pmflow_gateway.handlers.planners.rules import plan_by_rules
 
 
@@ -57,3 +70,59 @@ def test_the_kind_of_line_must_match_the_kind_of_question() -> None:
     assert not fits_the_question(fact, "Geneva: today sunny, high 14C.")
     assert is_weather_line("宁波今天多云，12~19℃")
     assert not is_weather_line("宁波港吞吐量创新高")
+
+
+# The weather patterns as one case-insensitive pattern each, as they were before the quicker
+# split: the split must find a reading wherever these do, and nowhere else.
+_TEMPERATURE_ORACLE = re.compile(
+    r"-?\d+(?:\.\d+)?\s*(?:~|-|到|至)?\s*-?\d*\s*(?:℃|°[CF]?|度(?!数))"
+    r"|(?<![A-Za-z])(?:high|low|max|min)s?\s*(?:of\s*)?-?\d+\s*°?[CF]?(?![A-Za-z])",
+    re.IGNORECASE)
+_CONDITION_ORACLE = re.compile(
+    rf"[晴阴雨雪雾霾雷冰雹][{CJK_CHARS}]?|多云|大风|微风|[东南西北]风|风力|气温|温度|湿度|降水|降温|升温|预警"
+    r"|紫外线|空气质量|天气"
+    r"|(?<![A-Za-z])(?:sunny|sun|cloudy|clouds?|overcast|clear skies|rain|rainy|showers?"
+    r"|drizzle|snow|sleet|flurries|fog|foggy|mist|haze|smog|winds?|windy|breezy|gusts?"
+    r"|storms?|thunder\w*|hail|frost|humid\w*|heat\s?wave|hot|cold|chilly|mild|warm"
+    r"|temperatures?|forecast|weather|air quality|aqi|uv index)(?![A-Za-z])",
+    re.IGNORECASE)
+_WEATHER_EDGES = [
+    "ſunny", "raın", "RAİN", "Heat Wave", "HIGH 25C", "high 25cm", "low of -3", "Highs 30°F",
+    "max 12°c", "thunderstorms likely", "sunday", "rainbow", "大雨", "晴", "28度数", "18~25℃",
+    "18 到 25 度", "storm-hit", "İce", "KELVIN 5K", "pre-rain", "sunnyside", "humidity 80%",
+    "forecast:", "UV Index 7", "aqi 40", "Air Quality good", "a mild day", "warmer", "10 °",
+]
+_WEATHER_ALPHABET = "ahilmnorstuwxyHLMNRSTUWİıſK°℃度数晴雨 -.0123456789"
+
+
+def _weather_oracle(text: str) -> bool:
+    return bool(_TEMPERATURE_ORACLE.search(text) or _CONDITION_ORACLE.search(text))
+
+
+@pytest.mark.parametrize("text", _WEATHER_EDGES)
+def test_the_quick_weather_patterns_find_what_the_case_blind_ones_find(text: str) -> None:
+    assert is_weather_line(text) is _weather_oracle(text)
+    assert reads_temperature(text) is bool(_TEMPERATURE_ORACLE.search(text))
+
+
+@given(st.text(alphabet=_WEATHER_ALPHABET, max_size=24))
+@settings(max_examples=600, deadline=None)
+def test_the_quick_weather_patterns_agree_on_any_text(text: str) -> None:
+    assert is_weather_line(text) is _weather_oracle(text)
+    assert reads_temperature(text) is bool(_TEMPERATURE_ORACLE.search(text))
+    assert is_weather_report(text) is (
+        bool(_WEATHER_PAGE.search(text.split("\n", 1)[0]))
+        or (bool(_TEMPERATURE_ORACLE.search(text)) and bool(_CONDITION_ORACLE.search(text))))
+
+
+def test_the_quick_weather_patterns_agree_on_real_pages() -> None:
+    truth = Path(__file__).resolve().parents[3] / "shared" / "realpages" / "ground-truth.json"
+    if not truth.exists():
+        pytest.skip("../shared/realpages is not beside this checkout")
+    for page in json.loads(truth.read_text("utf-8")).values():
+        body = page["articleBody"]
+        report = bool(_WEATHER_PAGE.search(body.split("\n", 1)[0])) or (
+            bool(_TEMPERATURE_ORACLE.search(body)) and bool(_CONDITION_ORACLE.search(body)))
+        assert is_weather_report(body) is report
+        for sentence in split_sentences(body):
+            assert is_weather_line(sentence) is _weather_oracle(sentence), sentence
