@@ -62,6 +62,11 @@ REFUSED_NETWORKS: tuple[tuple[str, ipaddress.IPv4Network | ipaddress.IPv6Network
 _ABSOLUTE = ("cloud metadata", "IPv6-embedded cloud metadata", "unspecified")
 
 
+_HEX_PART = re.compile(r"0x[0-9a-f]*")
+_OCTAL_PART = re.compile(r"0[0-7]+")
+_DECIMAL_PART = re.compile(r"0|[1-9][0-9]*")
+
+
 def parse_numeric_host(host: str) -> IPAddress | None:
     """The address a literal host means to the C resolver, in any spelling; None for names.
 
@@ -80,11 +85,11 @@ def parse_numeric_host(host: str) -> IPAddress | None:
         return None
     values: list[int] = []
     for part in parts:
-        if re.fullmatch(r"0x[0-9a-f]*", part):
+        if _HEX_PART.fullmatch(part):
             values.append(int(part[2:] or "0", 16))
-        elif re.fullmatch(r"0[0-7]+", part):
+        elif _OCTAL_PART.fullmatch(part):
             values.append(int(part, 8))
-        elif re.fullmatch(r"0|[1-9][0-9]*", part):
+        elif _DECIMAL_PART.fullmatch(part):
             values.append(int(part))
         else:
             return None

@@ -671,6 +671,17 @@ def subject_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> tuple[str
     return None
 
 
+@functools.lru_cache(maxsize=4096)
+def _qualified(form: str) -> re.Pattern[str]:
+    """A form of a place with what tells which place it is: the province or city before a
+    Chinese name, the state or country after a Latin one."""
+    if CJK.search(form):
+        return re.compile(rf"([{CJK_CHARS}]{{2,3}}?)[省市]?{re.escape(form)}[市区县]")
+    # "Paris, Texas", "Springfield, Ill.": a capitalised word after the comma, never
+    # "South Dakota, and".
+    return re.compile(rf"{re.escape(form)}\s*,\s*((?-i:[A-Z])[A-Za-z.]+)", re.IGNORECASE)
+
+
 def place_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> list[str]:
     """The different places the evidence reads the asked place as ("Paris, France" and
     "Paris, Texas"; 北京市朝阳区 and 辽宁省朝阳市), one qualifier per page at most."""
@@ -680,14 +691,7 @@ def place_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> list[str]:
     readings: list[str] = []
     for text in texts:
         for form in name_forms(place):
-            if CJK.search(form):
-                qualified = re.search(rf"([{CJK_CHARS}]{{2,3}}?)[省市]?{re.escape(form)}[市区县]",
-                                      text)
-            else:
-                # "Paris, Texas", "Springfield, Ill.": a capitalised word after the comma,
-                # never "South Dakota, and".
-                qualified = re.search(rf"{re.escape(form)}\s*,\s*((?-i:[A-Z])[A-Za-z.]+)",
-                                      text, re.IGNORECASE)
+            qualified = _qualified(form).search(text)
             if qualified and qualified.group(1) not in readings:
                 readings.append(qualified.group(1))
                 break

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import re
 import time
+from pathlib import Path
 
 import jsonschema  # type: ignore[import-untyped]  # no types-jsonschema in the test extras
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pmflow_gateway.contract.currencies import currency_names
+from pmflow_gateway.contract.gazetteer import COMPANIES, MARKET_NAMES, MODELS
 from pmflow_gateway.handlers.plan import finish_plan, is_for_us, plan_question
 from pmflow_gateway.handlers.planners.rules import RulesPlanner, draft_plan, plan_by_rules
+from pmflow_gateway.handlers.planners.words import latin, one_of
 from pmflow_gateway.ports import PlanDefaults
 from pmflow_gateway.schemas import (
     AnswerContract,
@@ -160,3 +166,44 @@ def test_finish_plan_keeps_only_bare_preferred_domains() -> None:
         "localhost", "evil example.com", ""])
     plan = finish_plan(proposed, route("q"), PlanDefaults())
     assert plan.preferred_domains == ["nmc.cn", "weather.com.cn"]
+
+
+def _alternation(names: set[str]) -> re.Pattern[str]:
+    """The names as one plain alternation, longest first: what `one_of` must match alike."""
+    return re.compile("|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))
+
+
+_NAME_SETS = {
+    "models": {n.lower() for n in MODELS}, "companies": {n.lower() for n in COMPANIES},
+    "markets": {n.lower() for n in [*MARKET_NAMES, *currency_names()]},
+}
+
+
+def _questions() -> list[str]:
+    data = Path(__file__).resolve().parents[1] / "data"
+    lines = [line for path in sorted(data.glob("*.jsonl"))
+             for line in path.read_text("utf-8").splitlines() if line.strip()]
+    return [json.loads(line)["question"].lower() for line in lines]
+
+
+def test_a_trie_of_names_matches_what_their_alternation_matches() -> None:
+    questions = _questions()
+    assert len(questions) > 500
+    for names in _NAME_SETS.values():
+        trie, plain = re.compile(one_of(names)), _alternation(names)
+        wrapped, plain_wrapped = re.compile(latin(one_of(names))), re.compile(latin(plain.pattern))
+        for text in [*questions, *names, " ".join(sorted(names)[:50])]:
+            assert [m.span() for m in trie.finditer(text)] == [
+                m.span() for m in plain.finditer(text)], text
+            assert [m.span() for m in wrapped.finditer(text)] == [
+                m.span() for m in plain_wrapped.finditer(text)], text
+
+
+@given(st.text(alphabet="abcd 1", max_size=12), st.sets(st.text(alphabet="abcd", min_size=1,
+                                                                   max_size=4), min_size=1))
+@settings(max_examples=400, deadline=None)
+def test_a_trie_of_any_words_matches_their_alternation(text: str, names: set[str]) -> None:
+    for pattern, plain in ((one_of(names), _alternation(names).pattern),
+                           (latin(one_of(names)), latin(_alternation(names).pattern))):
+        assert [m.span() for m in re.finditer(pattern, text)] == [
+            m.span() for m in re.finditer(plain, text)]
