@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import orjson
 import pytest
 
@@ -103,9 +105,15 @@ def test_duplicate_json_keys_are_poison_at_any_depth() -> None:
     twice = body.replace(b'"tenant_id":"acme"', b'"tenant_id":"acme","tenant_id":"other"')
     nested = body.replace(b'"needs_freshness":true',
                           b'"needs_freshness":true,"needs_freshness":false')
-    for value in (twice, nested):
+    spaced = json.dumps({**ROUTE_DECIDED, "tenant_id": "acme"}, indent=1).replace(
+        '"tenant_id": "acme"', '"tenant_id": "acme", "tenant_id": "other"').encode()
+    for value in (twice, nested, spaced):
         with pytest.raises(Poison, match="duplicate JSON key"):
             decode(RouteDecided, value, max_bytes=MAX)
+    # A record with no duplicate decodes whether or not it is written compactly.
+    assert decode(RouteDecided, body, max_bytes=MAX).tenant_id == "acme"
+    assert decode(RouteDecided, json.dumps(ROUTE_DECIDED, indent=1).encode(),
+                  max_bytes=MAX).tenant_id == "acme"
     deep = b"[" * 100_000 + b"]" * 100_000  # too deep for the scan: the model still says why
     with pytest.raises(Poison, match=r"schema violation|not JSON"):
         decode(RouteDecided, deep, max_bytes=MAX)
