@@ -77,6 +77,31 @@ def case_blind(text: str) -> str:
     return text.replace("İ", "i").lower().replace("ı", "i").replace("ſ", "s")
 
 
+_Trie = dict[str, "_Trie"]
+
+
+def one_of(words: set[str]) -> str:
+    """A pattern for any of the words, the longest that matches first (as an alternation of
+    them sorted longest first), written as their trie: each position is tried once, not once
+    per word (the planner's market names: 14 -> 4 us a question)."""
+    trie: _Trie = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}  # a word ends here
+
+    def pattern(node: _Trie) -> str:
+        branches = [re.escape(char) + pattern(child) for char, child in sorted(node.items())
+                    if char]
+        if not branches:
+            return ""
+        either = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+        # Longer first: a word that ends here is matched only when no longer one goes on.
+        return f"(?:{either})?" if "" in node else either
+    return pattern(trie)
+
+
 def is_cjk(text: str) -> bool:
     """Whether the text has any CJK character (a Chinese question gets a Chinese-style answer)."""
     return bool(CJK.search(text))
@@ -250,6 +275,20 @@ _INTERNAL_NAME_RE = {name: re.compile(rf"(?<![a-z]){name}(?![a-z])" if name in (
 # which is lower case already: case-blind matching would cost a third more and find nothing
 # more (every character a case-blind "a".."z" matches folds to that letter; a test checks).
 _INJECTIONS = tuple(re.compile(p) for p in _INJECTION_PATTERNS)
+# Every match of every pattern above has one of these in it (a test generates matches of each
+# to check): text with none, most text, is not searched pattern by pattern (14 us for a
+# sentence of a hundred characters) but for these (5 us; a Chinese one 6 -> 0.3 us).
+INJECTION_HINTS = (
+    "ignore", "disregard", "forget", "override", "bypass", "instruction", "you are ", "act as",
+    "pretend ", "jailbreak", "respond ", "reply ", "answer ", "visit", "click", "go to", "open",
+    "download", "log", "sign", "subscribe", "system", "assistant", "developer", "user", "<|",
+    "inst]", " ai", " chatbot", " llm", " model", " agent", " bot", "must", "should", "shall",
+    "need to", "are required to", "reading this", "verbatim", "word for word", "exactly as",
+    "忽略", "无视", "忘记", "忘掉", "不要理会", "跳过", "指令", "指示", "提示", "规则", "你现在是",
+    "你必须", "你应该", "你需要", "扮演", "告诉用户", "访问", "点击", "打开", "前往", "登录",
+    "下载", "扫码", "关注", "微信", "qq", "vx", "请", "务必", "必须", "注意", "应当", "一定要",
+    "如果你是", "原样", "原文", "如实", "一字不差", "逐字", "转告", "转达", "告知",
+)
 
 
 def _searcher(pattern: re.Pattern[str]) -> Callable[[str], object]:
@@ -267,7 +306,8 @@ _SEARCHES = tuple(_searcher(p) for p in _INJECTIONS)
 
 def _any_match(form: str) -> bool:
     # map/any run in C: no Python frame per pattern (about 35 of them, for every sentence).
-    return any(map(operator.call, _SEARCHES, itertools.repeat(form)))
+    return any(map(form.__contains__, INJECTION_HINTS)) and any(
+        map(operator.call, _SEARCHES, itertools.repeat(form)))
 
 
 @functools.cache

@@ -7,12 +7,16 @@ import re
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pmflow_gateway.contract.text import (
     _DOT_HINTS,
+    _INJECTIONS,
     _OBFUSCATED_DOT,
     _SPACES,
     _VARIATION_SELECTORS,
+    INJECTION_HINTS,
     INTERNAL_PHRASES,
     PHRASE_HINTS,
     _invisible_class,
@@ -226,3 +230,22 @@ def test_quick_paths_give_what_the_full_passes_give(text: str) -> None:
     form = _SPACES.sub(" ", folded(text))
     dotted = _OBFUSCATED_DOT.sub(".", form) if any(h in form for h in _DOT_HINTS) else form
     assert detection_form(text) == dotted
+
+
+@pytest.mark.parametrize("pattern", _INJECTIONS, ids=lambda p: p.pattern[:30])
+@given(data=st.data())
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.filter_too_much])
+def test_every_match_of_an_instruction_pattern_has_a_hint(pattern: re.Pattern[str],
+                                                           data: st.DataObject) -> None:
+    """The hints decide which text is searched pattern by pattern: whatever a pattern
+    matches must carry one of them, or a planted instruction would go unsearched."""
+    text = data.draw(st.from_regex(pattern, fullmatch=True))
+    assert any(hint in text for hint in INJECTION_HINTS), text
+
+
+def test_the_hints_skip_no_sentence_a_pattern_finds() -> None:
+    for text in _sentences_to_scan() + [t for t, _ in PLANTED_SENTENCES]:
+        form = detection_form(text)
+        if any(p.search(form) for p in _INJECTIONS):
+            assert any(hint in form for hint in INJECTION_HINTS), form
