@@ -13,9 +13,12 @@ import re
 from pmflow_gateway.contract.text import CJK, CJK_CHARS
 
 _RUNS = re.compile(rf"[{CJK_CHARS}]+|[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")
+_LOWER_RUNS = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 
 
 def terms(text: str) -> set[str]:
+    if text.isascii():  # no CJK run, and lower case moves no word edge: one pass in C
+        return set(_LOWER_RUNS.findall(text.lower()))
     found: set[str] = set()
     for run in _RUNS.findall(text):
         if CJK.match(run):
