@@ -12,21 +12,21 @@ import re
 
 from pmflow_gateway.contract.text import CJK, CJK_CHARS
 
-_RUNS = re.compile(rf"[{CJK_CHARS}]+|[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")
-_LOWER_RUNS = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
+# Each kind of term found in one pass in C: every word, every two neighbouring CJK characters
+# (a bigram never spans two runs), every CJK character alone between others.
+_BIGRAMS = re.compile(rf"(?=([{CJK_CHARS}]{{2}}))")
+_LONE = re.compile(rf"(?<![{CJK_CHARS}])[{CJK_CHARS}](?![{CJK_CHARS}])")
+_WORDS = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")
+_LOWER_WORDS = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 
 
 def terms(text: str) -> set[str]:
-    if text.isascii():  # no CJK run, and lower case moves no word edge: one pass in C
-        return set(_LOWER_RUNS.findall(text.lower()))
-    found: set[str] = set()
-    for run in _RUNS.findall(text):
-        if CJK.match(run):
-            if len(run) == 1:
-                found.add(run)
-            found.update(map(str.__add__, run, run[1:]))  # its bigrams
-        else:
-            found.add(run.lower())
+    if text.isascii():  # no CJK, and lower case moves no word edge: the words at once
+        return set(_LOWER_WORDS.findall(text.lower()))
+    found = {word.lower() for word in _WORDS.findall(text)}
+    if CJK.search(text):
+        found.update(_BIGRAMS.findall(text))
+        found.update(_LONE.findall(text))
     return found
 
 
