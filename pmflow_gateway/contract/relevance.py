@@ -423,14 +423,21 @@ def _off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)
+def _form_search(form: str) -> tuple[re.Pattern[str], bool]:
+    """The form's pattern, and whether it searches the text as it is (CJK forms, acronyms)
+    rather than its `plain` form."""
+    pattern = _form_pattern(form)
+    return pattern, bool(CJK.search(form)) or not pattern.flags & re.IGNORECASE
+
+
 def _mentions(name: str, text: str, kind: QueryKind | None) -> list[tuple[int, int]]:
     """Where the text names `name`: positions in `text` (`plain` keeps them), a spelling
     one slip away (`_near_miss`) when the name is nowhere as asked."""
     bare = plain(text)
     spans = []
     for form in name_forms(name, kind):
-        pattern = _form_pattern(form)
-        exact = CJK.search(form) or not pattern.flags & re.IGNORECASE
+        pattern, exact = _form_search(form)
         spans += [m.span() for m in pattern.finditer(text if exact else bare)]
     if not spans and _near_miss(name, _fold(text)):
         word = _fold(name).strip()
