@@ -86,6 +86,13 @@ def render_text(answer: AnswerReady) -> str:
     return "\n".join(lines)
 
 
+def _retitled(source: SourceUsed) -> SourceUsed:
+    """The source with its title cleaned as the answer stage cleans it: the same source when
+    it was (a replayed or hand-made event may carry any title)."""
+    title = source_title(source.title, source.url)
+    return source if title == source.title else source.model_copy(update={"title": title})
+
+
 def render_reply(answer: AnswerReady, *, clock: Clock) -> ReplyRendered:
     if answer.status is AnswerStatus.answered and contract_violations(answer):
         locale = reply_locale(answer.context.question, answer.context.locale)
@@ -93,9 +100,9 @@ def render_reply(answer: AnswerReady, *, clock: Clock) -> ReplyRendered:
             "status": AnswerStatus.rejected, "sources_used": [], "citations": [],
             "answer": status_text(AnswerStatus.rejected, locale)})
     else:
-        answer = answer.model_copy(update={
-            "sources_used": [s.model_copy(update={"title": source_title(s.title, s.url)})
-                             for s in answer.sources_used]})
+        titled = [_retitled(s) for s in answer.sources_used]
+        if any(t is not s for t, s in zip(titled, answer.sources_used, strict=True)):
+            answer = answer.model_copy(update={"sources_used": titled})
     sources = answer.sources_used if answer.status is AnswerStatus.answered else []
     return ReplyRendered(
         **header_after(answer, "render", clock.now()),
