@@ -13,12 +13,15 @@ pytestmark = pytest.mark.kafka
 @pytest.mark.parametrize("relay", [False, True], ids=["ours", "relay"])
 async def test_cpu_worker_processes_every_question_and_reports_its_cpu(
         kafka_bootstrap: str, relay: bool) -> None:
-    result = await cpu.measure(kafka_bootstrap, 10, otel=False, relay=relay)
+    result = await cpu.measure(kafka_bootstrap, 10, otel=False, relay=relay, warmup=4)
     assert result["questions"] == 10
     assert result["all_replied_and_committed"] is True
+    # The worker counts what it ran, the warm-up's questions with the measured ones.
     assert {name: counts["processed"] + counts["skipped"]
-            for name, counts in result["stage_counts"].items()} == dict.fromkeys(cpu.ALL_STAGES, 10)
+            for name, counts in result["stage_counts"].items()} == dict.fromkeys(cpu.ALL_STAGES, 14)
+    assert result["warmup_questions"] == 4
     assert result["cpu_ms_per_question"] > 0
+    assert result["warmup_cpu_ms_per_question"] > 0
     assert result["spans_exported"] is None
 
 
