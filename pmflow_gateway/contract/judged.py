@@ -70,18 +70,6 @@ def _key(parts: Iterable[str | bytes]) -> bytes:
     return digest.digest()[:16]
 
 
-_last: tuple[BaseModel | None, bytes] = (None, b"")
-
-
-def json_of(model: BaseModel) -> bytes:
-    """A frozen model's JSON, as a part of a key: a stage judges every item and sentence of a
-    question against the one plan, so the plan it asked for last is serialized once."""
-    global _last
-    if _last[0] is not model:
-        _last = (model, model.__pydantic_serializer__.to_json(model))
-    return _last[1]
-
-
 def of_the_last(function: Callable[[M], V]) -> Callable[[M], V]:
     """A pure function of one frozen model, asked in a row for the same model (every sentence
     and item of a question is judged against its one plan): worked out once per model. The
@@ -97,3 +85,10 @@ def of_the_last(function: Callable[[M], V]) -> Callable[[M], V]:
         last[:] = [(model, result)]
         return result
     return call
+
+
+@of_the_last
+def json_of(model: BaseModel) -> bytes:
+    """A frozen model's JSON, as a part of a key: a stage judges every item and sentence of a
+    question against the one plan, so the plan it asked for last is serialized once."""
+    return model.__pydantic_serializer__.to_json(model)

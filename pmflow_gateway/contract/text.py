@@ -77,29 +77,6 @@ def case_blind(text: str) -> str:
     return text.replace("İ", "i").lower().replace("ı", "i").replace("ſ", "s")
 
 
-_Trie = dict[str, "_Trie"]
-
-
-def one_of(words: set[str]) -> str:
-    """A pattern for any of the words, the longest that matches first (as an alternation of
-    them sorted longest first), written as their trie: each position is tried once, not once
-    per word (the planner's market names: 14 -> 4 us a question)."""
-    trie: _Trie = {}
-    for word in words:
-        node = trie
-        for char in word:
-            node = node.setdefault(char, {})
-        node[""] = {}  # a word ends here
-
-    def pattern(node: _Trie) -> str:
-        branches = [re.escape(char) + pattern(child) for char, child in sorted(node.items())
-                    if char]
-        if not branches:
-            return ""
-        either = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
-        # Longer first: a word that ends here is matched only when no longer one goes on.
-        return f"(?:{either})?" if "" in node else either
-    return pattern(trie)
 
 
 def is_cjk(text: str) -> bool:
