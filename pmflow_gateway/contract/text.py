@@ -14,9 +14,10 @@ import itertools
 import operator
 import re
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import sentencex
 
@@ -36,16 +37,34 @@ _R = TypeVar("_R")
 
 
 def cached_if_short(maxsize: int) -> Callable[[Callable[[str], _R]], Callable[[str], _R]]:
-    """`functools.lru_cache` for a pure function of one string, bypassed for long strings,
-    so the cache holds at most `maxsize` keys of `MAX_CACHED_KEY_CHARS` each."""
+    """A memo for a pure function of one string that keeps at most `maxsize` results, the
+    oldest going first, and none for a string over `MAX_CACHED_KEY_CHARS`: the memory it
+    holds is bounded however long the texts are. A result already kept is found by the
+    dict's own look-up, with no Python call at all (these functions are asked about 185
+    times a question, mostly for what they have already worked out)."""
     def decorate(function: Callable[[str], _R]) -> Callable[[str], _R]:
-        cached = functools.lru_cache(maxsize=maxsize)(function)
-
-        @functools.wraps(function)
-        def call(text: str) -> _R:
-            return cached(text) if len(text) <= MAX_CACHED_KEY_CHARS else function(text)
-        return call
+        return _ShortMemo(function, maxsize).__getitem__
     return decorate
+
+
+class _ShortMemo(OrderedDict[str, Any]):
+    """`function`'s results by argument; the look-up calls `__missing__` only for one not
+    kept. An OrderedDict drops its oldest entry in constant time, and finds a kept one as
+    quickly as a dict (its look-up is the dict's). Safe from other threads: each dict
+    operation holds the interpreter lock, and a result worked out twice is the same."""
+
+    def __init__(self, function: Callable[[str], Any], maxsize: int) -> None:
+        super().__init__()
+        self.function = function
+        self.maxsize = maxsize
+
+    def __missing__(self, text: str) -> Any:
+        result = self.function(text)
+        if len(text) <= MAX_CACHED_KEY_CHARS:
+            self[text] = result
+            if len(self) > self.maxsize:
+                self.popitem(last=False)
+        return result
 
 
 # Han (with extension A and compatibility ideographs), kana and Hangul: scripts written
