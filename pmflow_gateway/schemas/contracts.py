@@ -23,6 +23,9 @@ MAX_TERMS = 16  # entities, domains, queries, grounded fields, metadata keys
 
 
 def clipped(limit: int) -> BeforeValidator:
+    """Cut a text or a list to `limit` before it is validated. Written after the bound
+    (`Annotated[str, Field(max_length=N), clipped(N)]`): a bound written after a validator
+    is checked by a Python function of its own, a bound before it by the validator itself."""
     def clip(value: object) -> object:
         return value[:limit] if isinstance(value, str | list) else value
     return BeforeValidator(clip)
@@ -32,12 +35,12 @@ Name = Annotated[str, Field(max_length=NAME_CHARS)]
 Line = Annotated[str, Field(max_length=LINE_CHARS)]
 Url = Annotated[str, Field(max_length=URL_CHARS)]
 Passage = Annotated[str, Field(max_length=PASSAGE_CHARS)]
-ClippedName = Annotated[str, clipped(NAME_CHARS), Field(max_length=NAME_CHARS)]
-ClippedLine = Annotated[str, clipped(LINE_CHARS), Field(max_length=LINE_CHARS)]
-ClippedPassage = Annotated[str, clipped(PASSAGE_CHARS), Field(max_length=PASSAGE_CHARS)]
-ClippedAnswer = Annotated[str, clipped(ANSWER_CHARS), Field(max_length=ANSWER_CHARS)]
-Terms = Annotated[list[ClippedName], clipped(MAX_TERMS), Field(max_length=MAX_TERMS)]
-Lines = Annotated[list[ClippedLine], clipped(MAX_ITEMS), Field(max_length=MAX_ITEMS)]
+ClippedName = Annotated[str, Field(max_length=NAME_CHARS), clipped(NAME_CHARS)]
+ClippedLine = Annotated[str, Field(max_length=LINE_CHARS), clipped(LINE_CHARS)]
+ClippedPassage = Annotated[str, Field(max_length=PASSAGE_CHARS), clipped(PASSAGE_CHARS)]
+ClippedAnswer = Annotated[str, Field(max_length=ANSWER_CHARS), clipped(ANSWER_CHARS)]
+Terms = Annotated[list[ClippedName], Field(max_length=MAX_TERMS), clipped(MAX_TERMS)]
+Lines = Annotated[list[ClippedLine], Field(max_length=MAX_ITEMS), clipped(MAX_ITEMS)]
 
 
 class Frozen(BaseModel):
@@ -90,8 +93,8 @@ class ExternalQueryPlan(Frozen):
     location_hint: ClippedName | None = None
     time_range_hint: ClippedName | None = None
     preferred_domains: Terms = Field(default_factory=list)
-    search_queries: Annotated[list[ClippedLine], clipped(MAX_TERMS),
-                              Field(max_length=MAX_TERMS)] = Field(default_factory=list)
+    search_queries: Annotated[list[ClippedLine], Field(max_length=MAX_TERMS),
+                              clipped(MAX_TERMS)] = Field(default_factory=list)
     result_limit: int = Field(default=3, ge=1, le=10)
     requires_multi_source: bool = False
     clarify_on_ambiguity: bool = False
@@ -116,8 +119,8 @@ class ExternalEvidenceBundle(Frozen):
     """All evidence of one external execution; the only thing upper layers read."""
 
     execution_id: Name
-    items: Annotated[list[ExternalEvidence], clipped(MAX_ITEMS),
-                     Field(max_length=MAX_ITEMS)] = Field(default_factory=list)
+    items: Annotated[list[ExternalEvidence], Field(max_length=MAX_ITEMS),
+                     clipped(MAX_ITEMS)] = Field(default_factory=list)
 
 
 class AdapterAttempt(Frozen):

@@ -53,8 +53,8 @@ def _numbers_only(value: object) -> object:
     return dict(list(numbers.items())[:MAX_PROBE_FIELDS])
 
 
-ProbeSnapshot = Annotated[dict[str, int | float], BeforeValidator(_numbers_only),
-                          Field(max_length=MAX_PROBE_FIELDS)]
+ProbeSnapshot = Annotated[dict[str, int | float], Field(max_length=MAX_PROBE_FIELDS),
+                          BeforeValidator(_numbers_only)]
 
 
 # How far a producer's clock may run ahead of ours. An event dated later than that is refused:

@@ -41,9 +41,9 @@ from pmflow_gateway.schemas.envelope import SCHEMA_VERSION, Envelope, ProbeSnaps
 __all__ = ["SCHEMA_VERSION", "STAGE_OUTPUTS", "Envelope"]
 
 # Lists the stages produce: clipped to their bound, so a stage never fails on its own output.
-Attempts = Annotated[list[AdapterAttempt], clipped(MAX_ITEMS), Field(max_length=MAX_ITEMS)]
-Citations = Annotated[list[Citation], clipped(MAX_ITEMS), Field(max_length=MAX_ITEMS)]
-SourcesUsed = Annotated[list[SourceUsed], clipped(MAX_ITEMS), Field(max_length=MAX_ITEMS)]
+Attempts = Annotated[list[AdapterAttempt], Field(max_length=MAX_ITEMS), clipped(MAX_ITEMS)]
+Citations = Annotated[list[Citation], Field(max_length=MAX_ITEMS), clipped(MAX_ITEMS)]
+SourcesUsed = Annotated[list[SourceUsed], Field(max_length=MAX_ITEMS), clipped(MAX_ITEMS)]
 
 
 class QueryProfile(Frozen):
@@ -197,7 +197,7 @@ class Conclusion(Frozen):
     answer: ClippedPassage = Field(description="What the user is told instead")
 
 
-EvidenceItems = Annotated[list[ExternalEvidence], clipped(MAX_ITEMS), Field(max_length=MAX_ITEMS)]
+EvidenceItems = Annotated[list[ExternalEvidence], Field(max_length=MAX_ITEMS), clipped(MAX_ITEMS)]
 
 
 class EvidenceVerified(Envelope):
@@ -210,8 +210,8 @@ class EvidenceVerified(Envelope):
     planner: PlannerInfo
     execution_id: Name
     kept: EvidenceItems = Field(default_factory=list)
-    dropped: Annotated[list[DroppedEvidence], clipped(MAX_ITEMS),
-                       Field(max_length=MAX_ITEMS)] = Field(default_factory=list)
+    dropped: Annotated[list[DroppedEvidence], Field(max_length=MAX_ITEMS),
+                       clipped(MAX_ITEMS)] = Field(default_factory=list)
     verdict: Verdict
     conclusion: Conclusion | None = Field(default=None, description=(
         "Set when nothing may be composed (the plan asks back, the place or subject reads "

@@ -50,3 +50,29 @@ def test_stage_event_ids_are_the_name_based_uuid5_of_tenant_question_and_stage()
         expected = uuid.uuid5(_EVENT_NAMESPACE, f"{tenant}\x1f{question}\x1f{stage}")
         assert stage_event_id(tenant, question, stage) == str(expected)
     assert stage_event_id("a", "q", "plan") != stage_event_id("b", "q", "plan")
+
+
+def test_every_bound_is_checked_by_its_validator_not_by_a_python_function() -> None:
+    # A bound written after a validator in `Annotated` costs a Python call per field per
+    # event; written before it, pydantic-core checks it (`clipped`'s docstring).
+    from pmflow_gateway.schemas.events import STAGE_OUTPUTS
+
+    slow = [name for name, model in STAGE_OUTPUTS.items()
+            if "max_length_validator" in repr(model.__pydantic_core_schema__)]
+    assert STAGE_OUTPUTS and not slow
+
+
+def test_clipped_fields_are_cut_and_their_bounds_still_refuse() -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    from pmflow_gateway.schemas.contracts import MAX_TERMS, NAME_CHARS
+
+    base = {"query_kind": "news", "answer_contract": "direct_fact", "topic": "t"}
+    plan = ExternalQueryPlan.model_validate(
+        {**base, "subject_entities": ["x" * 500] * 40})
+    assert len(plan.subject_entities) == MAX_TERMS
+    assert {len(s) for s in plan.subject_entities} == {NAME_CHARS}
+    with pytest.raises(ValidationError, match="at most 16 items"):
+        # Only a list or a text is cut: anything else is refused over the bound.
+        ExternalQueryPlan.model_validate({**base, "subject_entities": ("x",) * 40})
