@@ -300,10 +300,25 @@ def _searcher(pattern: re.Pattern[str]) -> Callable[[str], object]:
 _SEARCHES = tuple(_searcher(p) for p in _INJECTIONS)
 
 
+# A hint is looked for only in text that has its kind of character: one with a Latin letter
+# where a Latin letter is, one with a Chinese character where a character is not ASCII (most
+# sentences are one or the other), the rest ("<|") always.
+_LATIN_LETTER = re.compile("[a-z]")
+_LATIN_HINTS = tuple(h for h in INJECTION_HINTS if h.isascii() and _LATIN_LETTER.search(h))
+_WIDE_HINTS = tuple(h for h in INJECTION_HINTS if not h.isascii())
+_OTHER_HINTS = tuple(h for h in INJECTION_HINTS if h not in _LATIN_HINTS + _WIDE_HINTS)
+
+
+def _has_hint(form: str) -> bool:
+    return (any(map(form.__contains__, _OTHER_HINTS))
+            or (not form.isascii() and any(map(form.__contains__, _WIDE_HINTS)))
+            or (_LATIN_LETTER.search(form) is not None
+                and any(map(form.__contains__, _LATIN_HINTS))))
+
+
 def _any_match(form: str) -> bool:
     # map/any run in C: no Python frame per pattern (about 35 of them, for every sentence).
-    return any(map(form.__contains__, INJECTION_HINTS)) and any(
-        map(operator.call, _SEARCHES, itertools.repeat(form)))
+    return _has_hint(form) and any(map(operator.call, _SEARCHES, itertools.repeat(form)))
 
 
 @functools.cache

@@ -19,6 +19,7 @@ from pmflow_gateway.contract.text import (
     INJECTION_HINTS,
     INTERNAL_PHRASES,
     PHRASE_HINTS,
+    _has_hint,
     _invisible_class,
     clean_sentence,
     contact_handles,
@@ -249,3 +250,13 @@ def test_the_hints_skip_no_sentence_a_pattern_finds() -> None:
         form = detection_form(text)
         if any(p.search(form) for p in _INJECTIONS):
             assert any(hint in form for hint in INJECTION_HINTS), form
+
+
+@given(st.text(alphabet=st.sampled_from(
+    [*"abcdefghijklmnopqrstuvwxyz <|]请忽略指令访问点击微信qAZ0。", "\u00e9", "\U0001f600"]),
+    max_size=40) | st.sampled_from(INJECTION_HINTS))
+@settings(max_examples=400, deadline=None)
+def test_hints_looked_for_by_kind_of_character_are_all_the_hints_there(text: str) -> None:
+    """A hint is looked for only where its kind of character is: no hint that is in the
+    text is ever skipped."""
+    assert _has_hint(text) == any(hint in text for hint in INJECTION_HINTS), text
