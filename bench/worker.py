@@ -90,7 +90,16 @@ def sample(processor: Any, exporter: CountingExporter | None,
             "core_s": {k: round(v, 4) for k, v in cores.seconds.items()} if cores else {},
             "counts": {r.stage.name: dict(r.counts) for r in processor.runners},
             "in_flight": {r.stage.name: r.executor.in_flight for r in processor.runners},
-            "spans_exported": exporter.spans if exporter else None}
+            "spans_exported": exporter.spans if exporter else None,
+            "transactions": transactions()}
+
+
+def transactions() -> int:
+    """Exactly-once transactions committed so far, all stages (0 in at-least-once mode)."""
+    from pmflow_gateway.streams.health import TRANSACTIONS
+
+    return int(sum(s.value for m in TRANSACTIONS.collect() for s in m.samples
+                   if s.name.endswith("_total") and s.labels.get("outcome") == "committed"))
 
 
 class HopProbe:

@@ -67,7 +67,10 @@ async def _burst(bootstrap: str, topics: Topics, run_id: str, worker: Worker,
     after = await worker.sample()
     return {"questions": n, "seconds": round(seconds, 2),
             "questions_per_s": round(n / seconds, 1),
-            "cpu_ms_per_question": round((after["cpu_s"] - before["cpu_s"]) * 1000 / n, 2)}
+            "cpu_ms_per_question": round((after["cpu_s"] - before["cpu_s"]) * 1000 / n, 2),
+            # Six stages a question: how many records each transaction carried.
+            "transactions_per_question": round(
+                (after["transactions"] - before["transactions"]) / n, 2)}
 
 
 async def _at_rate(bootstrap: str, topics: Topics, run_id: str, replies: AIOKafkaConsumer,
