@@ -207,3 +207,24 @@ def test_a_trie_of_any_words_matches_their_alternation(text: str, names: set[str
                            (latin(one_of(names)), latin(_alternation(names).pattern))):
         assert [m.span() for m in re.finditer(pattern, text)] == [
             m.span() for m in re.finditer(plain, text)]
+
+
+@given(day=st.sampled_from(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
+                            "Saturday", "Sunday", "December", "May", "October"]),
+       form=st.sampled_from(["Will it rain on {d}?", "What's the forecast for {d}?",
+                             "Weather for {d}", "What's the weather this {d}?"]))
+@settings(max_examples=40, deadline=None)
+def test_a_day_or_month_is_never_the_place_of_a_weather_question(day: str, form: str) -> None:
+    """A capitalised day or month names a time: a weather question with nothing else in it
+    asks back for the place instead of searching a place called "Sunday"."""
+    plan = plan_by_rules(form.format(d=day))
+    assert plan.query_kind is QueryKind.weather
+    assert plan.location_hint is None and plan.subject_entities == []
+    assert plan.answer_contract is AnswerContract.clarify
+
+
+def test_a_day_or_month_within_a_name_stays_in_the_name() -> None:
+    assert plan_by_rules("What's the weather on Friday in Leeds?").location_hint == "Leeds"
+    assert plan_by_rules("News about Apple on Monday").subject_entities == ["Apple"]
+    assert plan_by_rules("What happened on Black Friday?").subject_entities == ["Black Friday"]
+    assert plan_by_rules("What did Theresa May say?").subject_entities == ["Theresa May"]

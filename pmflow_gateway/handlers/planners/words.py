@@ -271,6 +271,13 @@ def _rare_words(text: str, lower: str) -> list[Span]:
 
 # A reporting period or a year after a name is not part of it ("Norwood Freight Q3 2026").
 _PERIOD_TOKEN = re.compile(r"[QH][1-4]|[1-4]Q|FY'?\d{2,4}|(?:19|20)\d{2}", re.IGNORECASE)
+# Days and months are capitalised in English and name no subject or place: "Will it rain on
+# Sunday?" asks about a day, and a page that says "Sunday" is not about what was asked. Within
+# a name they stay ("Black Friday", "Theresa May", "March Madness").
+_CALENDAR_WORDS = frozenset({
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december"})
 # In a price question a short word no everyday text uses is a ticker ("ltc price now").
 _TICKER_WORD = re.compile(r"(?<![\w$])[a-z]{2,5}(?![\w])")
 _PRICE_WORDS = re.compile(latin(r"price|prices|quote|trading|shares|stock|worth|cost"))
@@ -302,7 +309,8 @@ def _capitalised_phrases(text: str) -> list[Span]:
     def close_run() -> None:
         if run:
             name = _without_possessive(text[run[0].start():run[-1].end()])
-            spans.append(Span(run[0].start(), run[0].start() + len(name), name))
+            if not all(_without_possessive(t.group()).lower() in _CALENDAR_WORDS for t in run):
+                spans.append(Span(run[0].start(), run[0].start() + len(name), name))
             run.clear()
 
     for token in _EN_TOKEN.finditer(text):
