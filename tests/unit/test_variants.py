@@ -10,7 +10,7 @@ import pytest
 
 from pmflow_gateway.contract.relevance import fits_the_question, off_topic
 from pmflow_gateway.contract.variants import asked_models, asked_titles, only_variants
-from pmflow_gateway.handlers.planners.rules import RulesPlanner
+from pmflow_gateway.handlers.planners.rules import RulesPlanner, plan_by_rules
 from pmflow_gateway.schemas import AnswerContract, ExternalQueryPlan, QueryKind, RouteDecided
 
 
@@ -91,3 +91,13 @@ def test_a_bare_edition_follows_up_on_the_previous_subject() -> None:
     plan, _ = asyncio.run(RulesPlanner().plan(route))
     assert any("S26" in s and "Ultra" in s for s in plan.subject_entities), plan
 
+
+
+def test_an_edition_alone_is_asked_back() -> None:
+    # An edition of what? Any page about any Pro would pass as evidence.
+    for question in ["那个Pro版多少钱", "How much is the Pro version?", "Ultra呢"]:
+        plan = plan_by_rules(question)
+        assert plan.answer_contract is AnswerContract.clarify, question
+        assert plan.search_queries == [], question
+    # A known name that is also an edition word is a name: gold the commodity.
+    assert plan_by_rules("gold price today").answer_contract is not AnswerContract.clarify

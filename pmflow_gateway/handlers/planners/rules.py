@@ -182,6 +182,12 @@ def draft_plan(
         missing = "weather question without a place"
     elif points_without_naming(lower, spans, weather=kind is QueryKind.weather):
         missing = "the question points at its subject without naming it"
+    elif spans and all(is_qualifier(s.text) and s.kind is None and not s.is_place
+                       for s in spans):
+        # "那个Pro版多少钱", "the Pro version's price": an edition of what? Any page about
+        # any Pro would pass as evidence. (A known name that is also an edition word, gold
+        # the commodity, is a name.)
+        missing = "the question names an edition without naming what it is an edition of"
     elif not has_subject:
         missing = "nothing to search for: the question names no subject"
     elif not entities and names_only_a_role(text):
