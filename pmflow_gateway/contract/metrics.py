@@ -52,6 +52,26 @@ METRICS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
             r"|how (?:big|large) is the population"), re.IGNORECASE),
         re.compile(r"人口|居民|常住|万人|" + _EN.format(
             r"population|people|residents|inhabitants|populous"), re.IGNORECASE)),
+    # Three rates an economy is asked about by name; one is no answer to another ("the
+    # unemployment rate" is not answered by "lowered its policy rate to 3.25%").
+    "unemployment": (
+        re.compile(r"失业|" + _EN.format(r"unemploy\w*|jobless\w*"), re.IGNORECASE),
+        re.compile(r"失业|" + _EN.format(r"unemploy\w*|jobless\w*|out of work"),
+                   re.IGNORECASE)),
+    "inflation": (
+        re.compile(r"通胀|通货膨胀|消费者物价|消费价格|物价指数|" + _EN.format(
+            r"inflation|cpi|consumer prices?|consumer price index"), re.IGNORECASE),
+        # 居民消费价格 is the official name of China's consumer price index.
+        re.compile(r"通胀|通货膨胀|消费者物价|消费价格|物价|" + _EN.format(
+            r"inflation|cpi|consumer prices?|consumer price index|prices rose"), re.IGNORECASE)),
+    "policy_rate": (
+        re.compile(r"基准利率|政策利率|加息|降息|" + _EN.format(
+            r"interest rates?|policy rates?|benchmark rates?|base rates?|key rates?|cash rate"
+            r"|(?:federal|fed) funds rate|rate (?:cut|hike|decision)s?"), re.IGNORECASE),
+        re.compile(r"利率|加息|降息|" + _EN.format(
+            r"(?:interest|policy|benchmark|base|key|cash|repo|lending|deposit|funds|bank)"
+            r" rates?|rates? (?:unchanged|steady|on hold)|(?:held|cut|raised|lowered|hiked)"
+            r"(?: its)? rates?|rate (?:cut|hike|decision)s?"), re.IGNORECASE)),
 }
 
 # Each period: how a question or a sentence names it.
@@ -70,14 +90,15 @@ PERIODS: dict[str, re.Pattern[str]] = {
 
 
 _ASKS_A_CHANGE = re.compile(
-    r"增长|增速|增幅|涨幅|跌幅|下降|下滑|占比|比例|百分|利润率|毛利率|(?<![a-z])(?:growth|grow|grew|rise|rose"
-    r"|fall|fell|change|margin|share|percent|percentage|rate|up|down|increase|decrease)(?![a-z])|%",
+    r"增长|增速|增幅|涨幅|跌幅|下降|下滑|占比|比例|百分|利润率|毛利率|失业|通胀|通货膨胀|物价|利率|cpi"
+    r"|(?<![a-z])(?:growth|grow|grew|rise|rose|fall|fell|change|margin|share|percent"
+    r"|percentage|rate|up|down|increase|decrease|inflation|unemploy\w*|jobless)(?![a-z])|%",
     re.IGNORECASE)
 
 
 def asks_a_change(question: str) -> bool:
     """The question asks how a figure moved or what share it is (growth, margin, a
-    percentage), not the amount itself."""
+    percentage; inflation and unemployment are percentages), not the amount itself."""
     return bool(_ASKS_A_CHANGE.search(question))
 
 

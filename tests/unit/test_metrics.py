@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from pmflow_gateway.contract.metrics import asked_metrics, asked_periods, other_figure
+from pmflow_gateway.contract.metrics import (
+    asked_metrics,
+    asked_periods,
+    asks_a_change,
+    other_figure,
+)
 from pmflow_gateway.contract.relevance import off_topic
 from pmflow_gateway.contract.when import speaks_of
 from pmflow_gateway.handlers.composers import compose_extractive
@@ -141,3 +146,23 @@ def test_a_change_in_percent_stays_with_its_figure() -> None:
     answer = _quote("澄河电子第三季度营收多少", "澄河电子",
                     "澄河电子第三季度实现营业收入41.2亿元，同比增长8.2%，前三季度累计营收112.9亿元。")
     assert "41.2亿元，同比增长8.2%" in answer and "112.9" not in answer
+
+
+@pytest.mark.parametrize(("question", "sentence", "answers"), [
+    ("What is Velsted's latest unemployment rate?",
+     "Velsted National Bank lowered its policy rate to 3.25% on Thursday.", False),
+    ("What is Velsted's latest unemployment rate?",
+     "Velsted's jobless rate fell to 4.1% in November.", True),
+    ("What is the latest inflation rate in Norway?",
+     "The central bank raised its key rate to 4.5%.", False),
+    ("What is the latest inflation rate in Norway?",
+     "Consumer prices rose 3.1% from a year earlier.", True),
+    ("What's the Fed's interest rate now?", "US inflation eased to 2.7% in November.", False),
+    ("What's the Fed's interest rate now?", "The Fed held rates steady at 4.25%.", True),
+    ("海南10月CPI同比涨多少", "10月份海南省居民消费价格同比上涨0.8%。", True),
+    ("最新失业率是多少", "央行宣布降息25个基点。", False),
+])
+def test_one_rate_of_an_economy_is_no_answer_to_another(question: str, sentence: str,
+                                                         answers: bool) -> None:
+    assert (other_figure(question, sentence) is None) is answers
+    assert asks_a_change(question)  # a rate is a percentage, not an amount
