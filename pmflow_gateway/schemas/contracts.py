@@ -23,9 +23,12 @@ MAX_TERMS = 16  # entities, domains, queries, grounded fields, metadata keys
 
 
 def clipped(limit: int) -> BeforeValidator:
-    """Cut a text or a list to `limit` before it is validated. Written after the bound
-    (`Annotated[str, Field(max_length=N), clipped(N)]`): a bound written after a validator
-    is checked by a Python function of its own, a bound before it by the validator itself."""
+    """Cut a text or a list to `limit` before it is validated. A list's bound is written
+    before it (`Annotated[list[X], Field(max_length=N), clipped(N)]`), so pydantic-core
+    checks the bound itself; written after, it is a Python function of its own per field.
+    A text's bound stays after it, checked in Python: outside text may hold a lone
+    surrogate, which pydantic-core cannot read to count its characters, and such a text
+    must cost that character downstream, never the event."""
     def clip(value: object) -> object:
         return value[:limit] if isinstance(value, str | list) else value
     return BeforeValidator(clip)
@@ -35,10 +38,10 @@ Name = Annotated[str, Field(max_length=NAME_CHARS)]
 Line = Annotated[str, Field(max_length=LINE_CHARS)]
 Url = Annotated[str, Field(max_length=URL_CHARS)]
 Passage = Annotated[str, Field(max_length=PASSAGE_CHARS)]
-ClippedName = Annotated[str, Field(max_length=NAME_CHARS), clipped(NAME_CHARS)]
-ClippedLine = Annotated[str, Field(max_length=LINE_CHARS), clipped(LINE_CHARS)]
-ClippedPassage = Annotated[str, Field(max_length=PASSAGE_CHARS), clipped(PASSAGE_CHARS)]
-ClippedAnswer = Annotated[str, Field(max_length=ANSWER_CHARS), clipped(ANSWER_CHARS)]
+ClippedName = Annotated[str, clipped(NAME_CHARS), Field(max_length=NAME_CHARS)]
+ClippedLine = Annotated[str, clipped(LINE_CHARS), Field(max_length=LINE_CHARS)]
+ClippedPassage = Annotated[str, clipped(PASSAGE_CHARS), Field(max_length=PASSAGE_CHARS)]
+ClippedAnswer = Annotated[str, clipped(ANSWER_CHARS), Field(max_length=ANSWER_CHARS)]
 Terms = Annotated[list[ClippedName], Field(max_length=MAX_TERMS), clipped(MAX_TERMS)]
 Lines = Annotated[list[ClippedLine], Field(max_length=MAX_ITEMS), clipped(MAX_ITEMS)]
 

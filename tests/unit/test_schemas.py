@@ -52,14 +52,31 @@ def test_stage_event_ids_are_the_name_based_uuid5_of_tenant_question_and_stage()
     assert stage_event_id("a", "q", "plan") != stage_event_id("b", "q", "plan")
 
 
-def test_every_bound_is_checked_by_its_validator_not_by_a_python_function() -> None:
+def test_a_lists_bound_is_checked_by_its_validator_not_by_a_python_function() -> None:
     # A bound written after a validator in `Annotated` costs a Python call per field per
     # event; written before it, pydantic-core checks it (`clipped`'s docstring).
-    from pmflow_gateway.schemas.events import STAGE_OUTPUTS
+    from pydantic import TypeAdapter
 
-    slow = [name for name, model in STAGE_OUTPUTS.items()
-            if "max_length_validator" in repr(model.__pydantic_core_schema__)]
-    assert STAGE_OUTPUTS and not slow
+    from pmflow_gateway.schemas.contracts import Lines, Terms
+    from pmflow_gateway.schemas.events import Attempts, Citations, EvidenceItems, SourcesUsed
+
+    for bounded in (Terms, Lines, Attempts, Citations, SourcesUsed, EvidenceItems):
+        schema = TypeAdapter(bounded).core_schema
+        assert schema["type"] == "function-before", schema["type"]  # the clip, then
+        assert schema["schema"]["type"] == "list" and "max_length" in schema["schema"]
+
+
+def test_a_clipped_text_may_hold_a_lone_surrogate() -> None:
+    # Outside text can (a page decoded leniently, an adapter's error): it costs that
+    # character where it is stored, never the event (pydantic-core cannot count it).
+    from pmflow_gateway.schemas import AdapterAttempt
+
+    attempt = AdapterAttempt(adapter="mcp", outcome="error", error="boom: a\x00b\ud800c")
+    assert attempt.error == "boom: a\x00b\ud800c"
+    assert ExternalEvidence.model_validate({
+        "source_type": "mcp_search", "source_label": "x", "title": "t\ud800",
+        "target_url": "https://example.com/a", "snippet": "s\udfff" * 3000,
+        "retrieved_at": "2026-12-06T00:00:00Z"}).snippet.startswith("s\udfff")
 
 
 def test_clipped_fields_are_cut_and_their_bounds_still_refuse() -> None:
