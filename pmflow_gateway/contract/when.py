@@ -19,7 +19,7 @@ from pmflow_gateway.contract.text import CJK_CHARS
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _ZH_WEEKDAY = {"一": "mon", "二": "tue", "三": "wed", "四": "thu", "五": "fri", "六": "sat",
                "日": "sun", "天": "sun"}
-_EN_WEEKDAY = {"monday": "mon", "tuesday": "tue", "wednesday": "wed", "thursday": "thu",
+EN_WEEKDAYS = {"monday": "mon", "tuesday": "tue", "wednesday": "wed", "thursday": "thu",
                "friday": "fri", "saturday": "sat", "sunday": "sun"}
 
 # Longest forms first inside each day, and days whose forms contain another day's form
@@ -54,7 +54,7 @@ _EN_DAY_OF_WEEK = re.compile(
     r"|saturday|sunday)s?(?![a-z])", re.IGNORECASE)
 # Only the words users misspell: short words would meet too many real words at distance 1.
 _FUZZY_WORDS = {"tomorrow": "tomorrow", "yesterday": "yesterday", "tonight": "tonight",
-                "weekend": "weekend", **{w: d for w, d in _EN_WEEKDAY.items()}}
+                "weekend": "weekend", **{w: d for w, d in EN_WEEKDAYS.items()}}
 _WORD = re.compile(r"[a-z0-9]+", re.IGNORECASE)
 
 # How each single day is written back into a plan, per language.
@@ -86,7 +86,7 @@ def find_all(text: str, *, fuzzy: bool = False) -> list[When]:
     and longest. `fuzzy` also reads misspelt English day words (questions, not evidence)."""
     found = [When(_ZH_WEEKDAY[m.group(1)], m.start(), m.end())
              for m in _ZH_DAY_OF_WEEK.finditer(text)]
-    found += [When(_EN_WEEKDAY[m.group(1).lower()], m.start(), m.end())
+    found += [When(EN_WEEKDAYS[m.group(1).lower()], m.start(), m.end())
               for m in _EN_DAY_OF_WEEK.finditer(text)]
     found += [When("period", m.start(), m.end()) for m in _PERIOD.finditer(text)]
     found += [When("weekend", m.start(), m.end()) for m in _WEEKEND.finditer(text)]

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from pmflow_gateway.contract.currencies import currency_codes, currency_names
+from pmflow_gateway.contract.dates import MONTHS
 from pmflow_gateway.contract.gazetteer import (
     COMPANIES,
     ENGLISH_STOP_WORDS,
@@ -22,6 +23,7 @@ from pmflow_gateway.contract.places import PlaceMention, find_places
 from pmflow_gateway.contract.relevance import RECENT
 from pmflow_gateway.contract.text import CJK, CJK_CHARS
 from pmflow_gateway.contract.variants import is_qualifier
+from pmflow_gateway.contract.when import EN_WEEKDAYS
 from pmflow_gateway.contract.when import asked as asked_when
 from pmflow_gateway.schemas import QueryKind
 
@@ -274,10 +276,8 @@ _PERIOD_TOKEN = re.compile(r"[QH][1-4]|[1-4]Q|FY'?\d{2,4}|(?:19|20)\d{2}", re.IG
 # Days and months are capitalised in English and name no subject or place: "Will it rain on
 # Sunday?" asks about a day, and a page that says "Sunday" is not about what was asked. Within
 # a name they stay ("Black Friday", "Theresa May", "March Madness").
-_CALENDAR_WORDS = frozenset({
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december"})
+_CALENDAR_WORDS = frozenset({*EN_WEEKDAYS, *(  # the months' full names: the longest of each
+    max((n for n, m in MONTHS.items() if m == month), key=len) for month in range(1, 13))})
 # In a price question a short word no everyday text uses is a ticker ("ltc price now").
 _TICKER_WORD = re.compile(r"(?<![\w$])[a-z]{2,5}(?![\w])")
 _PRICE_WORDS = re.compile(latin(r"price|prices|quote|trading|shares|stock|worth|cost"))
