@@ -61,7 +61,8 @@ from pmflow_gateway.contract.place_table import (
 from pmflow_gateway.contract.text import CJK
 
 __all__ = ["Place", "PlaceMention", "ambiguous", "find_places", "local_language",
-           "names_in_other_language", "place_names", "readings", "same_place", "search_name"]
+           "names_in_other_language", "place_names", "qualified_forms", "readings",
+           "region_after", "region_before", "same_place", "search_name"]
 
 MAX_TEXT_CHARS = 2000  # a question, or the part of a page looked at per call
 MAX_PAGE_CHARS = 20_000
@@ -376,3 +377,83 @@ def _cjk_verdict(text: str, start: int, end: int, place: Place) -> bool | None:
             found = places_of(whole[0].rows, collapse=False)
             return any(p == place or contains(place, p) for p in found)
     return None
+
+
+# --- a name the table does not know, inside a region it does -----------------------------
+
+
+def region_after(text: str, end: int) -> tuple[int, tuple[Place, ...]] | None:
+    """The region or country written right after a name that ends at `end`: "Fennick,
+    Maine", "Fennick, ME", "Lorrimer CO" (an abbreviation written apart needs its capitals, a
+    full name its comma). Where it ends, and the regions or countries it can be."""
+    gap = _QUALIFIER_GAP.match(text, end)
+    if gap is None or gap.end() >= len(text):
+        return None
+    start, comma = gap.end(), "," in gap.group()
+    ahead = text[start:start + 60]
+    name = next((f for f in _latin_names(ahead) if f.start == 0), None)
+    if name is not None and comma:
+        regions = _regions(places_of(name.rows, collapse=False))
+        if regions:
+            return start + name.end, regions
+    token = _DOTTED.match(text, start) or _TOKEN.match(text, start)
+    if token is None:
+        return None
+    word = token.group().replace(".", "")
+    if not (comma or (word.isupper() and 2 <= len(word) <= 3)):
+        return None
+    regions = _regions([table().place(row) for row, _ in entries(_abbreviation(word.upper()))])
+    return (token.end(), regions) if regions else None
+
+
+def region_before(text: str, start: int) -> tuple[int, tuple[Place, ...]] | None:
+    """The province or country written right before a Chinese name at `start` (浙江璃川,
+    浙江省璃川市): where it starts, and which regions or countries it can be."""
+    head = text[max(0, start - 12):start]
+    offset = start - len(head)
+    found = [f for f in _cjk_names(head) if f.end + offset == start
+             or (f.end + offset == start - 1 and head[-1] in "省市")]
+    if not found:
+        return None
+    regions = _regions(places_of(found[-1].rows, collapse=False))
+    return (found[-1].start + offset, regions) if regions else None
+
+
+def _regions(places: Sequence[Place]) -> tuple[Place, ...]:
+    return tuple(p for p in places if p.kind in ("region", "country"))
+
+
+_CJK_TOWN_SUFFIX = re.compile("(?:自治县|市|县|区|镇|乡)$")
+
+
+def qualified_forms(name: str) -> tuple[str, ...]:
+    """The ways pages write a place the table does not know, asked with the region or
+    country it lies in: "Fennick, Maine" is also "Fennick, ME"; 浙江璃川 is also 浙江省璃川,
+    浙江璃川市. Empty when `name` is not such a place (a known place has its own names)."""
+    if CJK.search(name):
+        bare = _CJK_TOWN_SUFFIX.sub("", name)
+        for cut in range(len(bare) - 2, 1, -1):
+            qualifier = region_before(bare, cut)
+            if qualifier is None or qualifier[0] != 0 or _known(bare[cut:]):
+                continue
+            return tuple(sorted({f"{z}{bare[cut:]}" for p in qualifier[1] for z in p.zh}))
+        return ()
+    comma = name.rfind(",")
+    space = name.rfind(" ")
+    for cut in (comma, space):
+        head = name[:cut].rstrip(" ,") if cut > 0 else ""
+        after = region_after(name, len(head)) if head else None
+        if after is None or after[0] != len(name) or _known(head):
+            continue
+        # An abbreviation of several regions ("ME": Maine, Montenegro) stays as written.
+        written = {n for p in after[1] for n in (*p.en[:1], *p.abbreviations)
+                   } if len(after[1]) == 1 else set()
+        as_written = name[len(head):].strip(" ,")
+        return tuple(sorted({name, f"{head}, {as_written}", *(f"{head}, {w}" for w in written)}))
+    return ()
+
+
+def _known(name: str) -> bool:
+    """Whether the table knows the whole name as a place."""
+    return any(m.start == 0 and m.end == len(name)
+               for m in find_places(name, place_question=True))

@@ -31,6 +31,7 @@ from pmflow_gateway.contract.places import (
     PlaceMention,
     find_places,
     place_names,
+    qualified_forms,
     same_place,
 )
 from pmflow_gateway.contract.salience import (
@@ -63,8 +64,9 @@ _ASKS_MOVE = re.compile(
     r"涨|跌|涨跌|走势|表现|开盘|收盘|(?<![a-z])(?:how did|how is|how are|move[ds]?|moving"
     r"|up or down|rise|rose|fall|fell|gain(?:ed|s)?|los[et]|open(?:ed)?|close[ds]?|perform)"
     r"(?![a-z])", re.IGNORECASE)
-_ASKS_LEVEL = re.compile(r"价格|股价|报价|多少钱|现价|(?<![a-z])(?:price|quote|trading at|worth)"
-                         r"(?![a-z])", re.IGNORECASE)
+_ASKS_LEVEL = re.compile(r"价格|股价|报价|多少钱|现价|售价|定价|卖多少"
+                         r"|(?<![a-z])(?:price|priced|quote|trading at|worth|costs?)(?![a-z])",
+                         re.IGNORECASE)
 _STATES_MOVE = re.compile(
     r"(?:涨|跌|上涨|下跌|收涨|收跌|升|降|涨幅|跌幅)\s*-?\d+(?:\.\d+)?\s*(?:%|％|点)"
     r"|(?<![a-z])(?:rose|fell|gained|lost|declined|dropped|climbed|slipped|slumped|jumped"
@@ -129,6 +131,7 @@ def _name_forms(name: str, kind: QueryKind | None) -> tuple[str, ...]:
     forms.update(_alias_index().get(_PLACE_SUFFIX.sub("", name).casefold(), ()))
     if (place := place_of(name)) is not None:
         forms.update(place_names(place))  # 珀斯 -> Perth, Jingdezhen -> 景德镇
+    forms.update(qualified_forms(name))  # "Fennick, Maine" -> "Fennick, ME"
     return tuple(sorted(f for f in forms if f))
 
 
@@ -683,7 +686,7 @@ def _qualified(form: str) -> re.Pattern[str]:
     """A form of a place with what tells which place it is: the province or city before a
     Chinese name, the state or country after a Latin one."""
     if CJK.search(form):
-        return re.compile(rf"([{CJK_CHARS}]{{2,3}}?)[省市]?{re.escape(form)}[市区县]")
+        return re.compile(rf"([{CJK_CHARS}]{{2,3}}?)[省市]?{re.escape(form)}[市区县镇乡]")
     # "Paris, Texas", "Springfield, Ill.": a capitalised word after the comma, never
     # "South Dakota, and".
     return re.compile(rf"{re.escape(form)}\s*,\s*((?-i:[A-Z])[A-Za-z.]+)", re.IGNORECASE)

@@ -30,6 +30,7 @@ from pmflow_gateway.contract.sources import (
 )
 from pmflow_gateway.contract.terms import terms
 from pmflow_gateway.contract.text import (
+    CJK,
     MAX_FIELD_CHARS,
     asked_text,
     cached_if_short,
@@ -179,10 +180,20 @@ def ambiguous_place(plan: ExternalQueryPlan, question: str,
     readings = place_readings(plan, [evidence_text(i) for i in items])
     if len(readings) < 2:
         return items, []
-    chosen = [r for r in readings if r.casefold() in question.casefold()]
+    chosen = [r for r in readings if _written_in(r, question)]
     if len(chosen) == 1:
         return [i for i in items if chosen[0] in evidence_text(i)], []
     return [], readings
+
+
+def _written_in(reading: str, question: str) -> bool:
+    """Whether the question writes this reading of the place: a Chinese one anywhere, a
+    Latin one as a word ("OR" is Oregon, not the end of "tomorrow"), an abbreviation in its
+    capitals ("Fennick, ME", not "me")."""
+    if CJK.search(reading):
+        return reading in question
+    flags = 0 if reading.isupper() and len(reading) <= 3 else re.IGNORECASE
+    return re.search(rf"(?<![A-Za-z]){re.escape(reading)}(?![A-Za-z])", question, flags) is not None
 
 
 def ambiguous_subject(plan: ExternalQueryPlan,

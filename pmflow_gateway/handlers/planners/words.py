@@ -19,7 +19,12 @@ from pmflow_gateway.contract.gazetteer import (
     NOT_NAMES,
 )
 from pmflow_gateway.contract.lexicon import is_everyday_word, is_misspelling
-from pmflow_gateway.contract.places import PlaceMention, find_places
+from pmflow_gateway.contract.places import (
+    PlaceMention,
+    find_places,
+    region_after,
+    region_before,
+)
 from pmflow_gateway.contract.relevance import RECENT
 from pmflow_gateway.contract.text import CJK, CJK_CHARS
 from pmflow_gateway.contract.variants import is_qualifier
@@ -225,6 +230,8 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
         elif kept[-1].kind is None and span.kind is not None:
             # "GPT-5" is a longer name than the known "GPT", and still a model.
             kept[-1] = replace(kept[-1], kind=span.kind)
+    if weather:
+        kept = _places_in_regions(text, kept)
     if zh and not kept:
         # A name no list knows, at the head of the question: "芜湖明天天气", "泡泡玛特最近股价".
         lead = _ZH_LEAD_NAME.search(FILLERS.sub("", text))
@@ -233,6 +240,52 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
             start = text.find(name)
             kept.append(Span(start, start + len(name), name))
     return kept
+
+
+def _places_in_regions(text: str, spans: list[Span]) -> list[Span]:
+    """A name no list knows, asked with the region or country it lies in, is the place asked
+    ("Fennick, Maine", "Hollis Ferry, OR", 浙江璃川): the town, not the region, whose weather
+    a page about the region would give."""
+    out: list[Span] = []
+    i = 0
+    while i < len(spans):
+        span = spans[i]
+        joined = _with_region_after(text, span) or _with_name_after(text, span, spans[i + 1:])
+        if joined is None:
+            out.append(span)
+            i += 1
+            continue
+        out.append(joined)
+        i += 1
+        while i < len(spans) and spans[i].start < joined.end:
+            i += 1  # the region, read as a name of its own
+    return out
+
+
+def _with_region_after(text: str, span: Span) -> Span | None:
+    if span.kind is not None or span.is_place or span.mention is not None or CJK.search(
+            span.text):
+        return None
+    after = region_after(text, span.end)
+    if after is None:
+        return None
+    return Span(span.start, after[0], text[span.start:after[0]], is_place=True)
+
+
+def _with_name_after(text: str, span: Span, rest: list[Span]) -> Span | None:
+    """浙江璃川, 浙江省璃川市: a province, then a Chinese name no list knows."""
+    if not span.is_place or span.mention is None or not CJK.search(span.text):
+        return None
+    start = span.end + (text[span.end:span.end + 1] in ("省", "市")
+                        and not span.text.endswith(("省", "市")))
+    lead = _ZH_LEAD_NAME.match(text[start:])
+    name = lead.group(1) if lead else ""
+    end = start + len(name)
+    if (not CJK.search(name) or set(name) & _NAME_STOP_CHARS or is_noise(name)
+            or asked_when(name) is not None
+            or any(s.start < end for s in rest) or region_before(text, start) is None):
+        return None
+    return Span(span.start, end, text[span.start:end], is_place=True)
 
 
 MAX_NAME_WORD_CHARS = 24
