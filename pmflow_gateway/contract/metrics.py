@@ -21,8 +21,9 @@ METRICS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "revenue": (
         re.compile(r"营收|营业收入|收入|营业额|销售额|" + _EN.format(
             r"revenues?|sales|turnover|top line"), re.IGNORECASE),
-        re.compile(r"营收|营业收入|收入|营业额|销售额|销量|" + _EN.format(
-            r"revenues?|sales|sold|turnover|top line|shipments"), re.IGNORECASE)),
+        # Units sold (销量, "sold 1.2 million copies") are a count, not revenue.
+        re.compile(r"营收|营业收入|收入|营业额|销售额|" + _EN.format(
+            r"revenues?|sales|turnover|top line"), re.IGNORECASE)),
     "profit": (
         # "Earnings" alone names the whole report (revenue included), not the profit.
         re.compile(r"利润|净利|盈利|赚了?多少|亏损|" + _EN.format(
@@ -52,8 +53,15 @@ METRICS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
             r"|how (?:big|large) is the population"), re.IGNORECASE),
         re.compile(r"人口|居民|常住|万人|" + _EN.format(
             r"population|people|residents|inhabitants|populous"), re.IGNORECASE)),
-    # Three rates an economy is asked about by name; one is no answer to another ("the
+    # Four figures an economy is asked about by name; one is no answer to another ("the
     # unemployment rate" is not answered by "lowered its policy rate to 3.25%").
+    "gdp": (
+        re.compile(r"GDP|国内生产总值|经济增长|经济增速|" + _EN.format(
+            r"gdp|gross domestic product|economic growth|economy grow|economy grew"),
+            re.IGNORECASE),
+        re.compile(r"GDP|国内生产总值|经济增长|经济增速|经济总量|" + _EN.format(
+            r"gdp|gross domestic product|economic growth|economy (?:grew|expanded|contracted"
+            r"|shrank|grows|expands)|output (?:grew|rose|fell)"), re.IGNORECASE)),
     "unemployment": (
         re.compile(r"失业|" + _EN.format(r"unemploy\w*|jobless\w*"), re.IGNORECASE),
         re.compile(r"失业|" + _EN.format(r"unemploy\w*|jobless\w*|out of work"),

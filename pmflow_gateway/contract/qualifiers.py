@@ -343,6 +343,12 @@ def subject_clash(question: str, title: str) -> str | None:
     return None
 
 
+def asks_a_schedule(question: str) -> bool:
+    """Whether the question asks when something comes ("when do the Comets play next",
+    "下一场什么时候"): a day already past does not answer it."""
+    return bool(_ASKS_SCHEDULE.search(question))
+
+
 def asks_who_holds(question: str) -> bool:
     """Whether the question asks who holds a role or an office now ("who is the CEO of X",
     "南通支云主教练现在是谁"): its answer changes hands."""

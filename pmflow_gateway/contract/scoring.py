@@ -14,7 +14,7 @@ from pmflow_gateway.contract.relevance import names
 from pmflow_gateway.contract.slots import Slot, asked_slot
 from pmflow_gateway.contract.terms import overlap, terms
 from pmflow_gateway.contract.urls import host_of, host_within
-from pmflow_gateway.schemas import ExternalQueryPlan, QueryKind
+from pmflow_gateway.schemas import ExternalEvidence, ExternalQueryPlan, QueryKind
 
 # How long a fact of each kind stays fresh: weather and markets in hours, news in days,
 # companies and models in months.
@@ -73,6 +73,19 @@ def freshness_score(published_at: datetime | None, plan: ExternalQueryPlan,
     age = max((now - published_at).total_seconds(), 0.0)
     window = freshness_window(plan).total_seconds()
     return round(math.pow(0.5, age / window), 4)
+
+
+def published_at(item: ExternalEvidence) -> datetime | None:
+    """The publication time an adapter recorded, when it is a readable ISO 8601 time with
+    its offset."""
+    value = item.raw_metadata.get("published_at")
+    if not isinstance(value, str):
+        return None
+    try:
+        published = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return published if published.tzinfo is not None else None
 
 
 def authority_score(url: str, preferred_domains: list[str]) -> float:

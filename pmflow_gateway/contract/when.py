@@ -13,7 +13,9 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from datetime import date
 
+from pmflow_gateway.contract.dates import MONTHS
 from pmflow_gateway.contract.text import CJK_CHARS
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -190,3 +192,64 @@ def canonical_hint(text: str, when: When) -> str:
         return table[when.day]
     hint = " ".join(text[when.start:when.end].split())
     return re.sub(rf"(?<=[{CJK_CHARS}]) | (?=[{CJK_CHARS}])", "", hint)
+
+
+# --- days by the calendar ----------------------------------------------------------------
+
+# How many days after today each single day is.
+_OFFSETS = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1, "after_tomorrow": 2,
+            "in_3_days": 3}
+# Written with its capital, as pages print a month: "may" in running text is a verb.
+_MONTH_NAME = "|".join(sorted({f(m) for m in MONTHS for f in (str.capitalize, str.upper)},
+                              key=len, reverse=True))
+# A day printed by month and day, as forecast pages label their lines: 12月7日, Dec 7,
+# December 7th, 7 Dec. A year after it is read by the freshness checks, not here.
+_PRINTED_DAY = re.compile(
+    r"(?P<zm>\d{1,2})\s*月\s*(?P<zd>\d{1,2})\s*[日号]"
+    rf"|(?<![A-Za-z])(?P<em>{_MONTH_NAME})\.?\s+(?P<ed>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)"
+    rf"|(?<![\d.:])(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<dm>{_MONTH_NAME})(?![A-Za-z])")
+
+
+def day_offset(day: str | None, today: date) -> int | None:
+    """How many days after `today` the asked day is (no day asked: today); None for a
+    weekend or a period."""
+    if day is None:
+        return 0
+    if day in _OFFSETS:
+        return _OFFSETS[day]
+    if day in WEEKDAYS:
+        return (WEEKDAYS.index(day) - today.weekday()) % 7
+    return None
+
+
+def days_printed(text: str, today: date) -> set[date]:
+    """The calendar days a line prints by month and day, each in the year that puts it
+    nearest `today` (a December page read in January)."""
+    days: set[date] = set()
+    for m in _PRINTED_DAY.finditer(text):
+        month_text = m.group("zm") or m.group("em") or m.group("dm")
+        month = int(month_text) if month_text.isdigit() else MONTHS[month_text.lower()]
+        day = int(m.group("zd") or m.group("ed") or m.group("dd"))
+        near = []
+        for year in (today.year - 1, today.year, today.year + 1):
+            try:
+                near.append(date(year, month, day))
+            except ValueError:  # 2月30日
+                continue
+        if near:
+            days.add(min(near, key=lambda d: abs((d - today).days)))
+    return days
+
+
+def offsets_spoken_of(text: str, today: date, written_days_ago: int) -> set[int]:
+    """The days a line of a page written `written_days_ago` days before `today` speaks of,
+    as days after today. By the days it prints when it prints any: "Tomorrow (Sun, Dec 6)"
+    on yesterday's page is today. Else by its words for days, which count from the day the
+    page was written: its "明天" is today."""
+    printed = days_printed(text, today)
+    if printed:
+        return {(d - today).days for d in printed}
+    spoken = days_spoken_of(text)
+    offsets = {offset - written_days_ago for day, offset in _OFFSETS.items() if day in spoken}
+    return offsets | {(WEEKDAYS.index(d) - today.weekday()) % 7 for d in spoken
+                      if d in WEEKDAYS}

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import datetime
 
 from pmflow_gateway.contract.agreement import DISAGREE
 from pmflow_gateway.contract.demo import is_demo_url
 from pmflow_gateway.contract.envelopes import elapsed_ms, header_after
+from pmflow_gateway.contract.scoring import published_at
 from pmflow_gateway.contract.sources import source_title
 from pmflow_gateway.contract.statuses import (
     NOTHING_ABOUT_IT,
@@ -160,20 +160,8 @@ def _checked(event: EvidenceCollected, draft: Draft, kept: list[ExternalEvidence
 
 def _sources(items: list[ExternalEvidence]) -> list[SourceUsed]:
     return [SourceUsed(n=n, title=source_title(i.title, i.target_url), site=bare_host(i.target_url),
-                       url=i.target_url, published_at=_published(i), freshness=i.freshness_score)
+                       url=i.target_url, published_at=published_at(i), freshness=i.freshness_score)
             for n, i in enumerate(items, start=1)]
-
-
-def _published(item: ExternalEvidence) -> datetime | None:
-    """The publication time an adapter recorded, when it is a readable ISO 8601 time."""
-    value = item.raw_metadata.get("published_at")
-    if not isinstance(value, str):
-        return None
-    try:
-        published = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return published if published.tzinfo is not None else None
 
 
 async def compose_answer(event: EvidenceVerified, *, clock: Clock,

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import date, timedelta, timezone
 
 from pmflow_gateway.contract.dates import names_a_day
 from pmflow_gateway.contract.judged import of_the_last
 from pmflow_gateway.contract.metrics import asked_metrics, asks_a_change, other_figure
 from pmflow_gateway.contract.places import find_places
 from pmflow_gateway.contract.qualifiers import (
+    asks_a_schedule,
     asks_who_holds,
     clash,
     mentions_topic,
@@ -32,6 +34,7 @@ from pmflow_gateway.contract.relevance import (
     quotes_a_level,
 )
 from pmflow_gateway.contract.salience import is_weather_line
+from pmflow_gateway.contract.scoring import published_at
 from pmflow_gateway.contract.slots import (
     Slot,
     asked_slot,
@@ -46,8 +49,15 @@ from pmflow_gateway.contract.text import (
     clean_sentences,
     is_cjk,
 )
-from pmflow_gateway.contract.variants import editions
-from pmflow_gateway.contract.when import names_another_day, speaks_of, speaks_of_night
+from pmflow_gateway.contract.variants import editions, family_mentions, only_variants
+from pmflow_gateway.contract.when import (
+    day_offset,
+    days_printed,
+    names_another_day,
+    offsets_spoken_of,
+    speaks_of,
+    speaks_of_night,
+)
 from pmflow_gateway.ports import Draft
 from pmflow_gateway.schemas import AnswerContract, ExternalEvidence, ExternalQueryPlan, QueryKind
 
@@ -115,6 +125,16 @@ def candidates(items: list[ExternalEvidence], terms: list[tuple[str, float]], ch
                                 and not _is_title(s, item.title))]
 
 
+def _under_a_variant(c: Candidate, items: list[ExternalEvidence], wanted: str,
+                     names: tuple[str, ...]) -> bool:
+    """A sentence that names nothing of the asked name's family speaks of its page's
+    subject: under a title about the X5 Max alone, "售价4599元" is the Max's price, not the
+    Pro's nor the standard one's."""
+    title = items[c.n - 1].title
+    return any(only_variants(n, title) and not family_mentions(n, c.text) for n in names) and not (
+        editions(title) <= editions(wanted))
+
+
 def _is_title(sentence: str, title: str) -> bool:
     return "".join(sentence.split()).casefold() == "".join(title.split()).casefold()
 
@@ -165,18 +185,26 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     # for nine months, the pole-sitter for the winner, tonight's fixture for last night's
     # score) is not the answer, however well it matches the rest of the question.
     found = [c for c in candidates(items, terms, chinese, asked, plan, slot)
-             if other_figure(wanted, c.text) is None and clash(wanted, c.text) is None]
+             if other_figure(wanted, c.text) is None and clash(wanted, c.text) is None
+             and not _under_a_variant(c, items, wanted, wanted_names)]
     if plan.query_kind in (QueryKind.company, QueryKind.news) and not asks_a_level(wanted):
         # A share price is not what a company or news question asked.
         found = [c for c in found if not quotes_a_level(c.text)]
     day = asked_day(plan)
+    behind = _written_before_today(items, chinese)
+    if asks_a_schedule(wanted):
+        # "When do they play next": a page from days ago may announce a game already played.
+        found = [c for c in found if c.n not in behind or not _only_past(c.text, *behind[c.n])]
+    if plan.query_kind is not QueryKind.weather:
+        behind = {}
     if day == "period" and plan.query_kind is QueryKind.weather:
-        return _period_lines(found)
+        return _period_lines([c for c in found if c.n not in behind or any(
+            offset >= 0 for offset in offsets_spoken_of(c.text, *behind[c.n]))])
     if day == "period":
         pass  # "news this week": the freshness window keeps the week, every line may answer
     elif day is not None or plan.query_kind is QueryKind.weather:
         every_line = found
-        found = _on_the_day(found, day)
+        found = _on_the_day(found, day, behind)
     if plan.query_kind is not QueryKind.weather and slot is not Slot.any:
         # Only a sentence that carries the asked kind of value answers: a headline or a
         # dateline never does.
@@ -287,14 +315,56 @@ def _only_a_place(plan: ExternalQueryPlan) -> bool:
                                for n in names)
 
 
-def _on_the_day(found: list[Candidate], day: str | None) -> list[Candidate]:
+def _on_the_day(found: list[Candidate], day: str | None,
+                behind: dict[int, tuple[date, int]]) -> list[Candidate]:
     """The lines about the asked day. A line that names no day reads as today's, so it may
-    answer today (or an undated weather question); a line about another day never does."""
-    on_day = [c for c in found if day is not None and speaks_of(c.text, day)]
-    if on_day or day not in (None, "today", "tonight"):
-        return on_day
-    return [c for c in found if not names_another_day(c.text, day)
+    answer today (or an undated weather question); a line about another day never does. A
+    page written on an earlier day (`behind`) speaks of days by its own calendar: only the
+    days it prints, or its words for days counted from when it was written, tell."""
+    by_date = [c for c in found if c.n in behind and _on_date(c.text, day, *behind[c.n])]
+    current = [c for c in found if c.n not in behind]
+    on_day = [c for c in current if day is not None and speaks_of(c.text, day)]
+    if on_day or by_date or day not in (None, "today", "tonight"):
+        chosen = {*on_day, *by_date}
+        return [c for c in found if c in chosen]
+    return [c for c in current if not names_another_day(c.text, day)
             and (day != "tonight" or speaks_of_night(c.text))]
+
+
+def _only_past(text: str, today: date, days_behind: int) -> bool:
+    printed = days_printed(text, today)
+    return bool(printed) and max(printed) < today
+
+
+def _on_date(text: str, day: str | None, today: date, days_behind: int) -> bool:
+    offset = day_offset(day, today)
+    return (offset is not None and offset in offsets_spoken_of(text, today, days_behind)
+            and (day != "tonight" or speaks_of_night(text)))
+
+
+# Where "today" is for the asker, to read the days a page prints: China's for a question in
+# Chinese, the eastern United States' otherwise.
+_CHINA = timezone(timedelta(hours=8))
+_US_EAST = timezone(timedelta(hours=-5))
+_DAY_S = 86_400
+
+
+def _written_before_today(items: list[ExternalEvidence],
+                          chinese: bool) -> dict[int, tuple[date, int]]:
+    """Per item (numbered from 1) published a day or more before it was retrieved (twelve
+    hours or more, to the nearest day: where the page was written is unknown, so its
+    calendar day is too): today, and how many days old the page is. A forecast page from
+    yesterday says "Tomorrow" of today."""
+    zone = _CHINA if chinese else _US_EAST
+    behind: dict[int, tuple[date, int]] = {}
+    for n, item in enumerate(items, start=1):
+        published = published_at(item)
+        if published is None:
+            continue
+        days = int((item.retrieved_at - published).total_seconds() / _DAY_S + 0.5)
+        if days > 0:
+            behind[n] = (item.retrieved_at.astimezone(zone).date(), days)
+    return behind
 
 
 def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,

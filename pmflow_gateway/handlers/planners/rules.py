@@ -66,6 +66,8 @@ _DAYS_AHEAD = re.compile(r"(?:未来|next)\s*(\d+)\s*(?:天|日|days)")
 
 _COMPARE = re.compile(r"对比|比较|区别|差异|差别|" + latin(
     r"vs\.?|versus|compare[sd]?|comparison|difference between|better than"))
+# "Who won Rovers vs United" asks the winner of one match, not a comparison of two teams.
+_RESULT = re.compile(r"谁赢|谁胜|输赢|胜负|" + latin(r"who won|who wins|who beat|winner"))
 _WHICH = re.compile(r"哪个|哪家|哪一个|谁更|谁的|" + latin(r"which"))
 _BOTH = re.compile(r"和|与|跟|还是|" + latin(r"and|or"))
 _DIRECT = re.compile(
@@ -194,8 +196,8 @@ def draft_plan(
         missing = "the question asks who holds a role without naming whose"
     if missing:
         contract = AnswerContract.clarify
-    elif _COMPARE.search(lower) or (_WHICH.search(lower) and _BOTH.search(lower)
-                                    and len(entities) >= 2):
+    elif (_COMPARE.search(lower) or (_WHICH.search(lower) and _BOTH.search(lower)
+                                     and len(entities) >= 2)) and not _RESULT.search(lower):
         contract = AnswerContract.compare_with_sources
     elif _DIRECT.search(lower) or (_PRICE.search(lower) and not _TREND.search(lower)):
         contract = AnswerContract.direct_fact

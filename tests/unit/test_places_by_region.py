@@ -1,0 +1,211 @@
+"""A town no list knows, asked with the region it lies in; and the days a page speaks of by its
+own calendar. Both decide whether the evidence is about the place and the day that were asked."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+
+from pmflow_gateway.contract.metrics import other_figure
+from pmflow_gateway.contract.places import qualified_forms, region_after, region_before
+from pmflow_gateway.contract.qualifiers import asks_a_schedule
+from pmflow_gateway.contract.relevance import names_the_place, place_readings
+from pmflow_gateway.contract.verify import ambiguous_place
+from pmflow_gateway.contract.when import day_offset, days_printed, offsets_spoken_of
+from pmflow_gateway.handlers.composers import compose_extractive
+from pmflow_gateway.handlers.planners.rules import plan_by_rules
+from pmflow_gateway.schemas import AnswerContract, ExternalEvidence
+from tests.fakes import evidence
+
+# ---------------------------------------------------------------- the planner
+
+
+@pytest.mark.parametrize(("question", "place"), [
+    ("Fennick, Maine weather tomorrow", "Fennick, Maine"),
+    ("What's tomorrow's forecast for Hollis Ferry, Oregon?", "Hollis Ferry, Oregon"),
+    ("weather in Fennick, ME tomorrow", "Fennick, ME"),
+    ("浙江璃川明天会下雨吗", "浙江璃川"),
+    ("浙江省璃川市明天天气", "浙江省璃川市"),
+])
+def test_a_town_no_list_knows_is_asked_with_its_region(question: str, place: str) -> None:
+    plan = plan_by_rules(question, locale="zh-CN" if "天" in question else "en-US")
+    assert plan.location_hint == place
+    assert plan.subject_entities == [place]
+    assert place in plan.search_queries[0]
+
+
+@pytest.mark.parametrize(("question", "place"), [
+    ("Portland, Maine weather tomorrow", "Portland, Maine"),  # known: as before
+    ("weather in Maine tomorrow", "Maine"),
+    ("浙江明天天气", "浙江"),
+    ("浙江杭州明天天气", "杭州"),
+    ("What is the weather in Fennick tomorrow?", "Fennick"),
+])
+def test_known_places_and_bare_names_are_planned_as_before(question: str, place: str) -> None:
+    plan = plan_by_rules(question, locale="zh-CN" if "天" in question else "en-US")
+    assert plan.location_hint == place
+
+
+def test_only_a_weather_question_joins_a_name_to_the_region_after_it() -> None:
+    plan = plan_by_rules("What was Quillmark, US revenue last quarter?", locale="en-US")
+    assert plan.location_hint is None
+
+
+def test_who_won_a_match_is_not_a_comparison_of_two_teams() -> None:
+    won = plan_by_rules("Who won Thornvale Rovers vs Wrenmoor United?", locale="en-US")
+    compared = plan_by_rules("Thornvale Rovers vs Wrenmoor United: which is better?",
+                             locale="en-US")
+    assert won.answer_contract is AnswerContract.direct_fact
+    assert compared.answer_contract is AnswerContract.compare_with_sources
+
+
+# ---------------------------------------------------------------- the place table
+
+
+def test_a_region_is_read_after_a_name_by_its_name_or_abbreviation() -> None:
+    text = "Fennick, Maine weather"
+    end, regions = region_after(text, len("Fennick")) or (0, ())
+    assert text[:end] == "Fennick, Maine" and [p.name for p in regions] == ["Maine"]
+    assert region_after("Lorrimer CO weather", len("Lorrimer")) is not None
+    # A lower-case word after a space is no abbreviation, nor a full name without a comma.
+    assert region_after("Fennick me weather", len("Fennick")) is None
+    assert region_after("Fennick Maine weather", len("Fennick")) is None
+    before = region_before("浙江省璃川市", 3)
+    assert before is not None and before[0] == 0
+
+
+def test_pages_may_write_the_region_in_full_or_abbreviated() -> None:
+    assert set(qualified_forms("Fennick, Maine")) == {"Fennick, Maine", "Fennick, ME"}
+    assert set(qualified_forms("浙江省璃川市")) == {"浙江璃川", "浙江省璃川"}
+    # An abbreviation of several regions stays as written; known places have their own names.
+    assert set(qualified_forms("Fennick, ME")) == {"Fennick, ME"}
+    assert qualified_forms("Portland, Maine") == ()
+    assert qualified_forms("Fennick") == ()
+
+
+def test_a_page_about_a_namesake_in_another_region_is_not_about_the_asked_town() -> None:
+    maine = "Fennick, ME Weather Forecast\nFennick, Maine. Tomorrow: snow."
+    oregon = "Fennick, OR Weather Forecast\nFennick, Oregon. Tomorrow: showers."
+    assert names_the_place("Fennick, Maine", maine)
+    assert not names_the_place("Fennick, Maine", oregon)
+    assert names_the_place("浙江璃川", "浙江省璃川市 明天小雨")
+    assert not names_the_place("浙江璃川", "黑龙江省璃川镇 明天晴")
+
+
+def _page(url: str, title: str, snippet: str, *, hours_old: float = 3,
+          retrieved: datetime = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)) -> ExternalEvidence:
+    item = evidence(url, snippet, title=title).model_copy(update={"retrieved_at": retrieved})
+    published = (retrieved - timedelta(hours=hours_old)).isoformat()
+    return item.model_copy(update={"raw_metadata": {"published_at": published}})
+
+
+def test_two_towns_of_one_name_are_asked_back_whatever_other_words_the_question_has() -> None:
+    plan = plan_by_rules("What's the weather in Fennick tomorrow?", locale="en-US")
+    pages = [_page("https://a.example/or", "Fennick, OR Weather Forecast", "Showers."),
+             _page("https://a.example/me", "Fennick, ME Weather Forecast", "Snow.")]
+    # "OR" is not written in "tomorrow": nothing in the question says which.
+    assert ambiguous_place(plan, "What's the weather in Fennick tomorrow?", pages) == (
+        [], ["OR", "ME"])
+    chosen, readings = ambiguous_place(plan, "Fennick ME weather tomorrow", pages)
+    assert [i.target_url for i in chosen] == ["https://a.example/me"] and readings == []
+    zh = plan_by_rules("璃川明天天气怎么样", locale="zh-CN")
+    pages = ["浙江省璃川市 明天小雨", "黑龙江省璃川镇 明天晴"]
+    assert place_readings(zh, pages) == ["浙江", "黑龙江"]
+
+
+# ---------------------------------------------------------------- days by the calendar
+
+TODAY = date(2026, 12, 6)
+
+
+@pytest.mark.parametrize(("line", "days"), [
+    ("Monday, Dec 7: snow, high 27°F.", {date(2026, 12, 7)}),
+    ("Tomorrow (Sun, Dec. 6): windy.", {date(2026, 12, 6)}),
+    ("12月7日（周一）：小雨", {date(2026, 12, 7)}),
+    ("3 December: dry", {date(2026, 12, 3)}),
+    ("Jan 2: cold", {date(2027, 1, 2)}),  # the year that puts it nearest today
+    ("updated at 10:30 Dec 8", {date(2026, 12, 8)}),
+    ("temperatures 5 may rise", set()),  # a verb, not the month
+    ("明天：多云", set()),
+])
+def test_the_days_a_line_prints(line: str, days: set[date]) -> None:
+    assert days_printed(line, TODAY) == days
+
+
+def test_a_page_written_days_ago_speaks_of_days_by_its_own_calendar() -> None:
+    # Yesterday's page: its "Tomorrow (Sun, Dec 6)" is today, its "明天" too.
+    assert offsets_spoken_of("Tomorrow (Sun, Dec 6): windy", TODAY, 1) == {0}
+    assert offsets_spoken_of("明天：多云", TODAY, 1) == {0}
+    assert offsets_spoken_of("明天：多云", TODAY, 0) == {1}
+    assert offsets_spoken_of("Monday: snow", TODAY, 1) == {1}  # 2026-12-06 is a Sunday
+    assert (day_offset("tomorrow", TODAY), day_offset("mon", TODAY), day_offset(None, TODAY),
+            day_offset("period", TODAY)) == (1, 1, 0, None)
+
+
+LORRIMER = ("Lorrimer, Colorado. Today (Sat, Dec 5): sunny, high 41°F. Tomorrow (Sun, Dec 6): "
+            "windy, high 38°F. Monday, Dec 7: snow, high 27°F. Tuesday, Dec 8: partly cloudy, "
+            "high 33°F.")
+
+
+@pytest.mark.parametrize(("question", "says", "never"), [
+    ("Lorrimer, Colorado weather tomorrow", ["27°F"], ["38°F", "41°F"]),
+    ("Lorrimer, Colorado weather today", ["38°F"], ["41°F", "27°F"]),
+    ("Lorrimer, Colorado forecast for the next few days", ["38°F", "27°F", "33°F"], ["41°F"]),
+])
+def test_yesterdays_forecast_page_answers_by_the_days_it_prints(
+        question: str, says: list[str], never: list[str]) -> None:
+    plan = plan_by_rules(question, locale="en-US")
+    page = _page("https://skycast.example/co/lorrimer", "Lorrimer, CO Weather Forecast",
+                 LORRIMER, hours_old=22)
+    answer = compose_extractive(question, plan, [page]).answer
+    assert all(s in answer for s in says) and not any(n in answer for n in never), answer
+
+
+def test_a_fresh_page_is_read_by_its_words_for_days_as_before() -> None:
+    plan = plan_by_rules("Lorrimer, Colorado weather tomorrow", locale="en-US")
+    page = _page("https://skycast.example/co/lorrimer", "Lorrimer, CO Weather Forecast",
+                 LORRIMER, hours_old=3)
+    assert "38°F" in compose_extractive("Lorrimer, Colorado weather tomorrow", plan,
+                                        [page]).answer
+
+
+def test_a_game_already_played_does_not_answer_when_they_play_next() -> None:
+    question = "When do the Hallowmere Comets play next?"
+    assert asks_a_schedule(question)
+    plan = plan_by_rules(question, locale="en-US")
+    preview = _page("https://hoops.test/preview", "Preview: Kestrels at Comets",
+                    "The Hallowmere Comets host the Brisendale Kestrels on Saturday, Dec. 5, "
+                    "at 7 p.m. at Millrace Arena.", hours_old=40)
+    recap = _page("https://courier.example/recap", "Comets hold off Kestrels",
+                  "Corey Lindqvist scored 31 points as the Hallowmere Comets held off the "
+                  "Kestrels 108-101 on Saturday night. The Comets next host the Pellingford "
+                  "Rivermen on Tuesday, Dec. 8, at 7:30 p.m.", hours_old=13)
+    answer = compose_extractive(question, plan, [preview, recap]).answer
+    assert "Dec. 8" in answer and "Dec. 5" not in answer
+    # Only a page from an earlier day is read by the real calendar.
+    fresh = _page(preview.target_url, preview.title, preview.snippet, hours_old=3)
+    assert "Dec. 5" in compose_extractive(question, plan, [fresh]).answer
+
+
+# ---------------------------------------------------------------- what the figure is of
+
+
+def test_a_sentence_under_another_editions_title_is_not_the_asked_editions_figure() -> None:
+    question = "星弧X5 Pro多少钱"
+    plan = plan_by_rules(question, locale="zh-CN")
+    max_page = evidence("https://a.example/max",
+                        "星弧X5 Max配备13英寸屏幕。12GB+256GB版本售价4599元。"
+                        "官方表示，X5 Pro版本将于明年上市，价格暂未公布。", title="星弧X5 Max评测")
+    assert "4599" not in compose_extractive(question, plan, [max_page]).answer
+    asked_max = plan_by_rules("星弧X5 Max售价多少", locale="zh-CN")
+    assert "4599元" in compose_extractive("星弧X5 Max售价多少", asked_max, [max_page]).answer
+
+
+def test_units_sold_are_not_revenue_and_a_policy_rate_is_not_gdp_growth() -> None:
+    assert other_figure("What was Quillmark Studios' revenue last quarter?",
+                        "The game has sold 1.2 million copies.") is not None
+    assert other_figure("What was Quillmark's revenue?", "Net sales rose to $3.2 billion.") is None
+    gdp = "维斯塔尼亚第三季度GDP增速是多少"
+    assert other_figure(gdp, "央行将基准利率下调25个基点至3.75%。") is not None
+    assert other_figure(gdp, "第三季度GDP同比增长2.1%。") is None
