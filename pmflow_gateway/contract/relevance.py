@@ -55,7 +55,8 @@ _QUOTE = re.compile(
     r"\s+(?:at|near|around)|(?:rose|fell|gained|lost|climbed|slipped|dropped|jumped|eased"
     r"|firmed|weakened|strengthened)(?:\s+\d+(?:\.\d+)?\s*%)?\s+to|收报|收于|报价?|价格为|[价率]为"
     r"|现价|最新价|成交价|price\s*[:：])\s*[$¥€£]?\s*"
-    r"(\d+(?:,\d{3})*(?:\.\d+)?)",
+    # A level is never counted in millions or 亿: "revenue rose 8% to $1.38 billion" quotes none.
+    r"(\d+(?:,\d{3})*(?:\.\d+)?)(?![.,]?\d|\s*(?:billion|million|trillion|bn|mn|亿))",
     re.IGNORECASE)
 _PLACE_SUFFIX = re.compile(r"[市区县省]$")
 # How an instrument moved: asked ("how did the index open", 跌了多少) and stated ("fell 0.5%",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from pmflow_gateway.contract.dates import names_a_day
 from pmflow_gateway.contract.qualifiers import asks_who_holds
@@ -71,8 +71,27 @@ def freshness_score(published_at: datetime | None, plan: ExternalQueryPlan,
     if published_at is None:
         return 0.0
     age = max((now - published_at).total_seconds(), 0.0)
+    if plan.query_kind is QueryKind.market and age < _TWO_WEEKS_S:
+        # Markets do not trade at weekends: on Sunday, Friday's close is the latest price.
+        age = max(age - _weekend_seconds(published_at, now), 0.0)
     window = freshness_window(plan).total_seconds()
     return round(math.pow(0.5, age / window), 4)
+
+
+_TWO_WEEKS_S = 14 * 86_400  # older than that, a quote is stale whatever the weekends
+
+
+def _weekend_seconds(start: datetime, end: datetime) -> float:
+    """How much of [start, end] falls on a Saturday or a Sunday (UTC)."""
+    start, end = start.astimezone(UTC), end.astimezone(UTC)
+    seconds = 0.0
+    day = datetime(start.year, start.month, start.day, tzinfo=UTC)
+    while day < end:
+        following = day + timedelta(days=1)
+        if day.weekday() >= 5:
+            seconds += max((min(end, following) - max(start, day)).total_seconds(), 0.0)
+        day = following
+    return seconds
 
 
 def published_at(item: ExternalEvidence) -> datetime | None:

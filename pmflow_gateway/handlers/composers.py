@@ -125,14 +125,14 @@ def candidates(items: list[ExternalEvidence], terms: list[tuple[str, float]], ch
                                 and not _is_title(s, item.title))]
 
 
-def _under_a_variant(c: Candidate, items: list[ExternalEvidence], wanted: str,
+def _under_a_variant(c: Candidate, items: list[ExternalEvidence], asked: frozenset[str],
                      names: tuple[str, ...]) -> bool:
     """A sentence that names nothing of the asked name's family speaks of its page's
     subject: under a title about the X5 Max alone, "售价4599元" is the Max's price, not the
-    Pro's nor the standard one's."""
+    Pro's nor the standard one's (`asked`: the editions the question names)."""
     title = items[c.n - 1].title
-    return any(only_variants(n, title) and not family_mentions(n, c.text) for n in names) and not (
-        editions(title) <= editions(wanted))
+    return not editions(title) <= asked and any(
+        only_variants(n, title) and not family_mentions(n, c.text) for n in names)
 
 
 def _is_title(sentence: str, title: str) -> bool:
@@ -184,9 +184,10 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     # A figure of another metric, period, role or occasion (revenue for profit, a quarter
     # for nine months, the pole-sitter for the winner, tonight's fixture for last night's
     # score) is not the answer, however well it matches the rest of the question.
+    asked_editions = editions(wanted)
     found = [c for c in candidates(items, terms, chinese, asked, plan, slot)
              if other_figure(wanted, c.text) is None and clash(wanted, c.text) is None
-             and not _under_a_variant(c, items, wanted, wanted_names)]
+             and not _under_a_variant(c, items, asked_editions, wanted_names)]
     if plan.query_kind in (QueryKind.company, QueryKind.news) and not asks_a_level(wanted):
         # A share price is not what a company or news question asked.
         found = [c for c in found if not quotes_a_level(c.text)]

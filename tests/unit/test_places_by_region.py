@@ -10,7 +10,13 @@ import pytest
 from pmflow_gateway.contract.metrics import other_figure
 from pmflow_gateway.contract.places import qualified_forms, region_after, region_before
 from pmflow_gateway.contract.qualifiers import asks_a_schedule
-from pmflow_gateway.contract.relevance import names_the_place, place_readings
+from pmflow_gateway.contract.relevance import (
+    names_the_place,
+    place_readings,
+    quoted_levels,
+    quotes_a_level,
+)
+from pmflow_gateway.contract.scoring import freshness_score
 from pmflow_gateway.contract.verify import ambiguous_place
 from pmflow_gateway.contract.when import day_offset, days_printed, offsets_spoken_of
 from pmflow_gateway.handlers.composers import compose_extractive
@@ -209,3 +215,28 @@ def test_units_sold_are_not_revenue_and_a_policy_rate_is_not_gdp_growth() -> Non
     gdp = "维斯塔尼亚第三季度GDP增速是多少"
     assert other_figure(gdp, "央行将基准利率下调25个基点至3.75%。") is not None
     assert other_figure(gdp, "第三季度GDP同比增长2.1%。") is None
+
+
+def test_a_revenue_in_billions_is_no_quoted_market_level() -> None:
+    assert not quotes_a_level("third-quarter revenue rose 8% to $1.38 billion")
+    assert quoted_levels("Shares rose 2% to $231.40.") == [231.4]
+    assert quoted_levels("The index closed at 4,512.3.") == [4512.3]
+    assert quoted_levels("碳酸锂期货主力合约收报7.965万元/吨") == [7.965]  # 万元/吨 is a price
+
+
+def test_a_time_word_after_a_chinese_name_is_not_part_of_it() -> None:
+    plan = plan_by_rules("岚澈精密去年全年营收多少", locale="zh-CN")
+    assert plan.subject_entities == ["岚澈精密"]
+
+
+def test_a_quote_ages_only_on_trading_days() -> None:
+    market = plan_by_rules("岚澈精密现在股价多少", locale="zh-CN")
+    sunday = datetime(2026, 12, 6, 10, 0, tzinfo=UTC)
+    friday_close = sunday - timedelta(hours=52)
+    # Friday's close is the latest price on Sunday; the same age on weekdays is stale.
+    assert freshness_score(friday_close, market, sunday) >= 0.5
+    assert freshness_score(friday_close + timedelta(days=3), market,
+                           sunday + timedelta(days=3)) < 0.5
+    news = plan_by_rules("岚澈精密最新新闻", locale="zh-CN")
+    assert freshness_score(friday_close, news, sunday) == freshness_score(
+        friday_close + timedelta(days=3), news, sunday + timedelta(days=3))
