@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from pmflow_gateway.contract.dates import MONTHS
+from pmflow_gateway.contract.metrics import asked_metrics
 from pmflow_gateway.contract.slots import Slot, asked_slot, asking_words
 from pmflow_gateway.contract.text import CJK, cached_if_short
 
@@ -413,6 +414,45 @@ def topic_words(question: str, names: tuple[str, ...] = ()) -> tuple[str, ...]:
             continue  # a name: the question contract checks it
         word = word.casefold().removesuffix("'s").strip("'-")
         if len(word) >= 3 and word not in _FUNCTION_WORDS and word not in named:
+            stems.append(word[:5])
+    return tuple(dict.fromkeys(stems))
+
+
+# What a question asks of a name ("Vessaria's trade balance"): the words after the
+# possessive, up to the first function word.
+_POSSESSED = re.compile(r"(?<![A-Za-z])[A-Z][\w.&-]*['’]s\s+([a-z][a-z\s-]{2,60})")
+# Words that ask for whatever a page says of the name, not one thing it says.
+_ANYTHING = frozenset({
+    "latest", "news", "update", "updates", "status", "situation", "plan", "plans", "story",
+    "info", "information", "recent", "current", "new", "top", "big", "biggest", "main",
+    "first", "last", "next", "own", "official", "full", "whole", "total", "overall",
+    "annual", "quarterly", "yearly", "monthly", "weekly", "daily", "today", "tomorrow",
+    "yesterday", "tonight", "now", "right", "real", "exact", "approximate", "average",
+    "number", "figure", "figures", "amount", "value", "rate", "level", "price", "result",
+    "results", "performance", "outlook", "forecast", "report", "data", "stats",
+    "statistics", "stock", "stocks", "share", "shares"})
+
+
+def possessed_words(question: str) -> tuple[str, ...]:
+    """The stems of what an English question asks of a name by its possessive ("what was
+    Vessaria's trade balance in October" -> "trade", "balan"); empty when it asks for
+    whatever the page says ("Apple's latest news") or names a metric the metric check
+    reads."""
+    if asked_metrics(question):
+        return ()
+    rest = question
+    for pattern in (*(p for _, p in _ROLES), _WINNER, _POLE, *(p for _, p in _SPORTS),
+                    *(p for _, p in _GENDER)):
+        rest = pattern.sub(" ", rest)  # checked as qualifiers, in all their synonyms
+    found = _POSSESSED.search(rest)
+    if found is None:
+        return ()
+    stems = []
+    for word in found.group(1).split():
+        word = word.strip("-")
+        if word in _FUNCTION_WORDS:
+            break
+        if len(word) >= 3 and word not in _ANYTHING:
             stems.append(word[:5])
     return tuple(dict.fromkeys(stems))
 

@@ -42,7 +42,12 @@ from pmflow_gateway.contract.salience import (
 )
 from pmflow_gateway.contract.terms import overlap, terms
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, cached_if_short, split_sentences
-from pmflow_gateway.contract.variants import asked_models, asked_titles, family_mentions
+from pmflow_gateway.contract.variants import (
+    asked_models,
+    asked_titles,
+    family_mentions,
+    is_qualifier,
+)
 from pmflow_gateway.contract.when import asked as asked_when
 from pmflow_gateway.contract.when import speaks_of
 from pmflow_gateway.schemas import ExternalQueryPlan, QueryKind
@@ -181,6 +186,10 @@ def _form_pattern(form: str) -> re.Pattern[str]:
     if title := _TITLE.match(form):
         chars = [re.escape(c) for c in title.group(1) if not re.fullmatch(_TITLE_GAP, c)]
         return re.compile("《?" + _TITLE_GAP.join(chars) + "》?", re.IGNORECASE)
+    if CJK.search(form) and _ZH_LAW.search(form) and len(form) >= 6:
+        # A regulation is named shorter than its title: 江西物业条例 is 江西省物业管理条例, and
+        # 建筑垃圾管理条例 never 生活垃圾分类管理条例 (every character, in order, few between).
+        return re.compile(f"[{CJK_CHARS}]{{0,3}}?".join(map(re.escape, form)))
     if CJK.search(form):
         return re.compile(re.escape(form))
     # Short all-capital forms (US, EU, BTC) are acronyms: "us" in running text is not one.
@@ -197,6 +206,7 @@ def _form_pattern(form: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9]){words}(?![A-Za-z0-9])", flags)
 
 
+_ZH_LAW = re.compile(r"(?:条例|办法|规定|细则)$")
 _LETTERS_DIGITS = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])|-")
 
 
@@ -219,6 +229,8 @@ def _needle(form: str) -> _Needle:
     pattern = _form_pattern(form)
     if _TITLE.match(form):
         return _Needle(None, True, pattern)
+    if CJK.search(form) and pattern.pattern != re.escape(form):
+        return _Needle(form[:1], True, pattern)  # a regulation's name, spelt shorter
     if CJK.search(form):
         return _Needle(form, True, None)  # the pattern is the form itself
     exact = not pattern.flags & re.IGNORECASE
@@ -480,6 +492,10 @@ def _not_about(name: str, text: str, kind: QueryKind | None, *, place: bool) -> 
         # A name nobody has told us about (a person, mostly) is a page's subject only when
         # its title or first sentence names it: "X and others congratulated" is in passing.
         return f"off-topic: names {name[:30]} only in passing, not in its title or lead"
+    if not place and (namesake := _namesake(name, title)):
+        return f"off-topic: about {namesake[:30]}, not {name[:30]}"
+    if place and kind is QueryKind.weather and (where := _forecast_place(title)):
+        return f"off-topic: a forecast for {where[:30]}, names {name[:30]} only in passing"
     rivals = _rivals(name, place=place)
     title_fold = _fold(title)
     if other := next((r for r in rivals if _named(r, title, title_fold)), None):
@@ -492,6 +508,49 @@ def _not_about(name: str, text: str, kind: QueryKind | None, *, place: bool) -> 
               if _named(r, body, body_fold)}
     if counts and (top := max(counts, key=lambda r: counts[r])) and counts[top] > len(spans):
         return f"off-topic: mostly about {top[:30]}, not {name[:30]}"
+    return None
+
+
+# Words after a company's first word that do not make another company of it.
+_SAME_COMPANY = frozenset({"inc", "corp", "corporation", "co", "company", "ltd", "limited",
+                           "llc", "plc", "group", "holdings", "ag", "sa", "nv", "se", "gmbh",
+                           "says", "said", "reports", "reported", "posts", "shares", "stock"})
+
+
+def _namesake(name: str, title: str) -> str | None:
+    """Another name that shares the asked name's first word, in a title that does not name
+    the asked one: "Tessaro Marine posts quarterly results" is not about Tessaro Motors."""
+    words = name.split()
+    if (len(words) < 2 or not words[0][:1].isupper() or CJK.search(name)
+            or re.search(r"\d", name)):
+        return None  # a model's editions are the variant check's (GPT-5 mini, X9 Lite)
+    for m in re.finditer(rf"(?<![\w-]){re.escape(words[0])}\s+([A-Z][\w&'’-]*)", title):
+        word = m.group(1).casefold()
+        if word not in (words[1].casefold(), *_SAME_COMPANY) and not is_qualifier(word):
+            return m.group(0)
+    return None
+
+
+# A forecast page's title names the place it forecasts before its weather words: "云桥县天气预报",
+# "Fennick, OR Weather Forecast".
+_FORECAST_TITLE = re.compile(
+    r"^\s*(.{2,40}?)\s*(?:[-–—|:]\s*)?(?:未来\s*\d+\s*天|今天|明天|一周|\d+\s*天)?\s*"
+    r"(?:天气预报|天气|气象)(?![网站台局通])|^\s*(.{2,40}?)\s*(?:[-–—|:]\s*)?(?:\d+[- ]day\s+)?"
+    r"(?:weather|forecast)\b", re.IGNORECASE)
+_PLACE_WRITTEN = re.compile(rf"[{CJK_CHARS}]{{1,8}}[县市区镇乡村州]$|^[A-Z][\w .'-]*, [A-Z]{{2}}$")
+
+
+def _forecast_place(title: str) -> str | None:
+    """The place a forecast page's title names, when it is written as a place (a county, a
+    town, "Town, ST") or is one the table knows."""
+    found = _FORECAST_TITLE.match(title)
+    where = (found.group(1) or found.group(2) or "").strip(" ,") if found else ""
+    if not where or asked_when(where) is not None:
+        return None
+    if _PLACE_WRITTEN.search(where) or any(  # a country's forecast may cover the asked town
+            m.start == 0 and m.end == len(where) and any(p.kind != "country" for p in m.readings)
+            for m in find_places(where, place_question=True)):
+        return where
     return None
 
 
@@ -687,7 +746,9 @@ def _qualified(form: str) -> re.Pattern[str]:
     """A form of a place with what tells which place it is: the province or city before a
     Chinese name, the state or country after a Latin one."""
     if CJK.search(form):
-        return re.compile(rf"([{CJK_CHARS}]{{2,3}}?)[省市]?{re.escape(form)}[市区县镇乡]")
+        # A form that ends in its own suffix (青岚镇) needs no other after it.
+        suffix = "" if form[-1] in "市区县镇乡" else "[市区县镇乡]"
+        return re.compile(rf"([{CJK_CHARS}]{{2,3}}?)[省市]?{re.escape(form)}{suffix}")
     # "Paris, Texas", "Springfield, Ill.": a capitalised word after the comma, never
     # "South Dakota, and".
     return re.compile(rf"{re.escape(form)}\s*,\s*((?-i:[A-Z])[A-Za-z.]+)", re.IGNORECASE)

@@ -20,6 +20,7 @@ from pmflow_gateway.contract.qualifiers import (
     asks_who_holds,
     clash,
     mentions_topic,
+    possessed_words,
     topic_words,
 )
 from pmflow_gateway.contract.relevance import (
@@ -188,6 +189,14 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     found = [c for c in candidates(items, terms, chinese, asked, plan, slot)
              if other_figure(wanted, c.text) is None and clash(wanted, c.text) is None
              and not _under_a_variant(c, items, asked_editions, wanted_names)]
+    if items and (asked_days := days_printed(question, items[0].retrieved_at.date())):
+        # "12月9日对南湾海狮的比分": a line that prints another day is about another day.
+        found = [c for c in found if not (printed := days_printed(
+            c.text, items[0].retrieved_at.date())) or printed & asked_days]
+    if plan.query_kind is not QueryKind.weather and (owned := possessed_words(question)):
+        # What the question asks of the name is said in the sentence: "Vessaria's trade
+        # balance" is not answered by Vessaria's unemployment rate.
+        found = [c for c in found if mentions_topic(c.text, owned)]
     if plan.query_kind in (QueryKind.company, QueryKind.news) and not asks_a_level(wanted):
         # A share price is not what a company or news question asked.
         found = [c for c in found if not quotes_a_level(c.text)]

@@ -9,9 +9,11 @@ import pytest
 
 from pmflow_gateway.contract.metrics import other_figure
 from pmflow_gateway.contract.places import qualified_forms, region_after, region_before
-from pmflow_gateway.contract.qualifiers import asks_a_schedule
+from pmflow_gateway.contract.qualifiers import asks_a_schedule, possessed_words
 from pmflow_gateway.contract.relevance import (
+    names,
     names_the_place,
+    off_topic,
     place_readings,
     quoted_levels,
     quotes_a_level,
@@ -240,3 +242,68 @@ def test_a_quote_ages_only_on_trading_days() -> None:
     news = plan_by_rules("岚澈精密最新新闻", locale="zh-CN")
     assert freshness_score(friday_close, news, sunday) == freshness_score(
         friday_close + timedelta(days=3), news, sunday + timedelta(days=3))
+
+
+# ---------------------------------------------------------------- from blind set 8
+
+
+def test_a_town_named_after_a_known_name_is_the_town() -> None:
+    assert plan_by_rules("石门坎镇明天会下雨吗？", locale="zh-CN").location_hint == "石门坎镇"
+    assert plan_by_rules("石门明天天气", locale="zh-CN").location_hint == "石门"
+
+
+def test_a_neighbouring_towns_forecast_is_not_the_asked_towns() -> None:
+    plan = plan_by_rules("石门坎镇明天会下雨吗？", locale="zh-CN")
+    page = "云桥县天气预报\n湖南云桥县明天（12月7日）小到中雨。云桥县城距石门坎镇约20公里。"
+    assert off_topic(plan, page) is not None
+    # A site's name or a country's forecast is not another place.
+    assert off_topic(plan, "中国天气网\n石门坎镇明天小雨。") is None
+
+
+def test_two_towns_of_one_name_with_its_suffix_are_asked_back() -> None:
+    plan = plan_by_rules("青岚镇明天天气怎么样？", locale="zh-CN")
+    assert place_readings(plan, ["四川青岚镇天气预报", "浙江青岚镇天气预报"]) == ["四川", "浙江"]
+
+
+def test_a_namesake_companys_page_is_not_about_the_asked_company() -> None:
+    plan = plan_by_rules("What revenue did Tessaro Motors report for the third quarter?",
+                         locale="en-US")
+    page = ("Tessaro Marine posts quarterly results\nTessaro Marine, a boat maker unrelated to "
+            "Tessaro Motors, reported third-quarter revenue of $86.4 million.")
+    assert off_topic(plan, page) is not None
+    same = "Tessaro Motors Inc. posts quarterly results\nTessaro Motors reported revenue of $1B."
+    assert off_topic(plan, same) is None
+
+
+def test_what_a_question_asks_of_a_name_must_be_in_the_answer() -> None:
+    assert possessed_words("What was Vessaria's trade balance in October?") == ("trade", "balan")
+    for asks_anything in ("What's Tesla's latest news?", "What is Tesla's stock price?",
+                          "What is Apple's revenue?", "Who is Acme's chief executive?",
+                          "Moravia Falcons men's volleyball result"):
+        assert possessed_words(asks_anything) == ()
+    question = "What was Vessaria's trade balance in October?"
+    plan = plan_by_rules(question, locale="en-US")
+    jobless = evidence("https://a.example/jobs", "Vessaria's unemployment rate fell to 4.7% in "
+                       "October.", title="Vessaria jobless rate falls")
+    assert compose_extractive(question, plan, [jobless]).answer == ""
+
+
+def test_a_regulation_asked_without_brackets_is_its_own_name() -> None:
+    question = "珀溪市建筑垃圾管理条例规定的最高罚款是多少？"
+    plan = plan_by_rules(question, locale="zh-CN")
+    assert plan.subject_entities == ["珀溪市建筑垃圾管理条例"]
+    assert plan_by_rules("我想了解深圳市控烟条例", locale="zh-CN").subject_entities == [
+        "深圳市控烟条例"]
+    assert off_topic(plan, "《珀溪市生活垃圾分类管理条例》明年起施行\n拒不改正的处200元以下罚款。")
+    # Spelt shorter than its title, it is still the same regulation.
+    assert names("江西物业条例", "《江西省物业管理条例》修订通过")
+    assert not names("珀溪市建筑垃圾管理条例", "《珀溪市生活垃圾分类管理条例》")
+
+
+def test_a_line_that_prints_another_day_than_the_asked_one_does_not_answer() -> None:
+    question = "江屿飞鱼12月5日的比分是多少？"
+    plan = plan_by_rules(question, locale="zh-CN")
+    page = _page("https://a.example/game", "江屿飞鱼比赛",
+                 "12月4日晚，江屿飞鱼以99比90战胜北原猎鹰。12月5日晚，江屿飞鱼在主场以108比97战胜南湾海狮。")
+    answer = compose_extractive(question, plan, [page]).answer
+    assert "108比97" in answer and "99比90" not in answer

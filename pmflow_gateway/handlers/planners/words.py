@@ -139,6 +139,11 @@ FILLERS = re.compile(
     r"|^(?:please |can you (?:tell me|check) )", re.IGNORECASE)
 _ZH_SUFFIX_NAME = re.compile(
     rf"[{CJK_CHARS}]{{2,4}}(?:汽车|科技|集团|银行|证券|控股|股份|电器|电子)")
+# A regulation named without 《》: "珀溪市建筑垃圾管理条例规定的最高罚款" asks of
+# 珀溪市建筑垃圾管理条例, not of any 珀溪市 rule (生活垃圾分类管理条例 is another law).
+_ZH_LAW_NAME = re.compile(
+    rf"(?<![{CJK_CHARS}《])(?:请问|想问|请|问)?([{CJK_CHARS}]{{4,24}}?"
+    r"(?:条例|管理办法|实施办法|实施细则|暂行规定|管理规定))")
 _ZH_LEAD_NAME = re.compile(
     rf"^([{CJK_CHARS}]{{2,6}}?[0-9A-Za-z]{{0,6}})"
     r"(?=(?:19|20)\d\d年|第?[一二三四1-4]季度|前三季度|上半年|全年|上季度|营收|营业收入|收入|净利润|利润|市值|分红"
@@ -213,6 +218,9 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
         found += [Span(m.start(), m.end(), m.group().rstrip(".-"))
                   for m in _LATIN_IN_ZH.finditer(text)
                   if m.group().lower().rstrip(".-") not in _NOT_NAMES]
+        found += [Span(m.start(1) + cut, m.end(), m.group(1)[cut:])
+                  for m in _ZH_LAW_NAME.finditer(text)
+                  if len(m.group(1)) - (cut := _law_start(m.group(1))) >= 6]
         for m in _ZH_SUFFIX_NAME.finditer(text):
             name = m.group()
             # "这家理想汽车" -> "理想汽车": the name starts after the last function word.
@@ -243,6 +251,18 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
     return kept
 
 
+def _law_start(name: str) -> int:
+    """Where a regulation's name starts: at the place that issued it (我想了解深圳市控烟条例),
+    else after the last function word in front of it."""
+    places = find_places(name)
+    return places[0].start if places else _after_stop(name)
+
+
+def _after_stop(name: str) -> int:
+    """Where a Chinese name starts after the last function word in front of it."""
+    return max((i + 1 for i, ch in enumerate(name[:-2]) if ch in _NAME_STOP_CHARS), default=0)
+
+
 def _places_in_regions(text: str, spans: list[Span]) -> list[Span]:
     """A name no list knows, asked with the region or country it lies in, is the place asked
     ("Fennick, Maine", "Hollis Ferry, OR", 浙江璃川): the town, not the region, whose weather
@@ -251,7 +271,8 @@ def _places_in_regions(text: str, spans: list[Span]) -> list[Span]:
     i = 0
     while i < len(spans):
         span = spans[i]
-        joined = _with_region_after(text, span) or _with_name_after(text, span, spans[i + 1:])
+        joined = (_with_region_after(text, span) or _with_name_after(text, span, spans[i + 1:])
+                  or _with_town_suffix(text, span, spans[i + 1:]))
         if joined is None:
             out.append(span)
             i += 1
@@ -287,6 +308,20 @@ def _with_name_after(text: str, span: Span, rest: list[Span]) -> Span | None:
             or any(s.start < end for s in rest) or region_before(text, start) is None):
         return None
     return Span(span.start, end, text[span.start:end], is_place=True)
+
+
+_TOWN = re.compile(f"[{CJK_CHARS}]{{1,3}}?[镇乡村](?![{CJK_CHARS}]*[镇乡村])")
+
+
+def _with_town_suffix(text: str, span: Span, rest: list[Span]) -> Span | None:
+    """石门坎镇: a known name (石门) that begins a town's longer name is not the place asked."""
+    if not span.is_place or not CJK.search(span.text) or span.text[-1] in "镇乡村":
+        return None
+    town = _TOWN.match(text, span.end)
+    if (town is None or set(town.group()) & _NAME_STOP_CHARS
+            or any(s.start < town.end() for s in rest)):
+        return None
+    return Span(span.start, town.end(), text[span.start:town.end()], is_place=True)
 
 
 MAX_NAME_WORD_CHARS = 24
