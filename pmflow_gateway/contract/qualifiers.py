@@ -438,7 +438,7 @@ def possessed_words(question: str) -> tuple[str, ...]:
     Vessaria's trade balance in October" -> "trade", "balan"); empty when it asks for
     whatever the page says ("Apple's latest news") or names a metric the metric check
     reads."""
-    if asked_metrics(question):
+    if _POSSESSED.search(question) is None or asked_metrics(question):
         return ()
     rest = question
     for pattern in (*(p for _, p in _ROLES), _WINNER, _POLE, *(p for _, p in _SPORTS),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 
-from pmflow_gateway.contract.text import CJK_CHARS
+from pmflow_gateway.contract.text import CJK_CHARS, cached_if_short
 
 # Words that make a model, an edition or a team of its own.
 _QUALIFIERS = (
@@ -51,6 +51,7 @@ _EDITION = re.compile(rf"(?<![A-Za-z0-9])(?:{_QUALIFIERS})(?![A-Za-z0-9])|{_ZH_Q
                       re.IGNORECASE)
 
 
+@cached_if_short(maxsize=1024)  # asked of the same titles and questions per candidate
 def editions(text: str) -> frozenset[str]:
     """The edition and team words a text names (pro, lite, 标准版, women)."""
     return frozenset(m.group(0).casefold() for m in _EDITION.finditer(text))

@@ -226,6 +226,8 @@ def days_printed(text: str, today: date) -> set[date]:
     """The calendar days a line prints by month and day, each in the year that puts it
     nearest `today` (a December page read in January)."""
     days: set[date] = set()
+    if not any(map(str.isdigit, text)):
+        return days  # most lines print no day: no digit, no pattern search
     for m in _PRINTED_DAY.finditer(text):
         month_text = m.group("zm") or m.group("em") or m.group("dm")
         month = int(month_text) if month_text.isdigit() else MONTHS[month_text.lower()]

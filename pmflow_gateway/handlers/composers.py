@@ -126,13 +126,14 @@ def candidates(items: list[ExternalEvidence], terms: list[tuple[str, float]], ch
                                 and not _is_title(s, item.title))]
 
 
-def _under_a_variant(c: Candidate, items: list[ExternalEvidence], asked: frozenset[str],
+def _under_a_variant(c: Candidate, items: list[ExternalEvidence], other_editions: set[int],
                      names: tuple[str, ...]) -> bool:
     """A sentence that names nothing of the asked name's family speaks of its page's
     subject: under a title about the X5 Max alone, "售价4599元" is the Max's price, not the
-    Pro's nor the standard one's (`asked`: the editions the question names)."""
+    Pro's nor the standard one's (`other_editions`: the items whose title names an edition
+    the question does not)."""
     title = items[c.n - 1].title
-    return not editions(title) <= asked and any(
+    return c.n in other_editions and any(
         only_variants(n, title) and not family_mentions(n, c.text) for n in names)
 
 
@@ -186,9 +187,11 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     # for nine months, the pole-sitter for the winner, tonight's fixture for last night's
     # score) is not the answer, however well it matches the rest of the question.
     asked_editions = editions(wanted)
+    other_editions = {n for n, item in enumerate(items, start=1)
+                      if not editions(item.title) <= asked_editions}
     found = [c for c in candidates(items, terms, chinese, asked, plan, slot)
              if other_figure(wanted, c.text) is None and clash(wanted, c.text) is None
-             and not _under_a_variant(c, items, asked_editions, wanted_names)]
+             and not _under_a_variant(c, items, other_editions, wanted_names)]
     if items and (asked_days := days_printed(question, items[0].retrieved_at.date())):
         # "12月9日对南湾海狮的比分": a line that prints another day is about another day.
         found = [c for c in found if not (printed := days_printed(
