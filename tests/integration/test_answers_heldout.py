@@ -12,7 +12,12 @@ the real stage cores and our MCP server over stdio (`python -m bench.answers --l
   headline-only pages, stale "current" facts, places, names, body dates, vague questions,
   planner classes).
 
-Sets 1 and 2 reach 0 wrong; sets 3 to 6 may not get worse than they are. Many of their
+- sets 7 and 8 (written for 2026-12-06, their pages print that week's dates): towns that share
+  a name across states and provinces, a forecast page from yesterday, a neighbour's forecast,
+  namesake companies, editions without a price, economy indicators with no page, games
+  played and not yet played, look-alike regulations.
+
+Sets 1 and 2 reach 0 wrong; sets 3 to 8 may not get worse than they are. Many of their
 "wrong" replies quote the right figure from a page whose title, listed under the sources,
 states another one (set 3: all four; set 5: seven of thirteen): the scorer reads the whole
 reply.
@@ -60,6 +65,12 @@ SETS = {
     "set6": HeldOut(DATA / "answers_heldout6.jsonl", DATA / "answer_corpus_heldout6.json", 60,
                     frozenset({"metric", "subject", "role", "sports", "stale", "vague",
                                "weather", "planner", "law"}), max_wrong=4, min_refusals=5),
+    "set7": HeldOut(DATA / "answers_heldout7.jsonl", DATA / "answer_corpus_heldout7.json", 60,
+                    frozenset({"company", "econ", "law", "office", "pointer", "product", "sports",
+                               "stock", "weather"}), max_wrong=1, min_refusals=5),
+    "set8": HeldOut(DATA / "answers_heldout8.jsonl", DATA / "answer_corpus_heldout8.json", 70,
+                    frozenset({"company", "econ", "local", "office", "opening", "population",
+                               "product", "sports", "weather"}), max_wrong=5, min_refusals=5),
 }
 
 
