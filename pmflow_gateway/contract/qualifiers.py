@@ -260,7 +260,7 @@ def _other_grade(question: str, sentence: str) -> str | None:
     return None
 
 
-_YEAR = re.compile(r"(?<![\d.])((?:19|20)\d{2})(?![\d.])|(?<![a-z])fy\s?'?(\d{2})(?!\d)"
+_YEAR = re.compile(r"(?<![\d.])((?:19|20)\d{2})(?!\d|\.\d)|(?<![a-z])fy\s?'?(\d{2})(?!\d)"
                    r"|(?<!\d)(\d{2})财年", re.IGNORECASE)
 
 

@@ -233,11 +233,15 @@ _MODIFIER = re.compile(
     r"|story|storey|star|time|way)s?(?![a-z])", re.IGNORECASE)
 
 
+_YEAR_NUMBER = re.compile(r"(?<![\d.])(?:19|20)\d{2}(?!\d|[.,]\d)")
+
+
 def _counts_something(sentence: str) -> bool:
     """A number that is not a year, a date, a time of day, an ordinal, a modifier or an
     amount of money ("save $5 a month" counts no users)."""
     rest = _MODIFIER.sub(" ", _CURRENCY.sub(" ", _without_dates_and_times(sentence)))
-    rest = re.sub(r"(?<![\d.])(?:19|20)\d{2}(?![\d.])", " ", rest)  # a year counts nothing
+    # A year counts nothing, at the end of a sentence too ("from 2004 to 2017.").
+    rest = _YEAR_NUMBER.sub(" ", rest)
     return bool(re.search(r"\d", rest) or _NUMBER_WORDS.search(rest))
 
 

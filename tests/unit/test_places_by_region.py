@@ -307,3 +307,14 @@ def test_a_line_that_prints_another_day_than_the_asked_one_does_not_answer() -> 
                  "12月4日晚，江屿飞鱼以99比90战胜北原猎鹰。12月5日晚，江屿飞鱼在主场以108比97战胜南湾海狮。")
     answer = compose_extractive(question, plan, [page]).answer
     assert "108比97" in answer and "99比90" not in answer
+
+
+def test_a_year_at_the_end_of_a_sentence_is_a_year() -> None:
+    from pmflow_gateway.contract.qualifiers import years_of
+    from pmflow_gateway.contract.slots import Slot, fills
+
+    assert years_of("Revenue rose 8% in 2025.") == {"2025"}
+    assert years_of("version 2025.1 is out") == set()
+    # "How many moons" is not answered by the years a spacecraft flew.
+    assert not fills(Slot.quantity, "Cassini studied Saturn and its moons from 2004 to 2017.")
+    assert fills(Slot.quantity, "Saturn has 146 known moons.")
