@@ -49,7 +49,7 @@ from pmflow_gateway.contract.variants import (
     is_qualifier,
 )
 from pmflow_gateway.contract.when import asked as asked_when
-from pmflow_gateway.contract.when import speaks_of
+from pmflow_gateway.contract.when import names_calendar_days, speaks_of
 from pmflow_gateway.schemas import ExternalQueryPlan, QueryKind
 
 TOPIC_COVERAGE = 0.5  # share of the question's terms a page must carry when it names nothing
@@ -432,7 +432,8 @@ def _off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
                      and _STATES_MOVE.search(text))):
         return "off-topic: quotes no price or level of the asked instrument"
     day = asked_day(plan)
-    if day not in (None, "today", "period") and not speaks_of(text, day):
+    if day not in (None, "today", "period") and not speaks_of(text, day) and not (
+            names_calendar_days(text)):  # "Monday, December 7": the composer knows the date
         return f"off-topic: says nothing about the asked day ({plan.time_range_hint})"
     if not asked_names(plan) and _coverage(plan, text) < TOPIC_COVERAGE:
         return "off-topic: shares too little with the question"
@@ -547,7 +548,7 @@ def _forecast_place(title: str) -> str | None:
     where = (found.group(1) or found.group(2) or "").strip(" ,") if found else ""
     if not where or asked_when(where) is not None:
         return None
-    if _PLACE_WRITTEN.search(where) or any(  # a country's forecast may cover the asked town
+    if _PLACE_WRITTEN.search(where) or qualified_forms(where) or any(  # a country's may not
             m.start == 0 and m.end == len(where) and any(p.kind != "country" for p in m.readings)
             for m in find_places(where, place_question=True)):
         return where

@@ -59,8 +59,9 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
         re.IGNORECASE)),
     (Slot.quantity, re.compile(
         rf"多少(?:个|人|家|名|位|辆|台|架|次|场|所|座|条|套|只|部|项|起|例|款|户|位|艘|颗)|几(?:个|人|家|名|位"
-        rf"|辆|台|次|场|所|座|条|项|起|例|款)|[{CJK_CHARS}]{{0,3}}数量|" + _EN.format(
-            r"how many|number of|count of"), re.IGNORECASE)),
+        rf"|辆|台|次|场|所|座|条|项|起|例|款)|[{CJK_CHARS}]{{0,3}}数量|人口|" + _EN.format(
+            # A population is a count of people ("48,310 residents"), not an amount.
+            r"how many|number of|count of|population|inhabitants"), re.IGNORECASE)),
     (Slot.date, re.compile(
         r"什么时候|何时|哪天|哪一天|几号|几月|哪年|哪一年|日期|上市时间|发布时间|开售时间|施行|生效|截止"
         r"|" + _EN.format(r"when|what date|which date|release date|launch date|on sale date"
@@ -89,7 +90,7 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
             r"|valuation|penalty|penalties|fined|revenue|sales|profit|income|earnings|loss|rate|rates|yield|fee|fine|salary|quote"
             r"|trading at|market cap|temperature|how (?:hot|cold|warm|high|low|tall|long|far"
             r"|heavy|big|fast|old|large|powerful)|weigh|horsepower|hp|bhp|torque|battery|capacity"
-            r"|population|output|mileage|top speed"), re.IGNORECASE)),
+            r"|output|mileage|top speed"), re.IGNORECASE)),
 )
 
 # Values in a sentence.

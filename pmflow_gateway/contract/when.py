@@ -222,6 +222,12 @@ def day_offset(day: str | None, today: date) -> int | None:
     return None
 
 
+def names_calendar_days(text: str) -> bool:
+    """Whether a text names days by the calendar (a weekday, or a month and day), which only
+    today's date can read as the asked day or not."""
+    return bool(_PRINTED_DAY.search(text)) or bool(days_spoken_of(text) & set(WEEKDAYS))
+
+
 def days_printed(text: str, today: date) -> set[date]:
     """The calendar days a line prints by month and day, each in the year that puts it
     nearest `today` (a December page read in January)."""
@@ -251,7 +257,9 @@ def offsets_spoken_of(text: str, today: date, written_days_ago: int) -> set[int]
     printed = days_printed(text, today)
     if printed:
         return {(d - today).days for d in printed}
-    spoken = days_spoken_of(text)
+    spoken = {w.day for w in find_all(text)}  # "On Saturdays" is not about Sunday
+    if "weekend" in spoken:
+        spoken |= {"sat", "sun"}
     offsets = {offset - written_days_ago for day, offset in _OFFSETS.items() if day in spoken}
     return offsets | {(WEEKDAYS.index(d) - today.weekday()) % 7 for d in spoken
                       if d in WEEKDAYS}

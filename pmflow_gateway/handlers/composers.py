@@ -217,7 +217,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         pass  # "news this week": the freshness window keeps the week, every line may answer
     elif day is not None or plan.query_kind is QueryKind.weather:
         every_line = found
-        found = _on_the_day(found, day, behind)
+        found = _on_the_day(found, day, behind, _today(items, chinese))
     if plan.query_kind is not QueryKind.weather and slot is not Slot.any:
         # Only a sentence that carries the asked kind of value answers: a headline or a
         # dateline never does.
@@ -328,8 +328,8 @@ def _only_a_place(plan: ExternalQueryPlan) -> bool:
                                for n in names)
 
 
-def _on_the_day(found: list[Candidate], day: str | None,
-                behind: dict[int, tuple[date, int]]) -> list[Candidate]:
+def _on_the_day(found: list[Candidate], day: str | None, behind: dict[int, tuple[date, int]],
+                today: date | None = None) -> list[Candidate]:
     """The lines about the asked day. A line that names no day reads as today's, so it may
     answer today (or an undated weather question); a line about another day never does. A
     page written on an earlier day (`behind`) speaks of days by its own calendar: only the
@@ -337,6 +337,10 @@ def _on_the_day(found: list[Candidate], day: str | None,
     by_date = [c for c in found if c.n in behind and _on_date(c.text, day, *behind[c.n])]
     current = [c for c in found if c.n not in behind]
     on_day = [c for c in current if day is not None and speaks_of(c.text, day)]
+    if not on_day and not by_date and day is not None and today is not None:
+        # No line says "tomorrow": one may print tomorrow's weekday or date ("Monday,
+        # December 7"). Only then is a current page read by the calendar.
+        on_day = [c for c in current if _on_date(c.text, day, today, 0)]
     if on_day or by_date or day not in (None, "today", "tonight"):
         chosen = {*on_day, *by_date}
         return [c for c in found if c in chosen]
@@ -360,6 +364,13 @@ def _on_date(text: str, day: str | None, today: date, days_behind: int) -> bool:
 _CHINA = timezone(timedelta(hours=8))
 _US_EAST = timezone(timedelta(hours=-5))
 _DAY_S = 86_400
+
+
+def _today(items: list[ExternalEvidence], chinese: bool) -> date | None:
+    """Today where the question is asked, as of when its evidence was retrieved."""
+    if not items:
+        return None
+    return max(i.retrieved_at for i in items).astimezone(_CHINA if chinese else _US_EAST).date()
 
 
 def _written_before_today(items: list[ExternalEvidence],

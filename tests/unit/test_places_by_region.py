@@ -318,3 +318,46 @@ def test_a_year_at_the_end_of_a_sentence_is_a_year() -> None:
     # "How many moons" is not answered by the years a spacecraft flew.
     assert not fills(Slot.quantity, "Cassini studied Saturn and its moons from 2004 to 2017.")
     assert fills(Slot.quantity, "Saturn has 146 known moons.")
+
+
+HARLOW = ("Harlow Falls, Maine: Today, Sunday, December 6, clear and cold with a high of 26°F. "
+          "Monday, December 7: light snow developing in the afternoon, with a high of 30°F.")
+
+
+def test_a_fresh_page_that_names_tomorrow_by_its_weekday_answers_tomorrow() -> None:
+    question = "What's tomorrow's forecast for Harlow Falls, Maine?"
+    plan = plan_by_rules(question, locale="en-US")
+    page = _page("https://a.example/me", "Harlow Falls, Maine weather", HARLOW)
+    assert off_topic(plan, f"{page.title}\n{page.snippet}") is None
+    answer = compose_extractive(question, plan, [page]).answer
+    assert "30°F" in answer and "26°F" not in answer
+    # A page that says "tomorrow" is read by that word, as before: the calendar only when
+    # no line says it.
+    worded = _page("https://a.example/me2", "Harlow Falls, Maine weather",
+                   "Tomorrow: light snow, high 31°F. Sunday, December 13: sunny, high 35°F.")
+    assert "31°F" in compose_extractive(question, plan, [worded]).answer
+
+
+def test_on_saturdays_is_not_about_sunday() -> None:
+    sunday = date(2026, 12, 6)
+    assert offsets_spoken_of("On Saturdays the library is open from 10 a.m.", sunday, 0) == {6}
+    assert offsets_spoken_of("Open every weekend", sunday, 0) == {0, 6}
+
+
+def test_a_forecast_for_a_town_written_with_its_state_in_full_is_another_towns() -> None:
+    plan = plan_by_rules("Will it rain in Ostrander Mills tomorrow?", locale="en-US")
+    page = ("Pellham Junction, Ohio weather\nMonday, December 7: rain likely. Pellham Junction "
+            "is the county seat, about 14 miles north of Ostrander Mills.")
+    assert off_topic(plan, page) is not None
+
+
+def test_a_population_is_a_count_of_people() -> None:
+    from pmflow_gateway.contract.slots import Slot, asked_slot
+
+    assert asked_slot("What's the population of Marrowby?") is Slot.quantity
+    assert asked_slot("珀溪市人口多少") is Slot.quantity
+    question = "What's the population of Marrowby?"
+    plan = plan_by_rules(question, locale="en-US")
+    census = evidence("https://a.example/census", "Marrowby, Idaho, had 48,310 residents in the "
+                      "2025 census.", title="Census: Marrowby keeps growing")
+    assert "48,310" in compose_extractive(question, plan, [census]).answer
