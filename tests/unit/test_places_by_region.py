@@ -361,3 +361,17 @@ def test_a_population_is_a_count_of_people() -> None:
     census = evidence("https://a.example/census", "Marrowby, Idaho, had 48,310 residents in the "
                       "2025 census.", title="Census: Marrowby keeps growing")
     assert "48,310" in compose_extractive(question, plan, [census]).answer
+
+
+@pytest.mark.parametrize(("follow_up", "previous", "asked"), [
+    ("And the Max?", "How much does the base Lumora X7 cost?",
+     "How much does the Lumora X7 Max cost?"),
+    ("what about the Pro?", "How much is the Pixel 11?", "How much is the Pixel 11 Pro?"),
+    ("那Ultra呢", "Galaxy S26 Pro多少钱", "Galaxy S26 Ultra多少钱"),
+    ("Pro版呢", "星弧X5标准版多少钱", "星弧X5 Pro多少钱"),
+])
+def test_an_edition_asked_after_a_question_is_that_question_about_the_edition(
+        follow_up: str, previous: str, asked: str) -> None:
+    from pmflow_gateway.handlers.planners.rules import follow_up_question
+
+    assert follow_up_question(follow_up, previous) == asked

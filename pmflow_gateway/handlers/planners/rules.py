@@ -126,6 +126,8 @@ def follow_up_question(question: str, previous: str) -> str:
     anything else is the new question about the previous question's subject, and about its
     metric when it names none ("And for the whole of 2025?" after a revenue question)."""
     previous = " ".join(previous.split())[:1000]
+    if (edition := _another_edition(question, previous)) is not None:
+        return edition
     lower = question.lower()
     asked = _time_span(question)
     was = _time_span(previous)
@@ -141,6 +143,32 @@ def follow_up_question(question: str, previous: str) -> str:
             and not asks_a_level(question) and not _STOCK_WORDS.search(question)):
         names = " ".join([names, *metric_words(previous)]).strip()
     return f"{names} {question}" if names else question
+
+
+# An edition's word written before a name ("the base Lumora X7", 标准版): the follow-up's
+# edition takes its place.
+_BASE_BEFORE = re.compile(r"(?:\b(?:base|standard|regular|basic|entry-level)\s+|标准版)$",
+                          re.IGNORECASE)
+_ZH_BASE_AFTER = re.compile(r"^(?:标准版|基础版)")
+
+
+def _another_edition(question: str, previous: str) -> str | None:
+    """"And the Max?" after "How much does the base Lumora X7 cost?" is the previous question
+    about that edition: "How much does the Lumora X7 Max cost?". None when the follow-up names
+    more than editions, or the previous question no subject to give them to."""
+    zh = is_cjk(question) or is_cjk(previous)
+    asked = find_names(question, question.lower(), zh=zh)
+    if not asked or not all(is_qualifier(s.text) for s in asked):
+        return None
+    subject = next((s for s in find_names(previous, previous.lower(), zh=zh)
+                    if not s.is_place and not is_qualifier(s.text)), None)
+    if subject is None:
+        return None
+    name = " ".join(w for w in subject.text.split() if not is_qualifier(w))
+    before = _BASE_BEFORE.sub("", previous[:subject.start])
+    after = _ZH_BASE_AFTER.sub("", previous[subject.end:])
+    sep = "" if zh and not name[-1:].isascii() else " "
+    return f"{before}{name}{sep}{' '.join(s.text for s in asked)}{after}"
 
 
 def plan_by_rules(question: str, *, needs_freshness: bool = False,
