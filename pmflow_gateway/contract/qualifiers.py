@@ -55,7 +55,9 @@ _SCHEDULE = _words(
     r"将于|将在|将迎战|迎战|即将|开赛|开球|对阵.{0,12}(?:时间|于)|赛程|比赛时间|首发名单|今晚\d|明晚|明天.{0,6}(?:对阵|迎战)",
     r"will (?:face|play|host|meet|take on|visit)|to face|to play|to host|face-?off at|kick-?off"
     r"|kicks off|tip-?off|tips off|first pitch|puck drop|travel to|preview|schedule[d]?"
-    r"|fixtures?|upcoming|starts at|begins at|gets under way at")
+    r"|fixtures?|upcoming|starts at|begins at|gets under way at"
+    r"|(?:plays?|hosts?|faces?|visits?|meets?|travels?) next|next (?:plays?|hosts?|faces?|visits?"
+    r"|meets?|travels? to|game|match|fixture)")
 _PREVIOUS = _words(
     r"上次交手|上一次交手|此前交手|上次交锋|上回合|首回合|第一回合|第一阶段|上赛季|上个赛季|上一轮交手|前一次",
     r"last met|previous meeting|previous encounter|last meeting|earlier this season|first leg"

@@ -47,14 +47,14 @@ def _tokens(name: str) -> list[str]:
     return [t.casefold() for t in _TOKEN.findall(name)]
 
 
-_EDITION = re.compile(rf"(?<![A-Za-z0-9])(?:{_QUALIFIERS})(?![A-Za-z0-9])|{_ZH_QUALIFIERS}",
+EDITION = re.compile(rf"(?<![A-Za-z0-9])(?:{_QUALIFIERS})(?![A-Za-z0-9])|{_ZH_QUALIFIERS}",
                       re.IGNORECASE)
 
 
 @cached_if_short(maxsize=1024)  # asked of the same titles and questions per candidate
 def editions(text: str) -> frozenset[str]:
     """The edition and team words a text names (pro, lite, 标准版, women)."""
-    return frozenset(m.group(0).casefold() for m in _EDITION.finditer(text))
+    return frozenset(m.group(0).casefold() for m in EDITION.finditer(text))
 
 
 def is_qualifier(token: str) -> bool:

@@ -375,3 +375,15 @@ def test_an_edition_asked_after_a_question_is_that_question_about_the_edition(
     from pmflow_gateway.handlers.planners.rules import follow_up_question
 
     assert follow_up_question(follow_up, previous) == asked
+
+
+def test_a_side_that_plays_next_states_a_schedule_not_a_result() -> None:
+    from pmflow_gateway.contract.qualifiers import clash
+    from pmflow_gateway.handlers.planners.rules import follow_up_question
+
+    asked = "How did the Dunmore Harriers Women do?"
+    assert clash(asked, "The women's side plays next on Sunday, Dec. 13, at Brackwater.")
+    assert clash(asked, "Dunmore Harriers Women drew 2-2 with Ashgrove City Women.") is None
+    # A team's side is asked in the follow-up's own words, not the previous question's.
+    assert "do?" in follow_up_question("How did the women's team do?",
+                                       "Did the Dunmore Harriers win last night?")

@@ -31,6 +31,7 @@ from pmflow_gateway.contract.qualifiers import names_only_a_role
 from pmflow_gateway.contract.relevance import RECENT, asks_a_level
 from pmflow_gateway.contract.slots import Slot, asked_slot
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk, strip_invisible
+from pmflow_gateway.contract.variants import EDITION as _EDITION_WORD
 from pmflow_gateway.contract.variants import is_qualifier
 from pmflow_gateway.contract.when import asked as asked_when
 from pmflow_gateway.contract.when import canonical_hint
@@ -157,8 +158,11 @@ def _another_edition(question: str, previous: str) -> str | None:
     about that edition: "How much does the Lumora X7 Max cost?". None when the follow-up names
     more than editions, or the previous question no subject to give them to."""
     zh = is_cjk(question) or is_cjk(previous)
-    asked = find_names(question, question.lower(), zh=zh)
-    if not asked or not all(is_qualifier(s.text) for s in asked):
+    spans = find_names(question, question.lower(), zh=zh)
+    if not all(is_qualifier(s.text) for s in spans):
+        return None
+    asked = list(dict.fromkeys(_written_edition(e) for e in _EDITION_WORD.findall(question)))
+    if not asked or _SIDE.search(question):
         return None
     subject = next((s for s in find_names(previous, previous.lower(), zh=zh)
                     if not s.is_place and not is_qualifier(s.text)), None)
@@ -168,7 +172,19 @@ def _another_edition(question: str, previous: str) -> str | None:
     before = _BASE_BEFORE.sub("", previous[:subject.start])
     after = _ZH_BASE_AFTER.sub("", previous[subject.end:])
     sep = "" if zh and not name[-1:].isascii() else " "
-    return f"{before}{name}{sep}{' '.join(s.text for s in asked)}{after}"
+    return f"{before}{name}{sep}{' '.join(asked)}{after}"
+
+
+# A team's side ("the women's team", 女篮) is asked in the follow-up's own words ("how did the
+# women's team do?"), not in the previous question's.
+_SIDE = re.compile(r"(?<![a-z])(?:women['’]?s?|ladies|reserves?)(?![a-z])"
+                   r"|女足|女篮|女排|女队|女子|青年队|预备队", re.IGNORECASE)
+
+
+def _written_edition(word: str) -> str:
+    """An edition as it follows a name: "women's" -> "Women", "pro" -> "Pro"."""
+    word = re.sub(r"['’]s$", "", word)
+    return word[:1].upper() + word[1:] if word.isascii() and word.islower() else word
 
 
 def plan_by_rules(question: str, *, needs_freshness: bool = False,
