@@ -387,3 +387,9 @@ def test_a_side_that_plays_next_states_a_schedule_not_a_result() -> None:
     # A team's side is asked in the follow-up's own words, not the previous question's.
     assert "do?" in follow_up_question("How did the women's team do?",
                                        "Did the Dunmore Harriers win last night?")
+
+
+def test_an_economy_figure_after_a_chinese_name_is_not_part_of_it() -> None:
+    plan = plan_by_rules("塔里维亚失业率是多少", locale="zh-CN")
+    assert plan.subject_entities == ["塔里维亚"]
+    assert off_topic(plan, "卡洛维亚失业率小幅回落\n卡洛维亚10月失业率为5.8%。") is not None
