@@ -192,10 +192,11 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     found = [c for c in candidates(items, terms, chinese, asked, plan, slot)
              if other_figure(wanted, c.text) is None and clash(wanted, c.text) is None
              and not _under_a_variant(c, items, other_editions, wanted_names)]
-    if items and (asked_days := days_printed(question, items[0].retrieved_at.date())):
+    today = _today(items, chinese)
+    if today is not None and (asked_days := days_printed(question, today)):
         # "12月9日对南湾海狮的比分": a line that prints another day is about another day.
-        found = [c for c in found if not (printed := days_printed(
-            c.text, items[0].retrieved_at.date())) or printed & asked_days]
+        found = [c for c in found if not (printed := days_printed(c.text, today))
+                 or printed & asked_days]
     if plan.query_kind is not QueryKind.weather and (owned := possessed_words(question)):
         # What the question asks of the name is said in the sentence: "Vessaria's trade
         # balance" is not answered by Vessaria's unemployment rate.
@@ -207,7 +208,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     behind = _written_before_today(items, chinese)
     if asks_a_schedule(wanted):
         # "When do they play next": a page from days ago may announce a game already played.
-        found = [c for c in found if c.n not in behind or not _only_past(c.text, *behind[c.n])]
+        found = [c for c in found if c.n not in behind or not _only_past(c.text, today)]
     if plan.query_kind is not QueryKind.weather:
         behind = {}
     if day == "period" and plan.query_kind is QueryKind.weather:
@@ -217,7 +218,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         pass  # "news this week": the freshness window keeps the week, every line may answer
     elif day is not None or plan.query_kind is QueryKind.weather:
         every_line = found
-        found = _on_the_day(found, day, behind, _today(items, chinese))
+        found = _on_the_day(found, day, behind, today)
     if plan.query_kind is not QueryKind.weather and slot is not Slot.any:
         # Only a sentence that carries the asked kind of value answers: a headline or a
         # dateline never does.
@@ -348,7 +349,9 @@ def _on_the_day(found: list[Candidate], day: str | None, behind: dict[int, tuple
             and (day != "tonight" or speaks_of_night(c.text))]
 
 
-def _only_past(text: str, today: date, days_behind: int) -> bool:
+def _only_past(text: str, today: date | None) -> bool:
+    if today is None:
+        return False
     printed = days_printed(text, today)
     return bool(printed) and max(printed) < today
 
