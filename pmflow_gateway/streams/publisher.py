@@ -7,7 +7,7 @@ import logging
 from collections.abc import Sequence
 
 from aiokafka import AIOKafkaProducer
-from aiokafka.errors import KafkaError
+from aiokafka.errors import KafkaError, OutOfOrderSequenceNumber
 from pydantic import BaseModel
 
 from pmflow_gateway.ports import Unpublishable
@@ -27,11 +27,13 @@ Headers = Sequence[tuple[str, bytes]]
 class EventPublisher:
     def __init__(self, bootstrap: str, *, linger_ms: int = 0) -> None:
         self._bootstrap = bootstrap
+        self._linger_ms = linger_ms
         self._producer = self._new_producer(linger_ms)
         # The broker refuses a whole batch for one record it refuses, so a record refused in
         # a shared batch is sent again alone, one at a time: only that refusal is its own.
         self._alone: AIOKafkaProducer | None = None
         self._alone_lock = asyncio.Lock()
+        self._renew_lock = asyncio.Lock()
 
     def _new_producer(self, linger_ms: int = 0) -> AIOKafkaProducer:
         return AIOKafkaProducer(
@@ -66,14 +68,31 @@ class EventPublisher:
         alone = False
         with publishing(topic, key) as trace_headers:
             all_headers = output_headers(event, trace_headers, headers)
+            stale: AIOKafkaProducer | None = None
+            renewals = 0
             while True:
                 try:
+                    if stale is not None:
+                        await self._renew(stale)
+                        stale = None
+                    producer = self._producer
                     if alone:
                         await self._send_alone(topic, value, key_bytes, all_headers)
                     else:
-                        await self._producer.send_and_wait(topic, value, key=key_bytes,
-                                                           headers=all_headers)
+                        await producer.send_and_wait(topic, value, key=key_bytes,
+                                                     headers=all_headers)
                     return
+                except OutOfOrderSequenceNumber:
+                    # A batch the broker refused for good had taken its sequence numbers, so
+                    # the broker refuses every later batch of that partition as out of order;
+                    # only a new producer (a new producer id) starts the sequence again.
+                    log.warning("publish to %s out of sequence; renewing the producer", topic)
+                    if not alone:  # the lone sender renews itself (`_send_alone`)
+                        stale = producer
+                    renewals += 1
+                    if renewals > 1:  # a new producer did not help: the broker may be unwell
+                        await asyncio.sleep(delay)
+                        delay = min(delay * 2, 5.0)
                 except KafkaError as exc:
                     if not can_succeed_later(exc):
                         if alone:
@@ -84,6 +103,20 @@ class EventPublisher:
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, 5.0)
 
+    async def _renew(self, stale: AIOKafkaProducer) -> None:
+        """Replace the shared producer `stale`, unless another send has already replaced it."""
+        async with self._renew_lock:
+            if stale is not self._producer:
+                return
+            fresh = self._new_producer(self._linger_ms)
+            try:
+                await fresh.start()
+            except BaseException:
+                await fresh.stop()
+                raise
+            self._producer = fresh
+        await stale.stop()
+
     async def _send_alone(self, topic: str, value: bytes, key: bytes | None,
                           headers: list[tuple[str, bytes]]) -> None:
         async with self._alone_lock:
@@ -91,4 +124,9 @@ class EventPublisher:
                 producer = self._new_producer()
                 await producer.start()
                 self._alone = producer
-            await self._alone.send_and_wait(topic, value, key=key, headers=headers)
+            try:
+                await self._alone.send_and_wait(topic, value, key=key, headers=headers)
+            except OutOfOrderSequenceNumber:
+                spent, self._alone = self._alone, None
+                await spent.stop()
+                raise

@@ -11,11 +11,12 @@ import orjson
 import pytest
 from aiokafka import AIOKafkaProducer
 
-from pmflow_gateway.ports import AdapterResult
+from pmflow_gateway.ports import AdapterResult, Unpublishable
 from pmflow_gateway.schemas import AnswerReady, AnswerStatus, DeadLettered, Topics
 from pmflow_gateway.schemas.contracts import AdapterAttempt, ExternalQueryPlan
 from pmflow_gateway.schemas.examples import ROUTE_DECIDED as PMFLOW_EXAMPLE
 from pmflow_gateway.streams.app import Processor
+from pmflow_gateway.streams.publisher import EventPublisher
 from tests.fakes import WEATHER
 from tests.support.kafka import collect, create_topic
 from tests.support.processors import Guarantee, running
@@ -145,3 +146,25 @@ async def test_an_unpublishable_output_ends_its_record_and_the_next_is_answered(
                   for p in {r.partition for r in plans})
         assert len(plans) == 3
         assert await _wait_committed(processor, "evidence", topics.plan_created, end) == end
+
+
+async def test_a_record_the_broker_refuses_leaves_its_partition_writable(
+        kafka_bootstrap: str, topics: Topics) -> None:
+    """The idempotent producer numbered the refused batch, so the broker would refuse every
+    later batch of that partition as out of sequence: the publisher starts a new producer."""
+    topic = topics.evidence_collected
+    await _limit_topic(kafka_bootstrap, topic, 200_000)
+    big = WEATHER.model_copy(update={"raw_metadata": {"blob": "x" * 400_000}})
+    publisher = EventPublisher(kafka_bootstrap)
+    await publisher.start()
+    try:
+        for round_ in range(2):  # the shared producer first, then the lone one's own gap
+            with pytest.raises(Unpublishable, match="TooLarge"):
+                await asyncio.wait_for(publisher.send(topic, "one-key", big), 30)
+            for i in range(2):
+                await asyncio.wait_for(publisher.send(
+                    topic, "one-key", WEATHER.model_copy(update={"title": f"{round_}-{i}"})), 30)
+    finally:
+        await publisher.stop()
+    found = await collect(kafka_bootstrap, [topic], until=lambda rs: len(rs) >= 4, timeout_s=20)
+    assert sorted(orjson.loads(r.value)["title"] for r in found) == ["0-0", "0-1", "1-0", "1-1"]
