@@ -445,9 +445,10 @@ def qualified_forms(name: str) -> tuple[str, ...]:
         after = region_after(name, len(head)) if head else None
         if after is None or after[0] != len(name) or _known(head):
             continue
-        # An abbreviation of several regions ("ME": Maine, Montenegro) stays as written.
+        # An abbreviation of several regions ("ME": Maine, Montenegro) is also each one's
+        # name: a page writes "Fennick, Maine" of the Fennick asked as "Fennick, ME".
         written = {n for p in after[1] for n in (*p.en[:1], *p.abbreviations)
-                   } if len(after[1]) == 1 else set()
+                   } if len(after[1]) == 1 else {p.en[0] for p in after[1] if p.en}
         as_written = name[len(head):].strip(" ,")
         return tuple(sorted({name, f"{head}, {as_written}", *(f"{head}, {w}" for w in written)}))
     return ()

@@ -277,11 +277,18 @@ def years_of(text: str) -> set[str]:
 _FIRST_HALF = _words(r"上半年|半年报|中期", r"first[- ]half|h1|half[- ]year|interim")
 
 
+_LAST_PERIOD = _words(r"去年|前年|上一?个?季度|上一?个?月|上一?个?财年",
+                      r"(?:last|previous|prior) (?:fiscal )?(?:year|quarter|month)"
+                      r"|a year ago")
+
+
 def period_ended(question: str, today: date) -> bool:
     """Whether the question asks for the figures of a reporting period that is over ("2025
     revenue", "first-half 2026 revenue" in December): they do not change, so an older page
     that reports them still answers. A year not yet over counts only with a quarter, a first
     half or nine months of it; a forecast ("2027 target") is never over."""
+    if _LAST_PERIOD.search(question):
+        return True  # last year, last quarter, 上个月: over by what they say
     years = years_of(question)
     if len(years) != 1:
         return False
@@ -343,6 +350,24 @@ def subject_clash(question: str, title: str) -> str | None:
         if asked and said and not asked & said:
             return (f"off-topic: about {', '.join(sorted(said))}, "
                     f"asked {', '.join(sorted(asked))}")
+    return None
+
+
+# The same period a year before: what "去年同期", "the year-ago quarter" ask, and how pages
+# write its figure ("上年同期为26.23亿元", "compared with $1.2 billion a year earlier").
+SAME_PERIOD = re.compile(
+    r"同期|(?<![a-z])(?:same (?:period|quarter|month)|year[- ]ago|a year (?:earlier|before|ago)"
+    r"|prior[- ]year|previous year)(?![a-z])", re.IGNORECASE)
+_SAME_PERIOD_CLAUSE = re.compile(r"(?<=[，,；;（(])")
+
+
+def same_period_clause(sentence: str, last_year: int | None = None) -> str | None:
+    """The clause of a sentence that gives the same period a year before ("上年同期为26.23亿元",
+    "up 6% from GBP 698 million in the third quarter of 2025": `last_year`), or None."""
+    year = re.compile(rf"(?<!\d){last_year}(?!\d)") if last_year else None
+    for clause in _SAME_PERIOD_CLAUSE.split(sentence):
+        if SAME_PERIOD.search(clause) or (year is not None and year.search(clause)):
+            return clause.strip(" ,，;；（()）")
     return None
 
 

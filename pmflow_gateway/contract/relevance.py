@@ -32,6 +32,7 @@ from pmflow_gateway.contract.places import (
     find_places,
     place_names,
     qualified_forms,
+    region_after,
     same_place,
 )
 from pmflow_gateway.contract.salience import (
@@ -300,15 +301,30 @@ NEAR_MISS_CHARS = 6  # shorter names have too many neighbours one letter away
 
 
 def _near_miss(name: str, fold: str) -> bool:
-    """A single rare word of a name, misspelt by one letter (changed, dropped, added, or two
-    swapped), where the text has the right spelling; the same first letter on both sides."""
-    word = _fold(name).strip()
-    if len(word) < NEAR_MISS_CHARS or not word.isascii() or not word.isalpha() \
-            or is_everyday_word(word):
-        return False
-    return any(token[0] == word[0] and abs(len(token) - len(word)) <= 1 and token != word
-               and one_edit_apart(token, word) and not is_everyday_word(token)
-               for token in set(_WORD_TOKEN.findall(fold)))
+    """A name with one rare word misspelt by one letter (changed, dropped, added, or two
+    swapped), where the text has the right spelling ("gulstrand pharma" for Gullstrand
+    Pharma); the same first letter on both sides."""
+    return bool(_near_misses(name, fold))
+
+
+def _near_misses(name: str, fold: str) -> list[str]:
+    """The spellings of the name one slip away that the folded text writes."""
+    words = _fold(name).split()
+    if not words or len(words) > 4 or not all(w.isascii() and w.isalpha() for w in words):
+        return []
+    tokens = set(_WORD_TOKEN.findall(fold))
+    found = []
+    for i, word in enumerate(words):
+        if len(word) < NEAR_MISS_CHARS or is_everyday_word(word):
+            continue
+        for token in tokens:
+            if (token[0] == word[0] and abs(len(token) - len(word)) <= 1 and token != word
+                    and one_edit_apart(token, word) and not is_everyday_word(token)):
+                phrase = " ".join([*words[:i], token, *words[i + 1:]])
+                if len(words) == 1 or re.search(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])",
+                                                fold):
+                    found.append(phrase)
+    return found
 
 
 def one_edit_apart(a: str, b: str) -> bool:
@@ -456,11 +472,11 @@ def _mentions(name: str, text: str, kind: QueryKind | None) -> list[tuple[int, i
     for form in name_forms(name, kind):
         pattern, exact = _form_search(form)
         spans += [m.span() for m in pattern.finditer(text if exact else bare)]
-    if not spans and _near_miss(name, _fold(text)):
-        word = _fold(name).strip()
-        spans = [m.span() for m in _WORD_TOKEN.finditer(_fold(text))
-                 if len(m.group()) == len(text[m.start():m.end()])
-                 and one_edit_apart(m.group(), word) and m.group()[0] == word[0]]
+    fold = _fold(text)
+    # (Positions in the folded text are the text's only where folding kept every letter.)
+    if not spans and len(fold) == len(text) and (misses := _near_misses(name, fold)):
+        spans = [m.span() for phrase in misses
+                 for m in re.finditer(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", fold)]
     return spans
 
 
@@ -760,7 +776,7 @@ def place_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> list[str]:
     "Paris, Texas"; 北京市朝阳区 and 辽宁省朝阳市), one qualifier per page at most."""
     place = plan.location_hint
     if not place:
-        return []
+        return _subject_regions(plan, texts)
     readings: list[str] = []
     for text in texts:
         for form in name_forms(place):
@@ -771,3 +787,34 @@ def place_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> list[str]:
             if qualified:
                 break
     return readings
+
+
+
+def asked_place(plan: ExternalQueryPlan) -> str:
+    """The place whose readings `place_readings` tells apart: the plan's place, else the
+    first asked name that no table knows (a town asked as a subject: "the parking fine in
+    ashgrove")."""
+    if plan.location_hint:
+        return plan.location_hint
+    return next((n for n in plan.subject_entities if n and not CJK.search(n)
+                 and not qualified_forms(n) and not find_places(n)), "")
+
+
+def _subject_regions(plan: ExternalQueryPlan, texts: Iterable[str]) -> list[str]:
+    """The regions the evidence places the asked name in ("Ashgrove, North Carolina" and
+    "Ashgrove, Georgia"): namesakes, when there are two or more. One region per page,
+    written after a comma."""
+    name = asked_place(plan)
+    if not name:
+        return []
+    readings: list[str] = []
+    written = re.compile(rf"(?<![\w]){re.escape(name)}(?=\s*,)", re.IGNORECASE)
+    for text in texts:
+        for match in written.finditer(text):
+            after = region_after(text, match.end())
+            if after is not None:
+                region = text[match.end():after[0]].strip(" ,")
+                if region not in readings:
+                    readings.append(region)
+                break
+    return readings if len(readings) >= 2 else []

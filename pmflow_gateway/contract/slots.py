@@ -31,6 +31,11 @@ class Slot(StrEnum):
 
 
 _EN = r"(?<![a-z])(?:{})(?![a-z])"
+# What a Chinese question counts: the noun after 多少 or 几 and a measure word ("招了多少新生",
+# "几所学校"). A unit, money or a time after them asks an amount, not a thing counted.
+_COUNTED_NOUN = (
+    rf"(?:多少|几)(?>(?:个|名|位|所|家|座|辆|台|架|次|场|条|套|只|部|项|起|例|款|户|艘|颗|人次|批)?)"
+    rf"(?![钱元度分米吨斤升倍万亿千百块岁号点月年天周日时秒角克斤亩人比])([{CJK_CHARS}]{{2}})")
 # The order matters: the first slot whose words the question uses is its slot ("how many
 # points did he score" asks a count, "what time is the kickoff" a time, not a date).
 _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
@@ -61,7 +66,8 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
         rf"多少(?:个|人|家|名|位|辆|台|架|次|场|所|座|条|套|只|部|项|起|例|款|户|位|艘|颗)|几(?:个|人|家|名|位"
         rf"|辆|台|次|场|所|座|条|项|起|例|款)|[{CJK_CHARS}]{{0,3}}数量|人口|" + _EN.format(
             # A population is a count of people ("48,310 residents"), not an amount.
-            r"how many|number of|count of|population|inhabitants"), re.IGNORECASE)),
+            r"how many|number of|count of|population|inhabitants") + "|" + _COUNTED_NOUN,
+        re.IGNORECASE)),
     (Slot.date, re.compile(
         r"什么时候|何时|哪天|哪一天|几号|几月|哪年|哪一年|日期|上市时间|发布时间|开售时间|施行|生效|截止"
         r"|" + _EN.format(r"when|what date|which date|release date|launch date|on sale date"
@@ -276,6 +282,15 @@ def proper_names(sentence: str, asked: tuple[str, ...] = ()) -> list[str]:
                 and not any(name.casefold() in a or a in name.casefold() for a in asked_folds)):
             found.append(name)
     return found
+
+
+_COUNTED = re.compile(_COUNTED_NOUN)
+
+
+def counted_noun(question: str) -> str | None:
+    """The thing a Chinese question asks the number of ("新生" in 今年招了多少新生), or None."""
+    found = _COUNTED.search(question)
+    return found.group(1) if found else None
 
 
 def slot_reason(slot: Slot) -> str:

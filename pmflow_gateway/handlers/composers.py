@@ -8,19 +8,21 @@ untrusted-text sanitiser of `contract.text`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta, timezone
 
-from pmflow_gateway.contract.dates import names_a_day
+from pmflow_gateway.contract.dates import MONTHS, names_a_day
 from pmflow_gateway.contract.judged import of_the_last
 from pmflow_gateway.contract.metrics import asked_metrics, asks_a_change, other_figure
 from pmflow_gateway.contract.places import find_places
 from pmflow_gateway.contract.qualifiers import (
+    SAME_PERIOD,
     asks_a_schedule,
     asks_who_holds,
     clash,
     mentions_topic,
     possessed_words,
+    same_period_clause,
     topic_words,
 )
 from pmflow_gateway.contract.relevance import (
@@ -39,7 +41,9 @@ from pmflow_gateway.contract.scoring import published_at
 from pmflow_gateway.contract.slots import (
     Slot,
     asked_slot,
+    counted_noun,
     fills,
+    proper_names,
     slot_reason,
     states_a_price,
     without_shares,
@@ -234,6 +238,13 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         stems = topic_words(question, wanted_names)
         if stems and slot is not Slot.amount:
             found = [c for c in found if mentions_topic(c.text, stems, need=2)]
+        if slot in _FIGURES:
+            # "Tessaly Motors reported revenue of $1.84 billion, while Grevholt has yet to
+            # report": the figure is in another name's clause, not the asked one's.
+            found = [c for c in found if not _figure_of_another(c.text, slot, plan)]
+        if chinese and (counted := counted_noun(question)) and not asked_metrics(wanted):
+            # "招了多少新生" counts new pupils: a line that never says 新生 counts something else.
+            found = [c for c in found if counted in c.text]
         if not found:
             return Draft(answer="", cited=[], note=slot_reason(slot))
         if asks_who_holds(wanted):
@@ -247,6 +258,17 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         stems = topic_words(question, wanted_names)
         if stems:
             found = [c for c in found if mentions_topic(c.text, stems)]
+    if plan.query_kind is not QueryKind.weather and SAME_PERIOD.search(question):
+        # "去年同期": only a figure said of the same period a year before answers, alone.
+        figure = asked_slot(wanted)
+        last_year = today.year - 1 if today is not None else None
+        found = [replace(c, text=clause) for c in found
+                 if (clause := same_period_clause(c.text, last_year)) and fills(figure, clause)]
+    if (plan.query_kind is not QueryKind.weather and today is not None
+            and slot not in _DATED_SLOTS and not _NAMES_A_TIME.search(wanted)):
+        # How things stand now: a figure dated months back ("94% of capacity in mid-June") is
+        # not it while a line gives a later one.
+        found = [c for c in found if not _dated_months_ago(c.text, today)] or found
     if not found:
         return Draft(answer="", cited=[])
     carrying = [c for c in found if c.hits > 0]
@@ -270,6 +292,26 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
 # an English clause that sets another figure beside the first ("…, while the Lite costs …").
 _CLAUSES = re.compile(r"(?<=[，；;])|(?=,\s+(?:while|whereas|but|compared with|against"
                       r"|versus|and (?:the|its|a|an)\b))")
+
+
+_FIGURES = (Slot.amount, Slot.quantity, Slot.share)
+
+
+def _figure_of_another(text: str, slot: Slot, plan: ExternalQueryPlan) -> bool:
+    """Whether a sentence of several clauses gives the asked kind of figure only in clauses
+    that name someone else, while the clauses that name the asked name give none."""
+    parts = [p for p in _CLAUSES.split(text) if p.strip()]
+    if len(parts) < 2:
+        return False
+    asked = tuple(asked_names(plan))
+    naming = [any(names(a, p, plan.query_kind) for a in asked) for p in parts]
+    if not any(naming):
+        return False  # "it", "the company": whose clause it is cannot be told
+    filled = [fills(slot, p, asked) for p in parts]
+    if any(f and n for f, n in zip(filled, naming, strict=True)):
+        return False
+    return any(f and not n and proper_names(p, asked)
+               for p, f, n in zip(parts, filled, naming, strict=True))
 
 
 def _asked_clauses(text: str, wanted: str, slot: Slot, names: tuple[str, ...]) -> str:
@@ -374,6 +416,44 @@ def _today(items: list[ExternalEvidence], chinese: bool) -> date | None:
     if not items:
         return None
     return max(i.retrieved_at for i in items).astimezone(_CHINA if chinese else _US_EAST).date()
+
+
+# A month a sentence dates its figure to: "in mid-June", "on June 14, 2026", "6月14日", "2025年6月".
+# A lower-case "may" is a verb, so English months are read capitalised only.
+_FULL_MONTHS = "|".join(sorted((m.capitalize() for m in MONTHS if len(m) > 3 or m == "may"),
+                               key=len, reverse=True))
+_MONTH_DATED = re.compile(
+    rf"(?<![A-Za-z])(?P<en>{_FULL_MONTHS})(?![A-Za-z])(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?"
+    r"(?:,?\s+(?P<en_year>(?:19|20)\d\d))?"
+    r"|(?:(?P<zh_year>(?:19|20)\d\d)\s*年\s*)?(?<!\d)(?P<zh>1[0-2]|0?[1-9])\s*月(?!份?以来)")
+# A figure dated this many months back or more is not how things stand now (a monthly
+# statistic is published a month or two after its month).
+_MONTHS_OLD = 3
+
+
+_DATED_SLOTS = (Slot.date, Slot.time, Slot.duration)
+# A question that names a time of its own (a year, a quarter, last month, 去年) asks about
+# that time, not about now.
+_NAMES_A_TIME = re.compile(
+    r"(?:19|20)\d\d|(?<![a-z])(?:quarter|q[1-4]|last|previous|ago|yesterday|years?|months?"
+    r"|weeks?|season|since|until|before|after|in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct"
+    r"|nov|dec)[a-z]*)(?![a-z])|季度|去年|前年|上个?|年|月|周|昨|以来|之前|之后", re.IGNORECASE)
+
+
+def _dated_months_ago(text: str, today: date) -> bool:
+    """Whether every month the sentence dates itself to is `_MONTHS_OLD` months or more before
+    today's ("in mid-June", asked in December). A month without a year is the one nearest
+    today, the past one when both are as near: "from January" is next month's."""
+    gaps = []
+    for m in _MONTH_DATED.finditer(text):
+        month = MONTHS[m.group("en").lower()] if m.group("en") else int(m.group("zh"))
+        year = m.group("en_year") or m.group("zh_year")
+        if year is None:
+            back = (today.month - month) % 12
+            gaps.append(back if back <= 6 else back - 12)
+        else:
+            gaps.append((today.year - int(year)) * 12 + today.month - month)
+    return bool(gaps) and min(gaps) >= _MONTHS_OLD
 
 
 def _written_before_today(items: list[ExternalEvidence],

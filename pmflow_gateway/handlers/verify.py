@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 
 from pmflow_gateway.contract.envelopes import elapsed_ms, header_after
-from pmflow_gateway.contract.relevance import spelt_as_asked, with_declared_aliases
+from pmflow_gateway.contract.relevance import asked_place, spelt_as_asked, with_declared_aliases
 from pmflow_gateway.contract.statuses import (
     AMBIGUOUS,
     AMBIGUOUS_SUBJECT,
@@ -105,7 +105,7 @@ def _ambiguity(event: EvidenceCollected,
     """The evidence for the reading the question asks, or none and why nobody may guess."""
     kept, readings = ambiguous_place(event.plan, event.context.question, kept)
     if readings:
-        return kept, ambiguity_reason(event.plan.location_hint or "", readings)
+        return kept, ambiguity_reason(asked_place(event.plan), readings)
     kept, subject = ambiguous_subject(event.plan, kept)
     if subject:
         return kept, subject_ambiguity_reason(*subject)

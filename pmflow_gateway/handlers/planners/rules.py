@@ -27,7 +27,7 @@ from pmflow_gateway.contract.gazetteer import (
 )
 from pmflow_gateway.contract.metrics import asked_metrics, metric_words
 from pmflow_gateway.contract.places import Place, local_language, search_name
-from pmflow_gateway.contract.qualifiers import names_only_a_role
+from pmflow_gateway.contract.qualifiers import SAME_PERIOD, names_only_a_role
 from pmflow_gateway.contract.relevance import RECENT, asks_a_level
 from pmflow_gateway.contract.slots import Slot, asked_slot
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk, strip_invisible
@@ -100,6 +100,14 @@ class RulesPlanner:
                               domains=self._domains)
 
         plan, missing = draft(route.question)
+        if route.previous_question and (
+                narrowed := in_the_region(route.question, route.previous_question)):
+            # "the one in oregon" answers "which Marlow Springs?": the last question, asked
+            # of the town in that region.
+            followed, still_missing = draft(narrowed)
+            if not still_missing:
+                return followed, PlannerInfo(
+                    mode="rules", reason=f"follow-up planned as {narrowed[:200]!r}")
         # "Pro呢" names an edition, not a subject: it is the previous subject's edition.
         only_editions = bool(plan.subject_entities) and all(
             is_qualifier(s) for s in plan.subject_entities)
@@ -143,7 +151,68 @@ def follow_up_question(question: str, previous: str) -> str:
     if (asked_slot(question) in (Slot.any, Slot.date) and not asked_metrics(question)
             and not asks_a_level(question) and not _STOCK_WORDS.search(question)):
         names = " ".join([names, *metric_words(previous)]).strip()
-    return f"{names} {question}" if names else question
+    if not names:
+        return question
+    period = _PERIOD.search(previous)
+    if (period and not asked and not _PERIOD.search(question)
+            and asked_metrics(question) - {"population"}):
+        # "and net income?" after a question about last quarter's revenue: last quarter's.
+        names = f"{names}{'' if zh else ' '}{period.group()}"
+    elif (period and SAME_PERIOD.search(question)
+          and (same := _YEAR_OF.sub("", period.group()).strip())):
+        # "那去年同期呢" after the third quarter of 2026: the third quarter, a year before.
+        names = f"{names} {same}"
+    return f"{names} {question}"
+
+
+_YEAR_OF = re.compile(r"(?:(?:in|for) )?(?:19|20)\d\d年?|fy ?'?\d{2,4}", re.IGNORECASE)
+# A reporting period (not a day): what a follow-up about another figure keeps.
+_PERIOD = re.compile(
+    r"(?<![a-z])(?:(?:last|this|previous|past|latest|most recent) (?:fiscal )?(?:quarter|year"
+    r"|half|month)|(?:the )?(?:first|second|third|fourth)[- ]quarter(?: of)?(?: (?:19|20)\d\d)?"
+    r"|q[1-4](?: ?(?:fy)?'?(?:19|20)?\d\d)?|fy ?'?(?:19|20)?\d\d|(?:in |for )?(?:19|20)\d\d)"
+    r"(?![a-z\d年])|上个?季度|上一季度|本季度|第?[一二三四]季度|前三季度|去年|前年|今年|上半年|下半年"
+    r"|(?:19|20)\d\d年(?:第?[一二三四]季度|上半年|下半年|全年)?|上个?月",
+    re.IGNORECASE)
+
+
+# What a reply to "which one?" says beside the region: "the one in oregon", "I mean Maine",
+# 俄勒冈那个, 是北卡的. Nothing else may be asked in it.
+_ONLY_POINTING = re.compile(
+    r"(?:i mean|i meant|no,?|sorry,?|the one|that one|one|in|the|of|at|please|那个|这个|的"
+    r"|是|我说的是|我是说|指的是|在|里|那边|那里|[\s,.!?，。！？])*", re.IGNORECASE)
+
+
+def in_the_region(question: str, previous: str) -> str | None:
+    """A reply naming only a region or country ("the one in oregon") after a question about a
+    town it does not place: that question about the town in that region ("marlow springs,
+    Oregon weather tomorrow?", 浙江青岚镇天气). None for anything else."""
+    zh = is_cjk(question) or is_cjk(previous)
+    spans = find_names(question, question.lower(), zh=zh)
+    mention = spans[0].mention if len(spans) == 1 else None
+    if mention is None or not mention.readings:
+        return None
+    region = spans[0]
+    if mention.readings[0].kind not in ("region", "country"):
+        return None  # (Oregon is also a town in Ohio, after the state)
+    rest = question[:region.start] + " " + question[region.end:]
+    if not _ONLY_POINTING.fullmatch(rest):
+        return None
+    town = next((s for s in find_names(previous, previous.lower(), zh=zh)
+                 if s.kind is None and not (s.mention and s.mention.readings and all(
+                     p.kind in ("region", "country") for p in s.mention.readings))), None)
+    if town is None or town.text.casefold() == region.text.casefold():
+        return None
+    if CJK.search(town.text) and town.start and CJK.search(previous[town.start - 1]):
+        return None  # a known name inside a longer one (林斯 in 马洛斯普林斯): not the town
+    place = mention.readings[0]
+    if CJK.search(town.text):
+        written = region.text if CJK.search(region.text) else (place.zh or (region.text,))[0]
+        return previous[:town.start] + written + previous[town.start:]
+    written = region.text if not CJK.search(region.text) else (place.en or (region.text,))[0]
+    if written.islower():
+        written = written.title()
+    return f"{previous[:town.end]}, {written}{previous[town.end:]}"
 
 
 # An edition's word written before a name ("the base Lumora X7", 标准版): the follow-up's
@@ -151,6 +220,9 @@ def follow_up_question(question: str, previous: str) -> str:
 _BASE_BEFORE = re.compile(r"(?:\b(?:base|standard|regular|basic|entry-level)\s+|标准版)$",
                           re.IGNORECASE)
 _ZH_BASE_AFTER = re.compile(r"^(?:标准版|基础版)")
+# The edition without an edition's name: "the regular x7?", 标准版呢.
+_BASE_WORD = re.compile(r"(?<![a-z])(?:base|standard|regular|basic|vanilla|entry-level)(?![a-z])"
+                        r"|标准版|基础版|普通版", re.IGNORECASE)
 
 
 def _another_edition(question: str, previous: str) -> str | None:
@@ -158,20 +230,22 @@ def _another_edition(question: str, previous: str) -> str | None:
     about that edition: "How much does the Lumora X7 Max cost?". None when the follow-up names
     more than editions, or the previous question no subject to give them to."""
     zh = is_cjk(question) or is_cjk(previous)
-    spans = find_names(question, question.lower(), zh=zh)
-    if not all(is_qualifier(s.text) for s in spans):
-        return None
-    asked = list(dict.fromkeys(_written_edition(e) for e in _EDITION_WORD.findall(question)))
-    if not asked or _SIDE.search(question):
-        return None
     subject = next((s for s in find_names(previous, previous.lower(), zh=zh)
                     if not s.is_place and not is_qualifier(s.text)), None)
-    if subject is None:
+    if subject is None or _SIDE.search(question):
+        return None
+    # The follow-up may repeat a word of the name ("the regular x7?" after the X7 Pro).
+    spans = find_names(question, question.lower(), zh=zh)
+    if not all(is_qualifier(s.text) or set(s.text.casefold().split())
+               <= set(subject.text.casefold().split()) for s in spans):
+        return None
+    asked = list(dict.fromkeys(_written_edition(e) for e in _EDITION_WORD.findall(question)))
+    if not asked and not _BASE_WORD.search(question):
         return None
     name = " ".join(w for w in subject.text.split() if not is_qualifier(w))
     before = _BASE_BEFORE.sub("", previous[:subject.start])
     after = _ZH_BASE_AFTER.sub("", previous[subject.end:])
-    sep = "" if zh and not name[-1:].isascii() else " "
+    sep = "" if (zh and not name[-1:].isascii()) or not asked else " "
     return f"{before}{name}{sep}{' '.join(asked)}{after}"
 
 

@@ -151,7 +151,9 @@ _ZH_LEAD_NAME = re.compile(
     r"|去年|前年|明年|下半年|本季度|上个季度|上个?月|本月"
     # An economy's figures: "塔里维亚失业率是多少" asks about 塔里维亚.
     r"|失业率|通胀|通货膨胀|CPI|GDP|国内生产总值|经济增长|基准利率|利率|汇率|物价|人口|就业|贸易"
-    r"|裁员|销量|市值|发布)")
+    r"|裁员|销量|市值|发布"
+    # A follow-up asked whole: "澜海新能源 净利润呢" (the name, a space, the new question).
+    r"|\s)")
 _NAME_STOP_CHARS = set("的是和与跟在了吗呢有什么哪这那该本家个我你他它们请帮查看")
 _LATIN_IN_ZH = re.compile(
     r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9.+&'\-]*(?: [A-Za-z0-9][A-Za-z0-9.+\-]*)*")
@@ -241,6 +243,7 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
         elif kept[-1].kind is None and span.kind is not None:
             # "GPT-5" is a longer name than the known "GPT", and still a model.
             kept[-1] = replace(kept[-1], kind=span.kind)
+    kept = _with_place_generics(text, kept)
     if weather:
         kept = _places_in_regions(text, kept)
     if zh and not kept:
@@ -268,6 +271,45 @@ def _law_start(name: str) -> int:
 def _after_stop(name: str) -> int:
     """Where a Chinese name starts after the last function word in front of it."""
     return max((i + 1 for i, ch in enumerate(name[:-2]) if ch in _NAME_STOP_CHARS), default=0)
+
+
+# The generic words English place names end in ("Marlow Springs", "Harlow Falls"). Typed in
+# lower case, the word before one may be a place of its own (Marlow) or no known word at all,
+# and the generic word an everyday one (falls) or another place (Springs): the two are one
+# name, a place no table knows. (A known place that ends in one, "kansas city", is found
+# whole by the place table first.)
+_PLACE_GENERIC = re.compile(
+    r" (?:springs|falls|heights|creek|beach|harbou?r|hills|valley|city|junction|crossing"
+    r"|ferry|bay|lake|ridge|grove|mills|landing|bluffs?|rapids|vale|village|glen|hollow"
+    r"|cove|shores|plains|pines|corners|meadows?|wells|township|county"
+    # ... and those of companies, teams and institutions ("quarnfield robotics").
+    r"|robotics|foods|motors|logistics|pharma|pharmaceuticals|therapeutics|biosciences"
+    r"|airlines|airways|holdings|group|technologies|labs|semiconductors?|electronics"
+    r"|materials|mining|chemicals|insurance|bancorp|bank|brewing|automotive|aerospace"
+    r"|marine|shipping|freight|railways?|utilities|industries|manufacturing|instruments"
+    r"|realty|properties|hotels|resorts|inc|corp|corporation|ltd|llc|plc|ventures"
+    r"|rovers|united|athletic|wanderers|rangers|hospital|university|college)(?![\w'’])",
+    re.IGNORECASE)
+
+
+def _with_place_generics(text: str, spans: list[Span]) -> list[Span]:
+    """A name and the place-name word typed after it are one name, which no table knows (a
+    weather question takes it for its place, and a region after it for its region)."""
+    out: list[Span] = []
+    i = 0
+    while i < len(spans):
+        span = spans[i]
+        generic = (None if span.kind is not None or CJK.search(span.text)
+                   else _PLACE_GENERIC.match(text, span.end))
+        i += 1
+        if generic is None:
+            out.append(span)
+            continue
+        end = generic.end()
+        out.append(Span(span.start, end, text[span.start:end]))
+        while i < len(spans) and spans[i].start < end:
+            i += 1  # the generic word, read as a name of its own
+    return out
 
 
 def _places_in_regions(text: str, spans: list[Span]) -> list[Span]:
@@ -336,7 +378,11 @@ MAX_NAME_WORD_CHARS = 24
 _LOWER_WORD = re.compile(r"(?<![\w])[a-zß-ÿā-ɏ][a-zß-ÿā-ɏ0-9'\-]{4,}(?![\w])")
 
 
-_MODEL_TAIL = re.compile(r"(?:\s+(?:\d[\w.]*|gen|generation|series|mark|mk|[a-z]{1,5}(?=\s|$)))+")
+_MODEL_TAIL = re.compile(r"(?:\s+(?:\d[\w.]*|gen|generation|series|mark|mk"
+                         r"|(?![qh][1-4](?![\w])|fy)[a-z]{1,3}\d{1,4}[a-z]{0,2}(?=[\s?!.,]|$)"
+                         r"|[a-z]{1,5}(?=\s|$)))+")
+# A model's code: letters then digits ("x7", "s24", "gt3"), not a reporting period ("q3").
+_MODEL_CODE = re.compile(r"(?![qh][1-4](?![\w])|fy)[a-z]{1,3}\d{1,4}[a-z]{0,2}")
 
 
 def _rare_words(text: str, lower: str) -> list[Span]:
@@ -357,6 +403,7 @@ def _rare_words(text: str, lower: str) -> list[Span]:
         tail = _MODEL_TAIL.match(text, end)
         if tail:
             kept = [t for t in tail.group().split() if t[0].isdigit() or t in _VARIANT_WORDS
+                    or _MODEL_CODE.fullmatch(t)
                     or t in ("gen", "generation", "series", "mark", "mk") or is_qualifier(t)]
             # Only an unbroken run of such words belongs to the name.
             run = tail.group().split()
