@@ -277,9 +277,15 @@ def years_of(text: str) -> set[str]:
 _FIRST_HALF = _words(r"上半年|半年报|中期", r"first[- ]half|h1|half[- ]year|interim")
 
 
-_LAST_PERIOD = _words(r"去年|前年|上一?个?季度|上一?个?月|上一?个?财年",
-                      r"(?:last|previous|prior) (?:fiscal )?(?:year|quarter|month)"
-                      r"|a year ago")
+_YEARS_BACK = ((_words(r"去年|上一?个?财年", r"(?:last|previous|prior) (?:fiscal )?year"), 1),
+               (_words(r"前年", r"the year before last"), 2))
+
+
+def year_asked(question: str, today: date) -> int | None:
+    """The year a question names by its distance from today ("去年", "last year"), or None."""
+    return next((today.year - back for pattern, back in _YEARS_BACK
+                 if pattern.search(question)), None)
+
 
 
 def period_ended(question: str, today: date) -> bool:
@@ -287,8 +293,6 @@ def period_ended(question: str, today: date) -> bool:
     revenue", "first-half 2026 revenue" in December): they do not change, so an older page
     that reports them still answers. A year not yet over counts only with a quarter, a first
     half or nine months of it; a forecast ("2027 target") is never over."""
-    if _LAST_PERIOD.search(question):
-        return True  # last year, last quarter, 上个月: over by what they say
     years = years_of(question)
     if len(years) != 1:
         return False

@@ -60,6 +60,8 @@ _QUOTE = re.compile(
     r"(?:(?:closed|closes|trades|traded|trading|opened|priced|quoted|stands?|stood|settled)"
     r"\s+(?:at|near|around)|(?:rose|fell|gained|lost|climbed|slipped|dropped|jumped|eased"
     r"|firmed|weakened|strengthened)(?:\s+\d+(?:\.\d+)?\s*%)?\s+to|收报|收于|报价?|价格为|[价率]为"
+    # An exchange rate: "set the reference rate at 14.82 crowns per dollar", "兑换2.35南屿币".
+    r"|(?<![a-z])(?:rate|fixing)\s+(?:at|of|was|is|stood at)|兑换?|可兑换?"
     r"|现价|最新价|成交价|price\s*[:：])\s*[$¥€£]?\s*"
     # A level is never counted in millions or 亿: "revenue rose 8% to $1.38 billion" quotes none.
     r"(\d+(?:,\d{3})*(?:\.\d+)?)(?![.,]?\d|\s*(?:billion|million|trillion|bn|mn|亿))",

@@ -63,7 +63,7 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
             r"|runtime|run time"),
         re.IGNORECASE)),
     (Slot.quantity, re.compile(
-        rf"多少(?:个|人|家|名|位|辆|台|架|次|场|所|座|条|套|只|部|项|起|例|款|户|位|艘|颗)|几(?:个|人|家|名|位"
+        rf"多少(?:个|人|家|名|位|辆|台|架|次|场|所|座|条|套|只|部|项|起|例|款|户|位|艘|颗|席|票)|几(?:个|人|家|名|位|席"
         rf"|辆|台|次|场|所|座|条|项|起|例|款)|[{CJK_CHARS}]{{0,3}}数量|人口|" + _EN.format(
             # A population is a count of people ("48,310 residents"), not an amount.
             r"how many|number of|count of|population|inhabitants") + "|" + _COUNTED_NOUN,

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from pmflow_gateway.contract.agreement import disagreement
 from pmflow_gateway.contract.judged import Judged
-from pmflow_gateway.contract.qualifiers import clash, period_ended
+from pmflow_gateway.contract.qualifiers import clash, period_ended, year_asked
 from pmflow_gateway.contract.relevance import (
     names_a_year,
     off_topic,
@@ -312,12 +312,16 @@ def freshness_problem(plan: ExternalQueryPlan, item: ExternalEvidence) -> str | 
     """
     if not plan.freshness_required or item.freshness_score >= FRESH_ENOUGH:
         return None
+    asked = f"{plan.topic} {plan.time_range_hint or ''}"
     if (not _undated(item) and plan.query_kind is not QueryKind.weather
-            and period_ended(f"{plan.topic} {plan.time_range_hint or ''}",
-                             item.retrieved_at.date())):
+            and period_ended(asked, item.retrieved_at.date())):
         # The figures of a period that is over do not change with time; "over" as of when
         # the item was retrieved, the moment its freshness score was taken.
         return None
+    if (not _undated(item) and plan.query_kind is not QueryKind.weather
+            and (year := year_asked(asked, item.retrieved_at.date())) is not None
+            and str(year) in evidence_text(item)):
+        return None  # "last year's revenue" from a page that names that year
     if _undated(item):
         if timeless(plan) and not names_a_year(evidence_text(item)):
             return None

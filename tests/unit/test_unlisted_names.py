@@ -7,11 +7,12 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from pmflow_gateway.contract.relevance import names, place_readings
+from pmflow_gateway.contract.relevance import names, place_readings, quotes_a_level
 from pmflow_gateway.contract.slots import Slot, asked_slot, counted_noun
-from pmflow_gateway.contract.verify import ambiguous_place
+from pmflow_gateway.contract.verify import ambiguous_place, freshness_problem
 from pmflow_gateway.handlers.composers import _dated_months_ago, compose_extractive
 from pmflow_gateway.handlers.planners.rules import (
+    RulesPlanner,
     follow_up_question,
     in_the_region,
     plan_by_rules,
@@ -19,6 +20,7 @@ from pmflow_gateway.handlers.planners.rules import (
 from pmflow_gateway.handlers.planners.words import find_names
 from pmflow_gateway.schemas import ExternalEvidence
 from tests.fakes import evidence
+from tests.support.builders import route
 
 # ---------------------------------------------------------------- names typed in lower case
 
@@ -194,3 +196,46 @@ def test_the_same_period_a_year_before_is_quoted_alone() -> None:
 def test_a_month_without_a_year_is_the_nearest_one(line: str, old: bool) -> None:
     assert _dated_months_ago(line, date(2026, 12, 6)) is old
     assert counted_noun("柳州男篮昨天几比几") is None
+
+
+@pytest.mark.parametrize(("question", "found"), [
+    ("is the harbury whaling museum open tomorrow", ["harbury whaling museum"]),
+    ("er wait at the st. brenna regional hospital", ["st. brenna regional hospital"]),
+    ("who runs the museum", []),  # "the museum" alone names none
+])
+def test_everyday_words_before_an_institutions_word_are_its_name(question: str,
+                                                                  found: list[str]) -> None:
+    assert [s.text for s in find_names(question, question.lower(), zh=False)] == found
+
+
+@pytest.mark.parametrize("line", [
+    "The central bank set the reference rate at 14.82 Tarvish crowns per US dollar.",
+    "12月4日，1元人民币兑换3.417南屿币。",
+])
+def test_an_exchange_rate_is_a_quoted_level(line: str) -> None:
+    assert quotes_a_level(line)
+
+
+async def test_a_short_question_that_names_nothing_goes_on_from_the_thread() -> None:
+    plan, _ = await RulesPlanner().plan(route("能坐几公里？",
+                                              previous_question="霁川地铁现在起步价多少"))
+    assert plan.subject_entities == ["霁川地铁"]
+    # A question that names its own subject is its own, in a thread too.
+    alone, _ = await RulesPlanner().plan(route("how tall is the Brenholt tower",
+                                               previous_question="Orvik Lines revenue"))
+    assert "Orvik" not in alone.topic
+
+
+def test_last_years_figures_may_come_from_a_page_written_long_ago_that_names_the_year() -> None:
+    plan = plan_by_rules("Pellgrave Robotics revenue for last year", locale="en-US",
+                         needs_freshness=True)
+    now = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
+
+    def old_page(snippet: str) -> ExternalEvidence:
+        published = (now - timedelta(days=280)).isoformat()
+        return evidence("https://a.example/fy", snippet, title="Results").model_copy(update={
+            "retrieved_at": now, "freshness_score": 0.2,
+            "raw_metadata": {"published_at": published}})
+
+    assert freshness_problem(plan, old_page("Full-year 2025 revenue was $2.3 billion.")) is None
+    assert freshness_problem(plan, old_page("Full-year 2024 revenue was $2.1 billion."))

@@ -113,8 +113,10 @@ class RulesPlanner:
             is_qualifier(s) for s in plan.subject_entities)
         # "And for 2025?", "那上半年呢": a question that names nothing and goes on from the
         # last one is about the last one's subject.
+        # So does a short one that names nothing in a thread ("能坐几公里？", "谁得分最多").
         goes_on = (not plan.subject_entities and not plan.location_hint
-                   and _GOES_ON.match(route.question) is not None)
+                   and (_GOES_ON.match(route.question) is not None
+                        or _is_short(route.question)))
         if (missing or only_editions or goes_on) and route.previous_question:
             merged = follow_up_question(route.question, route.previous_question)
             followed, still_missing = draft(merged)
@@ -122,6 +124,11 @@ class RulesPlanner:
                 return followed, PlannerInfo(
                     mode="rules", reason=f"follow-up planned as {merged[:200]!r}")
         return plan, PlannerInfo(mode="rules", reason=missing)
+
+
+def _is_short(question: str) -> bool:
+    return (len(CJK.findall(question)) <= 10 and len(question.split()) <= 2) or (
+        not CJK.search(question) and len(question.split()) <= 6)
 
 
 _GOES_ON = re.compile(r"\s*(?:and|what about|how about|same for|also|那|还有|那么|再|同样)",

@@ -148,6 +148,7 @@ _ZH_LEAD_NAME = re.compile(
     rf"^([{CJK_CHARS}]{{2,6}}?[0-9A-Za-z]{{0,6}})"
     r"(?=(?:19|20)\d\d年|第?[一二三四1-4]季度|前三季度|上半年|全年|上季度|营收|营业收入|收入|净利润|利润|市值|分红"
     r"|的|最近|最新|今天|今日|今儿|今晚|明天|明日|明儿|后天|后儿|大后天|未来|这周|本周|下周|周末|现在|天气|股价|财报|总部|融资|今年"
+    r"|昨天|昨晚|昨日|前天"
     r"|去年|前年|明年|下半年|本季度|上个季度|上个?月|本月"
     # An economy's figures: "塔里维亚失业率是多少" asks about 塔里维亚.
     r"|失业率|通胀|通货膨胀|CPI|GDP|国内生产总值|经济增长|基准利率|利率|汇率|物价|人口|就业|贸易"
@@ -234,6 +235,8 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
                 found.append(Span(m.start() + cut, m.end(), name[cut:], QueryKind.company))
     else:
         found += _capitalised_phrases(text) + _rare_words(text, lower) + _tickers(text, lower)
+        found += [Span(m.start(1), m.end(1), text[m.start(1):m.end(1)])
+                  for m in _INSTITUTION.finditer(lower)]
     found = [_with_alias(text, _with_team_word(text, span)) for span in found]
     kept: list[Span] = []
     # Sorted by start, longest first: a span can only overlap the last one kept.
@@ -290,6 +293,14 @@ _PLACE_GENERIC = re.compile(
     r"|realty|properties|hotels|resorts|inc|corp|corporation|ltd|llc|plc|ventures"
     r"|rovers|united|athletic|wanderers|rangers|hospital|university|college)(?![\w'’])",
     re.IGNORECASE)
+
+
+# "the vessel point maritime museum": in lower case, everyday words before an institution's
+# word, after "the", are its name.
+_INSTITUTION = re.compile(
+    r"(?<![a-z])the\s+((?:(?!the\s|of\s|in\s|at\s|and\s)[a-z][a-z'’.-]*\s+){1,4}"
+    r"(?:museum|hospital|library|university|college|airport|stadium|arena|reservoir|zoo"
+    r"|gallery|theatre|theater|cathedral|aquarium|observatory|conservatory))(?![a-z])")
 
 
 def _with_place_generics(text: str, spans: list[Span]) -> list[Span]:
