@@ -432,8 +432,11 @@ def _off_topic(plan: ExternalQueryPlan, text: str) -> str | None:
     if subjects and (not named if compare else len(named) < len(subjects)):
         missing = [s for s in subjects if s not in named]
         return f"off-topic: does not mention the asked subject {', '.join(missing)[:60]}"
-    if variant := next((s for s in named if only_a_variant(s, text, kind)), None):
-        return f"off-topic: names {variant[:40]} only as part of a longer name"
+    variants = [s for s in named if only_a_variant(s, text, kind)]
+    # A comparison's page may be about one of its names only: "Korvo X9 Pro review" is about
+    # the asked X9 Pro, though it names the asked X9 only as part of the longer name.
+    if variants and (not compare or len(variants) == len(named)):
+        return f"off-topic: names {variants[0][:40]} only as part of a longer name"
     if why := _not_salient(plan, text):
         return why
     if why := _kind_clash(plan, text):

@@ -35,7 +35,9 @@ _EN = r"(?<![a-z])(?:{})(?![a-z])"
 # "几所学校"). A unit, money or a time after them asks an amount, not a thing counted.
 _COUNTED_NOUN = (
     rf"(?:多少|几)(?>(?:个|名|位|所|家|座|辆|台|架|次|场|条|套|只|部|项|起|例|款|户|艘|颗|人次|批)?)"
-    rf"(?![钱元度分米吨斤升倍万亿千百块岁号点月年天周日时秒角克斤亩人比])([{CJK_CHARS}]{{2}})")
+    rf"(?![钱元度分米吨斤升倍万亿千百块岁号点月年天周日时秒角克斤亩人比一二两三四五六七八九十])"
+    # Money is an amount, however it is named: 多少转会费, 多少租金, 多少税.
+    rf"(?![{CJK_CHARS}]{{0,3}}[费价钱款金资税租薪额率])([{CJK_CHARS}]{{2}})")
 # The order matters: the first slot whose words the question uses is its slot ("how many
 # points did he score" asks a count, "what time is the kickoff" a time, not a date).
 _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (

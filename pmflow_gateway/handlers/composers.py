@@ -33,6 +33,7 @@ from pmflow_gateway.contract.relevance import (
     name_forms,
     names,
     names_something_else,
+    only_a_variant,
     place_of,
     quotes_a_level,
 )
@@ -535,7 +536,8 @@ def _compare_lines(plan: ExternalQueryPlan, items: list[ExternalEvidence], chine
     for subject in plan.subject_entities:
         terms = [(subject.lower(), 3.0), *grounded_terms(plan)]
         naming = [c for c in candidates(items, terms, chinese, asked)
-                  if names(subject, c.text, plan.query_kind)]
+                  if names(subject, c.text, plan.query_kind)
+                  and not only_a_variant(subject, c.text, plan.query_kind)]
         if naming:
             best = _best(naming)
             lines.append(with_marker(f"{subject}：{best.text}" if chinese
@@ -544,6 +546,8 @@ def _compare_lines(plan: ExternalQueryPlan, items: list[ExternalEvidence], chine
         else:
             lines.append(f"{subject}：来源中未找到相关信息" if chinese
                          else f"{subject}: not found in the sources")
+    if not cited:
+        return Draft(answer="", cited=[])  # no subject found: nothing to compare
     return Draft(answer="\n".join(lines), cited=sorted(set(cited)))
 
 

@@ -239,3 +239,20 @@ def test_last_years_figures_may_come_from_a_page_written_long_ago_that_names_the
 
     assert freshness_problem(plan, old_page("Full-year 2025 revenue was $2.3 billion.")) is None
     assert freshness_problem(plan, old_page("Full-year 2024 revenue was $2.1 billion."))
+
+
+def test_a_comparisons_page_may_be_about_one_of_its_editions() -> None:
+    question = "which has the bigger battery, tarvo z9 or z9 pro?"
+    plan = plan_by_rules(question, locale="en-US")
+    assert plan.subject_entities == ["tarvo z9", "z9 pro"]
+    pro = _page("https://a.example/pro", "Tarvo Z9 Pro review",
+                "The Tarvo Z9 Pro has a 5,500 mAh battery.")
+    answer = compose_extractive(question, plan, [pro]).answer
+    # The Pro's battery is the Pro's line, never the Z9's.
+    assert "z9 pro: The Tarvo Z9 Pro has a 5,500 mAh battery" in answer
+    assert "tarvo z9: not found" in answer
+
+
+def test_money_and_numerals_after_duoshao_are_no_count() -> None:
+    assert counted_noun("签下他花了多少转会费") is None
+    assert counted_noun("白条猪批发价现在多少一公斤") is None

@@ -392,6 +392,9 @@ _LOWER_WORD = re.compile(r"(?<![\w])[a-zß-ÿā-ɏ][a-zß-ÿā-ɏ0-9'\-]{4,}(?![
 _MODEL_TAIL = re.compile(r"(?:\s+(?:\d[\w.]*|gen|generation|series|mark|mk"
                          r"|(?![qh][1-4](?![\w])|fy)[a-z]{1,3}\d{1,4}[a-z]{0,2}(?=[\s?!.,]|$)"
                          r"|[a-z]{1,5}(?=\s|$)))+")
+_LONE_MODEL_CODE = re.compile(
+    r"(?<![\w.-])(?![qh][1-4](?![\w])|fy)[a-z]{1,3}\d{1,4}[a-z]{0,2}(?![\w.-])"
+    r"(?:\s+(?:pro|max|plus|ultra|mini|lite|se|air|neo|fe)(?![\w]))*")
 # A model's code: letters then digits ("x7", "s24", "gt3"), not a reporting period ("q3").
 _MODEL_CODE = re.compile(r"(?![qh][1-4](?![\w])|fy)[a-z]{1,3}\d{1,4}[a-z]{0,2}")
 
@@ -422,6 +425,9 @@ def _rare_words(text: str, lower: str) -> list[Span]:
             if n:
                 end = text.index(run[n - 1], end) + len(run[n - 1])
         spans.append(Span(match.start(), end, text[match.start():end]))
+    # A model's code stands for its model ("korvo x9 or x9 pro"), with the edition after it.
+    for match in _LONE_MODEL_CODE.finditer(lower):
+        spans.append(Span(match.start(), match.end(), text[match.start():match.end()]))
     return spans
 
 
