@@ -16,14 +16,18 @@ the real stage cores and our MCP server over stdio (`python -m bench.answers --l
   a name across states and provinces, a forecast page from yesterday, a neighbour's forecast,
   namesake companies, editions without a price, economy indicators with no page, games
   played and not yet played, look-alike regulations.
+- sets 10 and 11 (written for 2026-12-06): questions typed in lower case about towns,
+  companies, museums and reservoirs no list knows, namesakes in two regions in any question,
+  follow-ups that answer "which one?" or ask another figure of the same period, exchange
+  rates, counts, figures dated months back, comparisons of editions, opinion pieces.
 
-Sets 1 and 2 reach 0 wrong; sets 3 to 8 may not get worse than they are. One of set 8's six
-is an answer it did not give before: "What is the population of Harlow Falls?" is answered
-from the only page found ("Harlow Falls, Oregon, had 12,640 residents"), where its label asks
-which Harlow Falls; before, a population stated as a count of residents was no answer. Many of their
-"wrong" replies quote the right figure from a page whose title, listed under the sources,
-states another one (set 3: all four; set 5: seven of thirteen): the scorer reads the whole
-reply.
+Sets 1, 2 and 10 reach 0 wrong; sets 3 to 8 and 11 may not get worse than they are. One of set
+8's six is an answer it did not give before: "What is the population of Harlow Falls?" is
+answered from the only page found ("Harlow Falls, Oregon, had 12,640 residents"), where its
+label asks which Harlow Falls; before, a population stated as a count of residents was no
+answer. Many of their "wrong" replies quote the right figure from a page whose title, listed
+under the sources, states another one (set 3: all four; set 5: seven of thirteen): the scorer
+reads the whole reply.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ class HeldOut:
     kinds: frozenset[str]
     max_wrong: int = 0
     min_refusals: int = 10
+    min_clarify: int = 3
 
 
 BASE_KINDS = {"weather", "news", "company", "stock", "market", "fx", "crypto", "model",
@@ -74,6 +79,14 @@ SETS = {
     "set8": HeldOut(DATA / "answers_heldout8.jsonl", DATA / "answer_corpus_heldout8.json", 70,
                     frozenset({"company", "econ", "local", "office", "opening", "population",
                                "product", "sports", "weather"}), max_wrong=6, min_refusals=5),
+    "set10": HeldOut(DATA / "answers_heldout10.jsonl", DATA / "answer_corpus_heldout10.json", 65,
+                     frozenset({"company", "election", "exchange", "hospital", "local", "museum",
+                                "product", "reservoir", "school", "transit", "weather"}),
+                     max_wrong=0, min_refusals=5),
+    "set11": HeldOut(DATA / "answers_heldout11.jsonl", DATA / "answer_corpus_heldout11.json", 69,
+                     frozenset({"ambiguous", "comparison", "company", "council", "fixture",
+                                "followup", "product", "speculation", "stale", "transfer",
+                                "weather"}), max_wrong=3, min_refusals=5, min_clarify=2),
 }
 
 
@@ -90,7 +103,7 @@ def test_the_held_out_set_is_broad_and_every_label_is_checkable(name: str) -> No
     assert held.kinds <= {row["kind"].split("_")[0] for row in labels}
     assert sum("answered" not in r["statuses"] and r["statuses"] != ["clarify"]
                for r in labels) >= held.min_refusals
-    assert sum(r["statuses"] == ["clarify"] for r in labels) >= 3
+    assert sum(r["statuses"] == ["clarify"] for r in labels) >= held.min_clarify
     pages = json.loads(held.corpus.read_text("utf-8"))["pages"]
     assert all(p["url"].split("/")[2].endswith((".example", ".test")) for p in pages)
     world = _norm(" ".join(p["title"] + " " + p["body"] for p in pages))
