@@ -60,9 +60,9 @@ from pmflow_gateway.contract.place_table import (
 )
 from pmflow_gateway.contract.text import CJK
 
-__all__ = ["Place", "PlaceMention", "ambiguous", "find_places", "local_language",
-           "names_in_other_language", "place_names", "qualified_forms", "readings",
-           "region_after", "region_before", "same_place", "search_name"]
+__all__ = ["Place", "PlaceMention", "ambiguous", "find_places", "is_lower_case_state",
+           "local_language", "names_in_other_language", "place_names", "qualified_forms",
+           "readings", "region_after", "region_before", "same_place", "search_name"]
 
 MAX_TEXT_CHARS = 2000  # a question, or the part of a page looked at per call
 MAX_PAGE_CHARS = 20_000
@@ -400,10 +400,23 @@ def region_after(text: str, end: int) -> tuple[int, tuple[Place, ...]] | None:
     if token is None:
         return None
     word = token.group().replace(".", "")
-    if not (comma or (word.isupper() and 2 <= len(word) <= 3)):
+    if not (comma or (word.isupper() and 2 <= len(word) <= 3) or word in _LOWER_CASE_STATES):
         return None
     regions = _regions([table().place(row) for row, _ in entries(_abbreviation(word.upper()))])
     return (token.end(), regions) if regions else None
+
+
+# US states' codes typed in lower case ("millbrook vt") that are no English word or common
+# abbreviation (not "me", "or", "in", "hi", "ok", "co", "la", "pa", ...).
+_LOWER_CASE_STATES = frozenset({
+    "ak", "az", "ar", "ca", "ct", "fl", "ia", "il", "ks", "ky", "md", "mi", "mn", "ms", "nc",
+    "nd", "nh", "nj", "nm", "nv", "ny", "ri", "sc", "sd", "tn", "tx", "ut", "va", "vt", "wa",
+    "wi", "wv", "wy"})
+
+
+def is_lower_case_state(word: str) -> bool:
+    """Whether a lower-case word is a US state's code a question may type ("vt", "tx")."""
+    return word in _LOWER_CASE_STATES
 
 
 def region_before(text: str, start: int) -> tuple[int, tuple[Place, ...]] | None:

@@ -445,8 +445,19 @@ def topic_words(question: str, names: tuple[str, ...] = ()) -> tuple[str, ...]:
             continue  # a name: the question contract checks it
         word = word.casefold().removesuffix("'s").strip("'-")
         if len(word) >= 3 and word not in _FUNCTION_WORDS and word not in named:
-            stems.append(word[:5])
+            stems.append(_stem(word)[:5])
     return tuple(dict.fromkeys(stems))
+
+
+_SUFFIX = re.compile(r"(?:ing|ed|es|s)$")
+_DOUBLED = re.compile(r"([bdfgklmnprtz])\1$")
+
+
+def _stem(word: str) -> str:
+    """A word without its ending ("cutting" -> "cut", "closed" -> "clos", "jobs" -> "job"),
+    never shorter than three letters."""
+    bare = _DOUBLED.sub(r"\1", _SUFFIX.sub("", word))
+    return bare if len(bare) >= 3 else word
 
 
 # What a question asks of a name ("Vessaria's trade balance"): the words after the
@@ -492,6 +503,7 @@ def mentions_topic(sentence: str, stems: tuple[str, ...], need: int = 1) -> bool
     """Whether words of the sentence start with `need` of the stems (at most all of them); a
     word of four letters or more that the stem starts with counts too ("test" for "testi")."""
     words = {w.casefold() for w in _ENGLISH_WORD.findall(sentence)}
+    words |= {_stem(w) for w in words}
     found = sum(1 for stem in stems if any(
         w.startswith(stem) or (len(w) >= 4 and stem.startswith(w)) for w in words))
     return found >= min(need, len(stems))

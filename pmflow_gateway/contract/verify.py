@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from pmflow_gateway.contract.agreement import disagreement
 from pmflow_gateway.contract.judged import Judged
+from pmflow_gateway.contract.places import is_lower_case_state
 from pmflow_gateway.contract.qualifiers import clash, period_ended, year_asked
 from pmflow_gateway.contract.relevance import (
     names_a_year,
@@ -192,7 +193,8 @@ def _written_in(reading: str, question: str) -> bool:
     capitals ("Fennick, ME", not "me")."""
     if CJK.search(reading):
         return reading in question
-    flags = 0 if reading.isupper() and len(reading) <= 3 else re.IGNORECASE
+    flags = (0 if reading.isupper() and len(reading) <= 3
+             and not is_lower_case_state(reading.lower()) else re.IGNORECASE)
     return re.search(rf"(?<![A-Za-z]){re.escape(reading)}(?![A-Za-z])", question, flags) is not None
 
 

@@ -111,7 +111,7 @@ def test_holder_questions_and_fiscal_years() -> None:
 
 def test_the_value_must_be_about_what_the_question_asks_of_it() -> None:
     stems = topic_words("who scored for Dalby Rovers against Kinsale", ("Dalby Rovers",))
-    assert stems == ("score",)
+    assert stems == ("scor",)  # "scored", "scores" and "score" alike
     assert mentions_topic("Ana Ruiz scored twice for Dalby Rovers.", stems)
     assert not mentions_topic("Dalby Rovers beat Kinsale 2-0.", stems)
     # Two of the question's topic words, when it has two: a sentence about the company is not

@@ -7,7 +7,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from pmflow_gateway.contract.relevance import names, place_readings, quotes_a_level
+from pmflow_gateway.contract.qualifiers import mentions_topic, topic_words
+from pmflow_gateway.contract.relevance import names, off_topic, place_readings, quotes_a_level
 from pmflow_gateway.contract.slots import Slot, asked_slot, counted_noun
 from pmflow_gateway.contract.verify import ambiguous_place, freshness_problem
 from pmflow_gateway.handlers.composers import _dated_months_ago, compose_extractive
@@ -256,3 +257,32 @@ def test_a_comparisons_page_may_be_about_one_of_its_editions() -> None:
 def test_money_and_numerals_after_duoshao_are_no_count() -> None:
     assert counted_noun("签下他花了多少转会费") is None
     assert counted_noun("白条猪批发价现在多少一公斤") is None
+
+
+async def test_a_question_that_goes_on_from_nothing_asks_which_one() -> None:
+    plan, info = await RulesPlanner().plan(route("what about last year?"))
+    assert plan.answer_contract.value == "clarify" and info.reason
+
+
+def test_topic_words_match_whatever_their_ending() -> None:
+    stems = topic_words("how many jobs is pellgrave freight cutting", ("pellgrave freight",))
+    assert mentions_topic("Pellgrave Freight will cut 1,150 jobs.", stems, need=2)
+    assert not mentions_topic("Pellgrave Freight opened two hubs.", stems, need=2)
+
+
+def test_a_state_typed_in_lower_case_chooses_the_town() -> None:
+    question = "how much snow will wendlow vt get tomorrow"
+    plan = plan_by_rules(question, locale="en-US")
+    pages = [_page("https://a.example/vt", "Wendlow, VT forecast", "Monday: snow, 4 inches."),
+             _page("https://b.example/ks", "Wendlow, KS forecast", "Monday: dry and windy.")]
+    assert plan.location_hint == "wendlow vt"
+    assert [off_topic(plan, f"{p.title}\n{p.snippet}") is None for p in pages] == [True, False]
+    # A town the table knows, with the state's code typed after it: that state's page.
+    question = "how much snow will millbrook vt get tomorrow"
+    known = plan_by_rules(question, locale="en-US")
+    pages = [_page("https://a.example/vt", "Millbrook, VT forecast", "Monday: snow, 4 inches."),
+             _page("https://b.example/wa", "Millbrook, WA forecast", "Monday: fine, 33°C.")]
+    chosen, readings = ambiguous_place(known, question, pages)
+    assert [p.target_url for p in chosen] == ["https://a.example/vt"] and readings == []
+    # "or" is a word, never Oregon's code: nothing is chosen by it.
+    assert ambiguous_place(known, "will it snow in millbrook or not", pages)[1] == ["VT", "WA"]

@@ -123,6 +123,12 @@ class RulesPlanner:
             if not still_missing:
                 return followed, PlannerInfo(
                     mode="rules", reason=f"follow-up planned as {merged[:200]!r}")
+        if (not missing and not route.previous_question and not plan.subject_entities
+                and not plan.location_hint and _GOES_ON.match(route.question)):
+            # "what about last year?" with no question before it: about what?
+            missing = "the question goes on from an earlier question that is not there"
+            plan = plan.model_copy(update={"answer_contract": AnswerContract.clarify,
+                                           "search_queries": []})
         return plan, PlannerInfo(mode="rules", reason=missing)
 
 

@@ -291,7 +291,7 @@ _PLACE_GENERIC = re.compile(
     r"|materials|mining|chemicals|insurance|bancorp|bank|brewing|automotive|aerospace"
     r"|marine|shipping|freight|railways?|utilities|industries|manufacturing|instruments"
     r"|realty|properties|hotels|resorts|inc|corp|corporation|ltd|llc|plc|ventures"
-    r"|rovers|united|athletic|wanderers|rangers|hospital|university|college)(?![\w'’])",
+    r"|rovers|united|athletic|wanderers|rangers)(?![\w'’])",
     re.IGNORECASE)
 
 
