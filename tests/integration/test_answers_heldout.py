@@ -86,7 +86,7 @@ SETS = {
     "set11": HeldOut(DATA / "answers_heldout11.jsonl", DATA / "answer_corpus_heldout11.json", 69,
                      frozenset({"ambiguous", "comparison", "company", "council", "fixture",
                                 "followup", "product", "speculation", "stale", "transfer",
-                                "weather"}), max_wrong=3, min_refusals=5, min_clarify=2),
+                                "weather"}), max_wrong=2, min_refusals=5, min_clarify=2),
 }
 
 
