@@ -201,7 +201,8 @@ def test_a_month_without_a_year_is_the_nearest_one(line: str, old: bool) -> None
 
 @pytest.mark.parametrize(("question", "found"), [
     ("is the harbury whaling museum open tomorrow", ["harbury whaling museum"]),
-    ("er wait at the st. brenna regional hospital", ["st. brenna regional hospital"]),
+    ("er wait at the st. brenna regional hospital", ["brenna regional hospital"]),
+    ("the name of the comet orvel observatory found", ["orvel observatory"]),
     ("who runs the museum", []),  # "the museum" alone names none
 ])
 def test_everyday_words_before_an_institutions_word_are_its_name(question: str,
@@ -286,3 +287,9 @@ def test_a_state_typed_in_lower_case_chooses_the_town() -> None:
     assert [p.target_url for p in chosen] == ["https://a.example/vt"] and readings == []
     # "or" is a word, never Oregon's code: nothing is chosen by it.
     assert ambiguous_place(known, "will it snow in millbrook or not", pages)[1] == ["VT", "WA"]
+
+
+def test_a_lower_case_word_after_a_capitalised_name_is_not_part_of_it() -> None:
+    question = "How much is an adult single on the Kelsby ferry to Orran Island?"
+    assert [s.text for s in find_names(question, question.lower(), zh=False)] == [
+        "Kelsby", "Orran Island"]

@@ -235,8 +235,7 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
                 found.append(Span(m.start() + cut, m.end(), name[cut:], QueryKind.company))
     else:
         found += _capitalised_phrases(text) + _rare_words(text, lower) + _tickers(text, lower)
-        found += [Span(m.start(1), m.end(1), text[m.start(1):m.end(1)])
-                  for m in _INSTITUTION.finditer(lower)]
+        found += [_institution(text, m) for m in _INSTITUTION.finditer(lower)]
     found = [_with_alias(text, _with_team_word(text, span)) for span in found]
     kept: list[Span] = []
     # Sorted by start, longest first: a span can only overlap the last one kept.
@@ -303,6 +302,18 @@ _INSTITUTION = re.compile(
     r"|gallery|theatre|theater|cathedral|aquarium|observatory|conservatory))(?![a-z])")
 
 
+def _institution(text: str, match: re.Match[str]) -> Span:
+    """The institution's name: without the everyday words before a rare one ("the comet
+    halvard observatory" is the Halvard Observatory's comet)."""
+    start = match.start(1)
+    words = list(re.finditer(r"\S+", text[start:match.end(1)]))
+    rare = next((w for w in words[:-1] if not is_everyday_word(w.group().lower().rstrip("."))),
+                None)
+    if rare is not None:
+        start += rare.start()
+    return Span(start, match.end(1), text[start:match.end(1)])
+
+
 def _with_place_generics(text: str, spans: list[Span]) -> list[Span]:
     """A name and the place-name word typed after it are one name, which no table knows (a
     weather question takes it for its place, and a region after it for its region)."""
@@ -312,6 +323,8 @@ def _with_place_generics(text: str, spans: list[Span]) -> list[Span]:
         span = spans[i]
         generic = (None if span.kind is not None or CJK.search(span.text)
                    else _PLACE_GENERIC.match(text, span.end))
+        if generic and not span.text.islower() and generic.group().islower():
+            generic = None  # "the Kelsby ferry": a capitalised name would write "Ferry"
         i += 1
         if generic is None:
             out.append(span)
