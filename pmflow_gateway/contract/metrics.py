@@ -100,7 +100,7 @@ PERIODS: dict[str, re.Pattern[str]] = {
 _ASKS_A_CHANGE = re.compile(
     r"增长|增速|增幅|涨幅|跌幅|下降|下滑|占比|比例|百分|利润率|毛利率|失业|通胀|通货膨胀|物价|利率|cpi"
     r"|(?<![a-z])(?:growth|grow|grew|rise|rose|fall|fell|change|margin|share|percent"
-    r"|percentage|rate|up|down|increase|decrease|inflation|unemploy\w*|jobless)(?![a-z])|%",
+    r"|percentage|rates?|up|down|increase|decrease|inflation|unemploy\w*|jobless)(?![a-z])|%",
     re.IGNORECASE)
 
 

@@ -71,8 +71,9 @@ _ASKS_SCHEDULE = _words(
     r"|next (?:game|match|fixture)|schedule|fixture")
 
 _WINNER = _words(r"夺冠|冠军|获胜|赢得|折桂|第一名|称雄|登顶|击败|战胜|捧起|捧得|加冕|问鼎"
-                 r"|胜出|力克|夺得",
+                 r"|胜出|力克|夺得|当选|胜选",
                  r"won|wins|winner|victory|victorious|triumph(?:ed|s)?|beat|beats|defeated"
+                 r"|elected|re-elected"
                  r"|took the (?:chequered|checkered) flag|first place|champions?|clinched"
                  r"|claimed the title|lifted the (?:trophy|cup)")
 _POLE = _words(r"杆位|排位赛|排位|头名发车|首发位置", r"pole|pole position|pole-sitter|qualifying"
@@ -127,6 +128,14 @@ _GENDER = (
     ("women", _words(r"女子|女篮|女排|女足|女队|女单|女双|女将|女性", r"women|women's|womens|ladies"
                      r"|female|girls")),
     ("men", _words(r"男子|男篮|男排|男足|男队|男单|男双", r"men's|mens|male|boys")),
+)
+# Which supply an outage cuts: a power cut is not answered by a water one.
+_UTILITIES = (
+    ("power", _words(r"停电|断电|供电|电力|限电", r"power cuts?|power outages?|blackouts?"
+                     r"|electricity|power supply|power will|without power")),
+    ("water", _words(r"停水|供水|自来水|断水|水压", r"water supply|water outages?|water mains?"
+                     r"|boil[- ]water|without water|water will|water to be")),
+    ("gas", _words(r"停气|供气|燃气|天然气|断气", r"gas supply|gas outages?|without gas")),
 )
 # The reporting period a figure covers; the nine months are read before a quarter, so 前三季度
 # is not the third quarter.
@@ -213,6 +222,7 @@ DIMENSIONS: tuple[Dimension, ...] = (
               applies=_asks_a_holder),
     Dimension("sport", _SPORTS),
     Dimension("team", _GENDER),
+    Dimension("utility", _UTILITIES),
     Dimension("period", _PERIOD),
     Dimension("quarter", _QUARTER),
     Dimension("modality", (("forecast", _FORECAST), ("actual", _ACTUAL)),
@@ -248,7 +258,24 @@ def clash(question: str, sentence: str) -> str | None:
         if not said and asked & dimension.required:
             return f"{dimension.name}: does not state {', '.join(sorted(asked))}"
     return (_other_grade(question, sentence) or _other_year(question, sentence)
-            or _other_month(question, sentence))
+            or _other_month(question, sentence) or _other_version(question, sentence))
+
+
+# A numbered release, where the text says it is one: "13.0正式版", "version 4.2", "v2.1".
+_VERSION = re.compile(r"(?<![A-Za-z0-9.])(?:v|version\s*|版本\s*)(\d+(?:\.\d+)+)(?![\d.])"
+                      r"|(?<![A-Za-z0-9.])(\d+(?:\.\d+)+)\s*(?:正式版|测试版|版本|版|beta|release)",
+                      re.IGNORECASE)
+
+
+def _other_version(question: str, sentence: str) -> str | None:
+    """13.0 is not 12.6: a release the question numbers must be the sentence's."""
+    asked = {a or b for a, b in _VERSION.findall(question)}
+    if not asked:
+        return None
+    said = {a or b for a, b in _VERSION.findall(sentence)}
+    if said and not asked & said:
+        return f"version: says {', '.join(sorted(said))}, asked {', '.join(sorted(asked))}"
+    return None
 
 
 def _other_grade(question: str, sentence: str) -> str | None:
@@ -377,8 +404,14 @@ def same_period_clause(sentence: str, last_year: int | None = None) -> str | Non
 
 def asks_a_schedule(question: str) -> bool:
     """Whether the question asks when something comes ("when do the Comets play next",
-    "下一场什么时候"): a day already past does not answer it."""
-    return bool(_ASKS_SCHEDULE.search(question))
+    "下一场什么时候", "strike dates", 停电安排, "when does it come into force"): a day
+    already past does not answer it."""
+    return bool(_ASKS_SCHEDULE.search(question) or _ASKS_UPCOMING.search(question))
+
+
+# "When is it?" may ask the day of something past (when a law took effect); these ask what
+# is still to come.
+_ASKS_UPCOMING = _words(r"安排|时间表", r"dates|upcoming|coming up")
 
 
 def asks_who_holds(question: str) -> bool:

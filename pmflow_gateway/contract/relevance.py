@@ -738,6 +738,30 @@ def names_something_else(plan: ExternalQueryPlan, sentence: str) -> bool:
                if key not in asked_forms)
 
 
+def about_another(plan: ExternalQueryPlan, sentence: str) -> bool:
+    """A sentence that names the asked name only to set another beside it: 澜岫科技的竞争对手
+    岑川智能公布…, 与瑞砾股份无关联的瑞砾控股…, "Halvora's rival Grevholt reported…",
+    "Grevholt, unrelated to Halvora, …": what it states is the other's."""
+    return any(_beside(form).search(sentence) for form in _asked_forms(plan))
+
+
+_RELATIONS = (r"(?:竞争对手|对手|同行|友商|子公司|母公司|控股股东|合作伙伴|合作方|供应商|客户)",
+              r"(?:rivals?|competitors?|peers?|parent(?: company)?|subsidiary|suppliers?"
+              r"|customers?|partners?)")
+
+
+@functools.lru_cache(maxsize=1024)
+def _beside(form: str) -> re.Pattern[str]:
+    name = re.escape(form)
+    if CJK.search(form):
+        return re.compile(rf"{name}的{_RELATIONS[0]}"
+                          rf"|与{name}(?:并|毫)?(?:无关联?|没有关联|无关系|不是同一)")
+    return re.compile(
+        rf"(?<![\w]){name}(?:'s|’s)\s+{_RELATIONS[1]}\b"
+        rf"|(?:unrelated to|no relation to|not to be confused with|(?:rivals?|competitors?) "
+        rf"(?:of|to))\s+(?:the\s+)?{name}(?![\w])", re.IGNORECASE)
+
+
 @of_the_last
 def _asked_forms(plan: ExternalQueryPlan) -> frozenset[str]:
     """Every form of every asked name, casefolded."""
@@ -783,7 +807,8 @@ def place_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> list[str]:
     if not place:
         return _subject_regions(plan, texts)
     readings: list[str] = []
-    for text in texts:
+    pages = list(texts)
+    for text in pages:
         for form in name_forms(place):
             qualified = _qualified(form).search(text)
             if qualified and qualified.group(1) not in readings:
@@ -791,6 +816,8 @@ def place_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> list[str]:
                 break
             if qualified:
                 break
+    if len(readings) < 2 and not CJK.search(place) and place_of(place) is None:
+        return _regions_of(place, pages) or readings
     return readings
 
 
@@ -806,20 +833,71 @@ def asked_place(plan: ExternalQueryPlan) -> str:
 
 
 def _subject_regions(plan: ExternalQueryPlan, texts: Iterable[str]) -> list[str]:
-    """The regions the evidence places the asked name in ("Ashgrove, North Carolina" and
-    "Ashgrove, Georgia"): namesakes, when there are two or more. One region per page,
-    written after a comma."""
-    name = asked_place(plan)
+    return _regions_of(asked_place(plan), texts)
+
+
+def _regions_of(name: str, texts: Iterable[str]) -> list[str]:
+    """The regions the evidence places a name no table knows in ("Ashgrove, North Carolina"
+    and "Ashgrove, Georgia", "Wendlecombe in Northumberland" and "the Somerset town"):
+    namesakes, when there are two or more. One region per page."""
     if not name:
         return []
     readings: list[str] = []
     written = re.compile(rf"(?<![\w]){re.escape(name)}(?=\s*,)", re.IGNORECASE)
-    for text in texts:
-        for match in written.finditer(text):
-            after = region_after(text, match.end())
-            if after is not None:
-                region = text[match.end():after[0]].strip(" ,")
-                if region not in readings:
-                    readings.append(region)
-                break
+    pages = list(texts)
+    in_words: list[str] = []
+    for text in pages:
+        region = next((text[m.end():after[0]].strip(" ,") for m in written.finditer(text)
+                       if (after := region_after(text, m.end())) is not None), None)
+        if region is None and (worded := _region_in_words(name, text)):
+            in_words.append(worded)
+        elif region and region not in readings:
+            readings.append(region)
+    # A region said in words counts where no page names it beside another reading: "Kelby
+    # in Cumbria" and "Kelby, England" are one place said two ways.
+    for region in dict.fromkeys(in_words):
+        if region not in readings and not any(
+                _names_region(region, t) and _names_region(other, t)
+                for t in pages for other in [*readings, *in_words] if other != region):
+            readings.append(region)
     return readings if len(readings) >= 2 else []
+
+
+# What a page says a place no table knows is in: "Wendlecombe in Northumberland", "Stellingford
+# High Street in Kent", "the Somerset town". Never a month, a day, or an institution's word
+# ("Kelby Rovers in League Two", "in March").
+_NOT_A_REGION = frozenset({
+    "league", "cup", "division", "conference", "round", "final", "court", "council",
+    "parliament", "congress", "senate", "street", "road", "square", "park", "hall", "centre",
+    "center", "stadium", "arena", "group", "series", "championship", "trophy", "week",
+    "quarter", "year", "the", "its", "his", "her", "their", "our", "this", "that", "act", "bill",
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "spring", "summer", "autumn", "winter", "english",
+    "chinese", "french", "german", "spanish"})
+_REGION_WORD = r"(?-i:[A-Z][a-z]+(?:[ -][A-Z][a-z]+)?)"
+_KIND_OF_PLACE = r"(?:town|village|city|borough|parish|suburb|county|district|hamlet)"
+
+
+@functools.lru_cache(maxsize=1024)
+def _in_region(name: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"(?<![\w]){re.escape(name)}(?:\s+(?-i:[A-Z][a-z]+)){{0,2}},?\s+in\s+({_REGION_WORD})"
+        rf"|(?<![\w])(?-i:[Tt]he)\s+({_REGION_WORD})\s+{_KIND_OF_PLACE}(?:'s|’s)?(?![\w])",
+        re.IGNORECASE)
+
+
+def _region_in_words(name: str, text: str) -> str | None:
+    """The region a page puts an unlisted place in, in words rather than after a comma."""
+    if name.casefold() not in text.casefold():
+        return None
+    for match in _in_region(name).finditer(text):
+        region = match.group(1) or match.group(2)
+        words = region.casefold().replace("-", " ").split()
+        if region.casefold() != name.casefold() and not set(words) & _NOT_A_REGION:
+            return region
+    return None
+
+
+def _names_region(region: str, text: str) -> bool:
+    return re.search(rf"(?<![\w]){re.escape(region)}(?![\w])", text) is not None

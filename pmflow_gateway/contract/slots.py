@@ -286,6 +286,25 @@ def proper_names(sentence: str, asked: tuple[str, ...] = ()) -> list[str]:
     return found
 
 
+# A person, as English news writes one: a title before a name, a name elected, appointed or
+# quoted, or a name someone elected or appointed. "The Liberal Democrats have won" names a
+# party, not a person.
+_PERSON = re.compile(
+    r"(?<![A-Za-z])(?:Mr|Mrs|Ms|Miss|Dr|Prof|Sir|Dame|Cllr|Councillor)\.?\s+[A-Z]"
+    r"|[A-Z][a-z]+(?:\s+[A-Z][a-z'’-]+)+,?\s+(?:was|were|has been|had been|is|has|had)\s+"
+    r"(?:been\s+)?(?:elected|re-elected|appointed|named|chosen|voted|sworn|crowned|confirmed"
+    r"|promoted|hired|selected)"
+    r"|(?:elected|appointed|named|chose|hired|promoted|picked|selected)\s+(?:[a-z]+\s+){0,2}"
+    r"[A-Z][a-z]+\s+[A-Z][a-z'’-]+"
+    r"|[A-Z][a-z]+\s+[A-Z][a-z'’-]+,?\s+(?:said|says|told|who|aged?\s+\d)")
+
+
+def names_a_person(sentence: str) -> bool:
+    """Whether an English sentence names a person as one (see `_PERSON`); a Chinese one by
+    its name's context (董事长张三, 由李四接任)."""
+    return bool(_PERSON.search(sentence) or _ZH_NAME_CONTEXT.search(sentence))
+
+
 _COUNTED = re.compile(_COUNTED_NOUN)
 
 

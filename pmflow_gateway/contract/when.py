@@ -249,17 +249,43 @@ def days_printed(text: str, today: date) -> set[date]:
     return days
 
 
-def offsets_spoken_of(text: str, today: date, written_days_ago: int) -> set[int]:
+def offsets_spoken_of(text: str, today: date, written_days_ago: int, *,
+                      past: bool = False) -> set[int]:
     """The days a line of a page written `written_days_ago` days before `today` speaks of,
     as days after today. By the days it prints when it prints any: "Tomorrow (Sun, Dec 6)"
-    on yesterday's page is today. Else by its words for days, which count from the day the
-    page was written: its "明天" is today."""
+    on yesterday's page is today, and "from Friday 4 December until Monday 7 December" every
+    day between. Else by its words for days, which count from the day the page was written:
+    its "明天" is today. A weekday is the next one, and with `past` (a line that reports what
+    happened) also the last one: "beat Lindow Forge 3-1 on Saturday", said on Sunday."""
     printed = days_printed(text, today)
     if printed:
+        first, last = min(printed), max(printed)
+        if len(printed) >= 2 and (last - first).days <= MAX_RANGE_DAYS and _RANGE.search(text):
+            return set(range((first - today).days, (last - today).days + 1))
         return {(d - today).days for d in printed}
     spoken = {w.day for w in find_all(text)}  # "On Saturdays" is not about Sunday
     if "weekend" in spoken:
         spoken |= {"sat", "sun"}
     offsets = {offset - written_days_ago for day, offset in _OFFSETS.items() if day in spoken}
-    return offsets | {(WEEKDAYS.index(d) - today.weekday()) % 7 for d in spoken
-                      if d in WEEKDAYS}
+    offsets |= {(WEEKDAYS.index(d) - today.weekday()) % 7 for d in spoken if d in WEEKDAYS}
+    if past:
+        written = today.weekday() - written_days_ago
+        offsets |= {-written_days_ago - (written - WEEKDAYS.index(d)) % 7 for d in spoken
+                    if d in WEEKDAYS}
+    return offsets
+
+
+# Two printed days joined as a span: "from 4 December until 7 December", 12月4日至12月7日.
+_RANGE = re.compile(r"(?<![A-Za-z])(?:until|till|to|through|thru)(?![A-Za-z])|[至到~～–—-]",
+                    re.IGNORECASE)
+MAX_RANGE_DAYS = 31
+
+
+def day_offsets(day: str | None, today: date) -> set[int] | None:
+    """The days after `today` the asked day covers: one day, or this weekend's two (the
+    coming one, or the one under way); None for a period."""
+    if day == "weekend":
+        weekday = today.weekday()
+        return {-1, 0} if weekday == 6 else {5 - weekday, 6 - weekday}
+    offset = day_offset(day, today)
+    return None if offset is None else {offset}

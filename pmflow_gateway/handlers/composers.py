@@ -26,6 +26,7 @@ from pmflow_gateway.contract.qualifiers import (
     topic_words,
 )
 from pmflow_gateway.contract.relevance import (
+    about_another,
     asked_day,
     asked_names,
     asks_a_level,
@@ -37,13 +38,14 @@ from pmflow_gateway.contract.relevance import (
     place_of,
     quotes_a_level,
 )
-from pmflow_gateway.contract.salience import is_weather_line
+from pmflow_gateway.contract.salience import is_weather_line, reads_temperature
 from pmflow_gateway.contract.scoring import published_at
 from pmflow_gateway.contract.slots import (
     Slot,
     asked_slot,
     counted_noun,
     fills,
+    names_a_person,
     proper_names,
     slot_reason,
     states_a_price,
@@ -57,7 +59,7 @@ from pmflow_gateway.contract.text import (
 )
 from pmflow_gateway.contract.variants import editions, family_mentions, only_variants
 from pmflow_gateway.contract.when import (
-    day_offset,
+    day_offsets,
     days_printed,
     names_another_day,
     offsets_spoken_of,
@@ -72,6 +74,11 @@ MIN_CONTENT_CHARS = 6
 
 
 # ---------------------------------------------------------------- extractive
+
+
+# A period named only as the page's own: "for the quarter", 该季度, 报告期内.
+_THE_PERIOD = re.compile(r"(?<![A-Za-z])(?:the|this|that) (?:quarter|period|half)(?![A-Za-z])"
+                         r"|该季度|本季度|当季|报告期", re.IGNORECASE)
 
 
 def grounded_terms(plan: ExternalQueryPlan) -> list[tuple[str, float]]:
@@ -126,7 +133,8 @@ def candidates(items: list[ExternalEvidence], terms: list[tuple[str, float]], ch
                       hits=term_hits(s, terms))
             for n, item in enumerate(items, start=1)
             for i, s in enumerate(clean_sentences(item.snippet, asked=asked))
-            if plan is None or ((others_answer or not names_something_else(plan, s))
+            if plan is None or ((others_answer or not (names_something_else(plan, s)
+                                                        or about_another(plan, s)))
                                 and _says_more(plan, s) and fits_the_question(plan, s)
                                 and not _is_title(s, item.title))]
 
@@ -173,7 +181,10 @@ def with_marker(sentence: str, n: int) -> str:
 
 def compose_extractive(question: str, plan: ExternalQueryPlan,
                        items: list[ExternalEvidence]) -> Draft:
-    """Evidence sentences that carry the plan's fields, each ending with its `[n]`.
+    """Evidence sentences that carry the plan's fields, each ending with its `[n]`. A
+    sentence that speaks of "the quarter" is read with its page's title, which says which:
+    "Net profit for the quarter was $61 million" under "... reports third-quarter 2026
+    results" is the third quarter's.
 
     A day asked (明天, tomorrow) keeps only the lines about that day; a period (未来5天) keeps
     every dated line of a page together. `direct_fact`: the one best sentence, one with a
@@ -196,6 +207,8 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
                       if not editions(item.title) <= asked_editions}
     found = [c for c in candidates(items, terms, chinese, asked, plan, slot)
              if other_figure(wanted, c.text) is None and clash(wanted, c.text) is None
+             and not (_THE_PERIOD.search(c.text)
+                      and clash(wanted, f"{c.text} {items[c.n - 1].title}"))
              and not _under_a_variant(c, items, other_editions, wanted_names)]
     today = _today(items, chinese)
     if today is not None and (asked_days := days_printed(question, today)):
@@ -213,7 +226,8 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     behind = _written_before_today(items, chinese)
     if asks_a_schedule(wanted):
         # "When do they play next": a page from days ago may announce a game already played.
-        found = [c for c in found if c.n not in behind or not _only_past(c.text, today)]
+        found = [c for c in found if c.n not in behind
+                 or not _only_past(c.text, today, behind[c.n][1])]
     if plan.query_kind is not QueryKind.weather:
         behind = {}
     if day == "period" and plan.query_kind is QueryKind.weather:
@@ -238,7 +252,11 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         # about it ("who scored" is not answered by "Wales beat Hungary 2-0").
         stems = topic_words(question, wanted_names)
         if stems and slot is not Slot.amount:
-            found = [c for c in found if mentions_topic(c.text, stems, need=2)]
+            # A page's title says what its lines speak of: under "Lib Dems take Quarrendale
+            # in Wexmoor by-election", "Ottilie Brannoch was elected" is the by-election's.
+            found = [c for c in found if mentions_topic(
+                f"{c.text} {items[c.n - 1].title}" if names_a_person(c.text) else c.text,
+                stems, need=2)]
         if slot in _FIGURES:
             # "Tessaly Motors reported revenue of $1.84 billion, while Grevholt has yet to
             # report": the figure is in another name's clause, not the asked one's.
@@ -270,14 +288,21 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         # How things stand now: a figure dated months back ("94% of capacity in mid-June") is
         # not it while a line gives a later one.
         found = [c for c in found if not _dated_months_ago(c.text, today)] or found
+    if today is not None and not _NAMES_A_TIME.search(wanted):
+        # Now is not the season a line is limited to: "夏季（5月至10月）每日6:30至19:00开放"
+        # asked in December.
+        found = [c for c in found if not _out_of_season(c.text, today)] or found
     if not found:
         return Draft(answer="", cited=[])
-    carrying = [c for c in found if c.hits > 0]
-    if (plan.answer_contract is AnswerContract.direct_fact or not carrying or day is not None
-            or slot is not Slot.any):
+    # A line that names the person a "who" question asks for answers it, whatever words of
+    # the question it repeats: "Ismay Carrow was elected with 1,204 votes."
+    carrying = [c for c in found if c.hits > 0
+                or (slot is Slot.person and is_cjk(c.text) == chinese and names_a_person(c.text))]
+    if (plan.answer_contract is AnswerContract.direct_fact or not carrying
+            or day not in (None, "period") or slot is not Slot.any):
         freshness = ({c.n: items[c.n - 1].freshness_score for c in carrying}
                      if plan.freshness_required and slot is not Slot.any else {})
-        best = _answering(carrying, plan, freshness) if carrying else min(
+        best = _answering(carrying, plan, freshness, slot) if carrying else min(
             found, key=lambda c: (c.n, c.position))
         if plan.query_kind is QueryKind.weather and day not in (None, "period"):
             # "Lancaster: tomorrow cloudy. High 36°F, low 25°F." is one day in two sentences.
@@ -286,7 +311,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
                          cited=[best.n])
         text = _asked_clauses(best.text, wanted, slot, wanted_names)
         return Draft(answer=with_marker(text, best.n), cited=[best.n])
-    return _summary_lines(carrying)
+    return _summary_lines(carrying, topic_words(question, wanted_names))
 
 
 # Where a sentence may be cut into clauses: after a Chinese comma or a semicolon, and before
@@ -392,17 +417,32 @@ def _on_the_day(found: list[Candidate], day: str | None, behind: dict[int, tuple
             and (day != "tonight" or speaks_of_night(c.text))]
 
 
-def _only_past(text: str, today: date | None) -> bool:
-    if today is None:
-        return False
-    printed = days_printed(text, today)
+_SINCE = re.compile(r"自\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号]起"
+                    r"|(?<![A-Za-z])(?:since|starting|effective|as of|from)\s+(?:\w+\s+)?\d",
+                    re.IGNORECASE)
+
+
+def _only_past(text: str, today: date | None, days_behind: int = 0) -> bool:
+    """Whether every day a line prints is past; the days are read by the calendar of the day
+    its page was written (an April notice's "4月18日" is last April's, not next)."""
+    if today is None or _SINCE.search(text):
+        return False  # "自12月1日起", "from 1 December": a state that began, not a past event
+    printed = days_printed(text, today - timedelta(days=days_behind))
     return bool(printed) and max(printed) < today
 
 
 def _on_date(text: str, day: str | None, today: date, days_behind: int) -> bool:
-    offset = day_offset(day, today)
-    return (offset is not None and offset in offsets_spoken_of(text, today, days_behind)
+    offsets = day_offsets(day, today)
+    if not offsets:
+        return False
+    past = min(offsets) < 0 and not _FUTURE.search(text)
+    return (bool(offsets & offsets_spoken_of(text, today, days_behind, past=past))
             and (day != "tonight" or speaks_of_night(text)))
+
+
+# A line about what is still to come: its bare weekday is the next one, never the last.
+_FUTURE = re.compile(r"(?<![A-Za-z])(?:will|shall|is due|are due|next|upcoming|scheduled"
+                     r"|expected to|set to|plans? to)(?![A-Za-z])|将|即将|预计|计划", re.IGNORECASE)
 
 
 # Where "today" is for the asker, to read the days a page prints: China's for a question in
@@ -441,6 +481,25 @@ _NAMES_A_TIME = re.compile(
     r"|nov|dec)[a-z]*)(?![a-z])|季度|去年|前年|上个?|年|月|周|昨|以来|之前|之后", re.IGNORECASE)
 
 
+# A span of months a line holds for: 5月至10月, "from May to October" (never two days:
+# "4月18日至19日", "December 4 until December 7").
+_MONTH_SPAN = re.compile(
+    r"(?<!\d)(?P<a>1[0-2]|0?[1-9])\s*月份?\s*(?:至|到|-|–|~|～)\s*(?P<b>1[0-2]|0?[1-9])\s*月份?"
+    r"(?!\s*\d)"
+    rf"|(?<![A-Za-z])(?P<ea>{_FULL_MONTHS})\s*(?:to|until|through|till|-|–)\s*"
+    rf"(?P<eb>{_FULL_MONTHS})(?![A-Za-z])(?!\s*\d)")
+
+
+def _out_of_season(text: str, today: date) -> bool:
+    """Whether a line holds only for spans of months that leave today's month out."""
+    spans = []
+    for m in _MONTH_SPAN.finditer(text):
+        first = int(m.group("a")) if m.group("a") else MONTHS[m.group("ea").lower()]
+        last = int(m.group("b")) if m.group("b") else MONTHS[m.group("eb").lower()]
+        spans.append({(first - 1 + i) % 12 + 1 for i in range((last - first) % 12 + 1)})
+    return bool(spans) and all(today.month not in months for months in spans)
+
+
 def _dated_months_ago(text: str, today: date) -> bool:
     """Whether every month the sentence dates itself to is `_MONTHS_OLD` months or more before
     today's ("in mid-June", asked in December). A month without a year is the one nearest
@@ -476,19 +535,31 @@ def _written_before_today(items: list[ExternalEvidence],
 
 
 def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
-               freshness: dict[int, float] | None = None) -> Candidate:
+               freshness: dict[int, float] | None = None,
+               slot: Slot = Slot.any) -> Candidate:
     """The evidence is already about the asked names, so the sentence that carries the rest of
     the question (CEO, 销量, 总部) answers it; the names only break ties. With `freshness`
     (item -> score), of equally good sentences in the question's language the newest page's
-    answers: a value that changes (the next venue, the current price) is the latest page's."""
+    answers: a value that changes (the next venue, the current price) is the latest page's.
+    Of a page's lines, one that gives what was asked in full comes first: "who" is answered
+    by a line that names a person, a day's weather by a line with its temperature."""
     asked = {f.casefold() for name in asked_names(plan) for f in name_forms(name)}
-    rest = [(t, w) for t, w in grounded_terms(plan) if t not in asked]
+    # The day is chosen before: its words ("on tuesday") must not favour a line that says
+    # them over the day's forecast.
+    rest = [(t, w) for t, w in grounded_terms(plan)
+            if t not in asked and t != (plan.time_range_hint or "").strip().lower()]
     fresh = freshness or {}
     chinese = is_cjk(plan.topic)
+    weather = plan.query_kind is QueryKind.weather
+
+    def in_full(c: Candidate) -> bool:
+        return ((slot is Slot.person and is_cjk(c.text) == chinese and names_a_person(c.text))
+                or (weather and reads_temperature(c.text)))
     # Pages about as fresh count as fresh as each other (tenths of the score): hours apart
     # do not decide, months apart do.
-    return max(carrying, key=lambda c: (round(fresh.get(c.n, 0.0), 1), term_hits(c.text, rest),
-                                        is_cjk(c.text) == chinese, c.score, -c.n, -c.position))
+    return max(carrying, key=lambda c: (round(fresh.get(c.n, 0.0), 1), in_full(c),
+                                        term_hits(c.text, rest), is_cjk(c.text) == chinese,
+                                        c.score, -c.n, -c.position))
 
 
 _DIGIT = re.compile(r"\d")
@@ -507,15 +578,18 @@ def _period_lines(found: list[Candidate]) -> Draft:
                  cited=list(dict.fromkeys(lines.values())))
 
 
-def _summary_lines(carrying: list[Candidate]) -> Draft:
+def _summary_lines(carrying: list[Candidate], stems: tuple[str, ...] = ()) -> Draft:
     """The best item's best sentence, and a second one when it names a whole field too. One
     page only: a second page's sentence may be about another product or another occasion
-    that merely shares the words."""
+    that merely shares the words. Of the page's sentences, those that speak of what the
+    question asks of its names (`stems`: "turnout") come first, however often the others
+    repeat the names."""
     best = _best(carrying).n
     chosen: list[Candidate] = []
     for n in (best,):
         ranked = sorted((c for c in carrying if c.n == n),
-                        key=lambda c: (-c.score, c.position))
+                        key=lambda c: (-sum(mentions_topic(c.text, (s,)) for s in stems),
+                                       -c.score, c.position))
         chosen += ranked[:1] + [c for c in ranked[1:MAX_SENTENCES_PER_ITEM] if c.hits >= 1.0]
     lines: list[str] = []
     cited: list[int] = []

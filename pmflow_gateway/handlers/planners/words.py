@@ -152,7 +152,7 @@ _ZH_LEAD_NAME = re.compile(
     r"|去年|前年|明年|下半年|本季度|上个季度|上个?月|本月"
     # An economy's figures: "塔里维亚失业率是多少" asks about 塔里维亚.
     r"|失业率|通胀|通货膨胀|CPI|GDP|国内生产总值|经济增长|基准利率|利率|汇率|物价|人口|就业|贸易"
-    r"|裁员|销量|市值|发布"
+    r"|裁员|销量|市值|发布|空气|气温|降雨|下雨|下雪|雾霾|地震|停电|停水"
     # A follow-up asked whole: "澜海新能源 净利润呢" (the name, a space, the new question).
     r"|\s)")
 _NAME_STOP_CHARS = set("的是和与跟在了吗呢有什么哪这那该本家个我你他它们请帮查看")
@@ -246,16 +246,27 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
             # "GPT-5" is a longer name than the known "GPT", and still a model.
             kept[-1] = replace(kept[-1], kind=span.kind)
     kept = _with_place_generics(text, kept)
+    kept = [_with_char_before(text, span) for span in kept]
     if weather:
         kept = _places_in_regions(text, kept)
     if zh and not kept:
         # A name no list knows, at the head of the question: "芜湖明天天气", "泡泡玛特最近股价".
-        lead = _ZH_LEAD_NAME.search(FILLERS.sub("", text))
+        asked = _LEAD_TIME.sub("", FILLERS.sub("", text))
+        lead = _ZH_LEAD_TOWN.search(asked) or _ZH_LEAD_NAME.search(asked)
         name = lead.group(1) if lead else ""
         if name and not (set(name) & _NAME_STOP_CHARS) and not is_noise(name):
             start = text.find(name)
-            kept.append(Span(start, start + len(name), name))
+            # A name that ends in a town's or county's suffix is a place (望澄镇, 岚汀县).
+            kept.append(Span(start, start + len(name), name, is_place=name[-1] in "镇乡县"))
     return kept
+
+
+# A town or county no list knows, at the head of the question, whatever is asked of it:
+# "望澄镇停电通知" (after the time words a question may start with).
+_ZH_LEAD_TOWN = re.compile(rf"^([{CJK_CHARS}]{{2,3}}?[镇乡县])(?![镇乡县])")
+# The time words a question may start with, before the name it asks about: 明天岚汀县天气.
+_LEAD_TIME = re.compile(r"^(?:今天|今日|今晚|明天|明日|明晚|后天|昨天|昨晚|昨日|前天"
+                        r"|最近|近期|现在|目前)")
 
 
 def _names_a_law(text: str) -> bool:
@@ -381,6 +392,17 @@ def _with_name_after(text: str, span: Span, rest: list[Span]) -> Span | None:
             or any(s.start < end for s in rest) or region_before(text, start) is None):
         return None
     return Span(span.start, end, text[span.start:end], is_place=True)
+
+
+def _with_char_before(text: str, span: Span) -> Span:
+    """蒙兴县: a known one-character county (兴县) inside a longer name no list knows is that
+    name, unless what precedes it is a time word or a function word (昨晚兴县, 在兴县)."""
+    if (not span.is_place or len(span.text) != 2 or span.text[-1] not in "县镇乡"
+            or span.start == 0 or not CJK.fullmatch(text[span.start - 1])
+            or text[span.start - 1] in _NAME_STOP_CHARS
+            or _LEAD_TIME.fullmatch(text[max(0, span.start - 2):span.start])):
+        return span
+    return Span(span.start - 1, span.end, text[span.start - 1:span.end], is_place=True)
 
 
 _TOWN = re.compile(f"[{CJK_CHARS}]{{1,3}}?[镇乡村](?![{CJK_CHARS}]*[镇乡村])")
