@@ -29,13 +29,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pmflow_gateway.adapters.clock import SystemClock
+from pmflow_gateway.adapters.clock import StoppedClock, SystemClock
 from pmflow_gateway.adapters.mcp import McpAdapter
 from pmflow_gateway.adapters.mcp_config import McpServerConfig
 from pmflow_gateway.adapters.store import open_store
 from pmflow_gateway.embedded import ask_in_process
 from pmflow_gateway.handlers.model_composer import make_composer
 from pmflow_gateway.handlers.planners.rules import RulesPlanner
+from pmflow_gateway.mcp_server.corpus import served_at
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import RouteDecided
 from pmflow_gateway.settings import Settings
@@ -80,10 +81,11 @@ def score(label: dict[str, Any], status: str, reply: str) -> tuple[str, str]:
     return "correct", ""
 
 
-def route_event(label: dict[str, Any]) -> RouteDecided:
+def route_event(label: dict[str, Any], now: datetime | None = None) -> RouteDecided:
     return RouteDecided.model_validate({
         "event_id": str(uuid.uuid4()), "question_id": f"q-answers-{uuid.uuid4().hex[:12]}",
-        "tenant_id": "answers-bench", "occurred_at": datetime.now(UTC).isoformat(),
+        "tenant_id": "answers-bench",
+        "occurred_at": (now or datetime.now(UTC)).isoformat(),
         "schema_version": 1, "question": label["question"], "locale": label["locale"],
         "thread_id": "t-answers" if label.get("previous_question") else None,
         "previous_question": label.get("previous_question"),
@@ -103,15 +105,18 @@ async def run(labels: list[dict[str, Any]], *, corpus: Path = CORPUS) -> list[Sc
     """Every label through one set of deps: one MCP server process, one store."""
     with tempfile.TemporaryDirectory(prefix="pmflow-answers-") as data_dir:
         store = await open_store(Settings(data_dir=Path(data_dir), database_url=None))
-        adapter = McpAdapter(corpus_server(corpus))
-        deps = Deps(clock=SystemClock(), planner=RulesPlanner(), adapters=[adapter],
+        # A corpus written for one day is asked on that day, whenever the bench runs.
+        at = served_at(corpus)
+        clock = SystemClock() if at is None else StoppedClock(at)
+        adapter = McpAdapter(corpus_server(corpus), now=clock.now)
+        deps = Deps(clock=clock, planner=RulesPlanner(), adapters=[adapter],
                     store=store, composer=make_composer(None),
                     closers=[store.aclose, adapter.aclose])
         try:
             await adapter.warm_up(60.0)
             scored = []
             for label in labels:
-                outcome = await ask_in_process(route_event(label), deps)
+                outcome = await ask_in_process(route_event(label, clock.now()), deps)
                 status = outcome.answer.status.value if outcome.answer else "skipped"
                 reply = outcome.reply.text if outcome.reply else ""
                 verdict, why = score(label, status, reply)

@@ -1,4 +1,5 @@
-"""The real Clock: the system's time, in UTC."""
+"""The real Clock, the system's time in UTC; and a stopped one, for questions asked of a corpus
+written for one day (`bench.answers`)."""
 
 from __future__ import annotations
 
@@ -8,3 +9,13 @@ from datetime import UTC, datetime
 class SystemClock:
     def now(self) -> datetime:
         return datetime.now(UTC)
+
+
+class StoppedClock:
+    """Always the same time: the moment a test corpus is served at."""
+
+    def __init__(self, at: datetime) -> None:
+        self._at = at
+
+    def now(self) -> datetime:
+        return self._at

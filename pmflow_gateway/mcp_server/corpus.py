@@ -3,14 +3,16 @@ served, or no date at all (undated pages exist on the web and must be handled).
 
 A body may carry dates relative to when it is served, `{{date -26h %Y-%m-%d}}` (an offset
 in hours, then a strftime format), so a dateline in the text stays as old as the page says
-whatever the day the tests run."""
+whatever the day the tests run. A corpus written for one day, whose pages print that week's
+dates ("Monday 7 December"), says when it is served (`served_at`): its ages count from then,
+and whoever asks it questions asks them then (`served_at`)."""
 
 from __future__ import annotations
 
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
@@ -55,11 +57,37 @@ def _written(match: re.Match[str], now: datetime) -> str:
 
 def load_pages(path: Path | None = None) -> list[Page]:
     """The packaged corpus, or another file of the same shape."""
+    data = _read(path)
+    pages = [_page(p) for p in data["pages"]]
+    at = _served_at(data)
+    if at is None:
+        return pages
+    return [p if p.age_hours is None else replace(p, published=at - timedelta(hours=p.age_hours))
+            for p in pages]
+
+
+def served_at(path: Path | None = None) -> datetime | None:
+    """When a corpus written for one day is served, or None (whenever it is asked)."""
+    return _served_at(_read(path))
+
+
+def _read(path: Path | None) -> dict[str, Any]:
     if path is None:
         text = resources.files("pmflow_gateway").joinpath("corpus/pages.json").read_text("utf-8")
     else:
         text = path.read_text("utf-8")
-    return [_page(p) for p in json.loads(text)["pages"]]
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def _served_at(data: dict[str, Any]) -> datetime | None:
+    value = data.get("served_at")
+    if value is None:
+        return None
+    at = datetime.fromisoformat(value)
+    if at.tzinfo is None:
+        raise ValueError(f"served_at needs its UTC offset: {value}")
+    return at
 
 
 def _page(row: dict[str, Any]) -> Page:

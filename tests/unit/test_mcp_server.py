@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import pytest
 from mcp import Client
 
 from pmflow_gateway.contract.terms import terms
-from pmflow_gateway.mcp_server.corpus import load_pages, search_pages
+from pmflow_gateway.mcp_server.corpus import load_pages, search_pages, served_at
 from pmflow_gateway.mcp_server.server import build_server
 
 
@@ -74,3 +77,23 @@ async def test_delay_applies_to_every_call() -> None:
     started = time.monotonic()
     await search("Tokyo", delay_ms=200)
     assert time.monotonic() - started >= 0.2
+
+
+def test_a_corpus_written_for_one_day_is_served_on_that_day(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.json"
+    corpus.write_text(json.dumps({"served_at": "2026-12-06T12:00:00+00:00", "pages": [
+        {"url": "https://a.example/1", "site": "A", "lang": "en", "title": "Monday",
+         "body": "Rain on Monday 7 December.", "age_hours": 3},
+        {"url": "https://a.example/2", "site": "A", "lang": "en", "title": "Undated",
+         "body": "No date."}]}), "utf-8")
+    at = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
+    assert served_at(corpus) == at
+    dated, undated = load_pages(corpus)
+    # Whenever it is served, the page is three hours older than that day's noon.
+    assert dated.published_at(datetime.now(UTC)) == at - timedelta(hours=3)
+    assert undated.published_at(at) is None
+    # Ranked as before: by its age.
+    assert dated.age_hours == 3
+    corpus.write_text(json.dumps({"served_at": "2026-12-06T12:00:00", "pages": []}), "utf-8")
+    with pytest.raises(ValueError, match="UTC offset"):
+        served_at(corpus)
