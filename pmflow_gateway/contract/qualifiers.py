@@ -267,14 +267,38 @@ _VERSION = re.compile(r"(?<![A-Za-z0-9.])(?:v|version\s*|版本\s*)(\d+(?:\.\d+)
                       re.IGNORECASE)
 
 
+@cached_if_short(maxsize=256)
+def _versions(text: str) -> frozenset[str]:
+    return frozenset(a or b for a, b in _VERSION.findall(text))
+
+
 def _other_version(question: str, sentence: str) -> str | None:
     """13.0 is not 12.6: a release the question numbers must be the sentence's."""
-    asked = {a or b for a, b in _VERSION.findall(question)}
+    asked = _versions(question)  # the same question for every line: kept
     if not asked:
         return None
-    said = {a or b for a, b in _VERSION.findall(sentence)}
+    said = _versions(sentence)
     if said and not asked & said:
         return f"version: says {', '.join(sorted(said))}, asked {', '.join(sorted(asked))}"
+    return None
+
+
+# What a page's title says of these holds for its lines that say nothing of them: "受影响区域
+# 包括中心街" under "栖梧镇停水通知" is about the water cut, a line under "… Women held by
+# Harlby Vale" about the women's team.
+_SAID_BY_THE_TITLE = frozenset({"utility", "sport", "team"})
+
+
+def clash_under(question: str, sentence: str, title: str) -> str | None:
+    """Why the sentence, read under its page's title, states another utility, sport or
+    team than the question's, or None."""
+    for dimension, asked in asked_values(question):
+        if dimension.name not in _SAID_BY_THE_TITLE or dimension.stated(sentence):
+            continue
+        said = dimension.stated(title)
+        if said and not said & asked:
+            return (f"{dimension.name}: its page says {', '.join(sorted(said))}, "
+                    f"asked {', '.join(sorted(asked))}")
     return None
 
 
@@ -406,9 +430,17 @@ def asks_a_schedule(question: str) -> bool:
     """Whether the question asks when something comes ("when do the Comets play next",
     "下一场什么时候", "strike dates", 停电安排, "when does it come into force"): a day
     already past does not answer it."""
-    return bool(_ASKS_SCHEDULE.search(question) or _ASKS_UPCOMING.search(question))
+    return bool(_ASKS_SCHEDULE.search(question) or _ASKS_UPCOMING.search(question)
+                or (_RECURRING.search(question) and _ASKS_WHEN.search(question)
+                    and not years_of(question)))
 
 
+# What comes back every year: asked when without a year, it is the next one (last winter's
+# break does not answer when the winter break starts).
+_RECURRING = _words(r"寒假|暑假|开学|放假|春节|假期|庙会|年会",
+                    r"holidays?|half[- ]term|term (?:starts|begins)|festival|christmas market"
+                    r"|fair|parade|marathon|open day")
+_ASKS_WHEN = _words(r"什么时候|何时|哪天|几号|几月几", r"when")
 # "When is it?" may ask the day of something past (when a law took effect); these ask what
 # is still to come.
 _ASKS_UPCOMING = _words(r"安排|时间表", r"dates|upcoming|coming up")

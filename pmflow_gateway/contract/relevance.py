@@ -189,6 +189,12 @@ def _form_pattern(form: str) -> re.Pattern[str]:
     if title := _TITLE.match(form):
         chars = [re.escape(c) for c in title.group(1) if not re.fullmatch(_TITLE_GAP, c)]
         return re.compile("《?" + _TITLE_GAP.join(chars) + "》?", re.IGNORECASE)
+    if CJK.search(form) and _ZH_ORG.search(form) and len(form) >= 5:
+        # An institution is named by an abbreviation of its name: 汀澜农商银行 is 汀澜农村商业
+        # 银行 (the same first two characters, then every character in order, few between).
+        head, rest = form[:2], form[2:]
+        return re.compile(re.escape(head) + "".join(
+            f"[{CJK_CHARS}]{{0,2}}?{re.escape(c)}" for c in rest))
     if CJK.search(form) and _ZH_LAW.search(form) and len(form) >= 6:
         # A regulation is named shorter than its title: 江西物业条例 is 江西省物业管理条例, and
         # 建筑垃圾管理条例 never 生活垃圾分类管理条例 (every character, in order, few between).
@@ -210,6 +216,7 @@ def _form_pattern(form: str) -> re.Pattern[str]:
 
 
 _ZH_LAW = re.compile(r"(?:条例|办法|规定|细则)$")
+_ZH_ORG = re.compile(r"(?:银行|大学|学院|医院|研究院|协会|商会|商场)$")
 _LETTERS_DIGITS = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])|-")
 
 
@@ -742,12 +749,18 @@ def about_another(plan: ExternalQueryPlan, sentence: str) -> bool:
     """A sentence that names the asked name only to set another beside it: 澜岫科技的竞争对手
     岑川智能公布…, 与瑞砾股份无关联的瑞砾控股…, "Halvora's rival Grevholt reported…",
     "Grevholt, unrelated to Halvora, …": what it states is the other's."""
+    if not _RELATION_WORD.search(sentence):
+        return False  # most lines: one scan, not one per asked form
     return any(_beside(form).search(sentence) for form in _asked_forms(plan))
 
 
 _RELATIONS = (r"(?:竞争对手|对手|同行|友商|子公司|母公司|控股股东|合作伙伴|合作方|供应商|客户)",
               r"(?:rivals?|competitors?|peers?|parent(?: company)?|subsidiary|suppliers?"
               r"|customers?|partners?)")
+
+
+_RELATION_WORD = re.compile(rf"{_RELATIONS[0]}|无关|没有关联|不是同一|(?i:{_RELATIONS[1]}"
+                            r"|unrelated|no relation|not to be confused)")
 
 
 @functools.lru_cache(maxsize=1024)

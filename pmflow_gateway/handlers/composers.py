@@ -20,6 +20,7 @@ from pmflow_gateway.contract.qualifiers import (
     asks_a_schedule,
     asks_who_holds,
     clash,
+    clash_under,
     mentions_topic,
     possessed_words,
     same_period_clause,
@@ -209,6 +210,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
              if other_figure(wanted, c.text) is None and clash(wanted, c.text) is None
              and not (_THE_PERIOD.search(c.text)
                       and clash(wanted, f"{c.text} {items[c.n - 1].title}"))
+             and clash_under(wanted, c.text, items[c.n - 1].title) is None
              and not _under_a_variant(c, items, other_editions, wanted_names)]
     today = _today(items, chinese)
     if today is not None and (asked_days := days_printed(question, today)):

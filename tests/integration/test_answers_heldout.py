@@ -20,6 +20,12 @@ the real stage cores and our MCP server over stdio (`python -m bench.answers --l
   companies, museums and reservoirs no list knows, namesakes in two regions in any question,
   follow-ups that answer "which one?" or ask another figure of the same period, exchange
   rates, counts, figures dated months back, comparisons of editions, opinion pieces.
+- set 13 (written for 2026-12-06): council votes and by-elections, recalls, strikes, rates,
+  outages, opening hours by season, releases by number, namesakes placed in words, rivals
+  named beside the asked company, results reported the day after.
+
+The sets written for 2026-12-06 say so (`served_at` in the corpus): they are asked on that
+day, whatever day the tests run.
 
 Sets 1, 2 and 10 reach 0 wrong; sets 3 to 8, 11 and 12 may not get worse than they are. One of set
 8's six is an answer it did not give before: "What is the population of Harlow Falls?" is
@@ -91,6 +97,10 @@ SETS = {
                      frozenset({"ambiguous", "company", "followup", "health", "municipal",
                                 "product", "school", "sports", "transport", "unanswerable",
                                 "weather"}), max_wrong=6, min_refusals=5, min_clarify=2),
+    "set13": HeldOut(DATA / "answers_heldout13.jsonl", DATA / "answer_corpus_heldout13.json", 68,
+                     frozenset({"ambiguous", "council", "earthquake", "exchange", "law", "match",
+                                "quarterly", "road", "software", "stale", "stock", "water",
+                                "weather"}), max_wrong=1, min_refusals=5, min_clarify=3),
 }
 
 

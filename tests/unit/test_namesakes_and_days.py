@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from pmflow_gateway.contract.qualifiers import clash
+from pmflow_gateway.contract.qualifiers import clash, clash_under
 from pmflow_gateway.contract.relevance import about_another, place_readings
 from pmflow_gateway.contract.slots import names_a_person
 from pmflow_gateway.contract.when import day_offsets, offsets_spoken_of
@@ -213,3 +213,24 @@ def test_a_power_cut_is_not_a_water_one() -> None:
 ])
 def test_a_numbered_release_is_not_another(question: str, line: str, other: bool) -> None:
     assert (clash(question, line) is not None) is other
+
+
+def test_a_line_says_what_its_pages_title_says_of_the_supply_cut() -> None:
+    title = "石溪镇停水通知"
+    assert clash_under("石溪镇停电安排", "受影响区域包括石溪镇中心街。", title) is not None
+    assert clash_under("石溪镇停水安排", "受影响区域包括石溪镇中心街。", title) is None
+    # A line that says its own supply is read as it says.
+    assert clash_under("石溪镇停电安排", "石溪镇12月7日停电。", title) is None
+
+
+def test_when_something_yearly_comes_is_the_next_one_but_a_laws_day_stays() -> None:
+    last_winter = _page("https://a.example/1", "寒假安排", "石溪县中小学2026年1月17日起放寒假。",
+                        hours=8000)
+    question = "石溪县中小学什么时候放寒假"
+    assert compose_extractive(question, plan_by_rules(question, locale="zh-CN"),
+                              [last_winter]).answer == ""
+    law = _page("https://a.example/2", "《石溪市养犬条例》3月1日起施行",
+                "《石溪市养犬条例》自2026年3月1日起施行。", hours=6500)
+    question = "石溪市养犬条例什么时候开始施行"
+    assert "2026年3月1日" in compose_extractive(
+        question, plan_by_rules(question, locale="zh-CN"), [law]).answer

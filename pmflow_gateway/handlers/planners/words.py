@@ -434,6 +434,21 @@ _LONE_MODEL_CODE = re.compile(
 _MODEL_CODE = re.compile(r"(?![qh][1-4](?![\w])|fy)[a-z]{1,3}\d{1,4}[a-z]{0,2}")
 
 
+_INFLECTIONS = (("ing", ("", "e")), ("ed", ("", "e")), ("es", ("",)), ("s", ("",)))
+
+
+def _inflected_everyday(word: str) -> bool:
+    """An everyday word with an ending the word list lacks: "littering", "resurfacing"."""
+    for ending, adds in _INFLECTIONS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            stem = word[:-len(ending)]
+            stems = [stem + add for add in adds]
+            if len(stem) >= 4 and stem[-1] == stem[-2]:
+                stems.append(stem[:-1])  # "dropping" -> "drop"
+            return any(is_everyday_word(s) for s in stems)
+    return False
+
+
 def _rare_words(text: str, lower: str) -> list[Span]:
     """Words no everyday English text uses, typed in lower case: names ("regus", "bozeman
     weather"), with the numbers and edition words that follow ("snapdragon 8 gen 5"); not a
@@ -444,7 +459,8 @@ def _rare_words(text: str, lower: str) -> list[Span]:
         if len(word) > MAX_NAME_WORD_CHARS:
             continue
         parts = [p for p in word.split("-") if p]
-        if (word in EN_STOP or word in _NOT_NAMES or all(is_everyday_word(p) for p in parts)
+        if (word in EN_STOP or word in _NOT_NAMES
+                or all(is_everyday_word(p) or _inflected_everyday(p) for p in parts)
                 or is_noise(word)
                 or any(p.search(word) for _, p in KIND_WORDS) or is_misspelling(word)):
             continue
