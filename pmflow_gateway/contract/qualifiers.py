@@ -129,6 +129,44 @@ _GENDER = (
                      r"|female|girls")),
     ("men", _words(r"男子|男篮|男排|男足|男队|男单|男双", r"men's|mens|male|boys")),
 )
+# Who a ticket is for, where it seats, which fuel, which prize, which stage of a
+# competition: a student ticket's price is not the adult one, 看台 is not 内场, unleaded is
+# not diesel, best director is not best film, the regular season's MVP not the final's.
+_TICKETS = (
+    ("adult", _words(r"成人|全价|普通票", r"adults?|full[- ]price")),
+    ("child", _words(r"儿童|童票|小孩", r"child|children|kids?|juniors?")),
+    ("student", _words(r"学生", r"students?")),
+    ("senior", _words(r"老人|老年|长者", r"seniors?|pensioners?|over[- ]6\d")),
+)
+_SEATS = (
+    ("floor", _words(r"内场|站票", r"standing|floor tickets?")),
+    ("stand", _words(r"看台", r"seated tickets?|balcony|circle seats?")),
+    ("vip", _words(r"VIP|贵宾", r"vip")),
+)
+_FUELS = (
+    ("diesel", _words(r"柴油", r"diesel")),
+    ("petrol", _words(r"汽油|9[2258]号", r"petrol|gasoline|unleaded|super 9[58]|premium 9[58]"
+                                        r"|e10")),
+    ("lpg", _words(r"液化气|LPG", r"lpg|autogas")),
+)
+_AWARDS = (
+    ("film", _words(r"最佳影片|最佳故事片|最佳电影", r"best (?:film|picture|feature)")),
+    ("director", _words(r"最佳导演", r"best director")),
+    ("actor", _words(r"最佳男主角|最佳男演员|影帝", r"best actor")),
+    ("actress", _words(r"最佳女主角|最佳女演员|影后", r"best actress")),
+    ("screenplay", _words(r"最佳编剧|最佳剧本", r"best (?:screenplay|script)")),
+)
+_STAGES = (
+    ("final", _words(r"总决赛|决赛", r"grand final|finals mvp|the final")),
+    ("earlier", _words(r"常规赛|小组赛|半决赛|季后赛|预选赛", r"regular season|group stage"
+                       r"|semi-?finals?|play-?offs|qualif(?:ier|ying)")),
+)
+_DISTANCES = (
+    ("half", _words(r"半程马拉松|半马", r"half[- ]marathons?")),
+    ("full", _words(r"全程马拉松|全马|(?<!半程)马拉松", r"(?<!half )(?<!half-)marathons?")),
+)
+_PREVIOUS_EDITION = _words(r"上一届|上届|前一届|上一季", r"previous edition|last edition"
+                          r"|last year's (?:festival|awards?|ceremony|edition|prize|winner)")
 # Which supply an outage cuts: a power cut is not answered by a water one.
 _UTILITIES = (
     ("power", _words(r"停电|断电|供电|电力|限电", r"power cuts?|power outages?|blackouts?"
@@ -223,6 +261,16 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("sport", _SPORTS),
     Dimension("team", _GENDER),
     Dimension("utility", _UTILITIES),
+    Dimension("ticket", _TICKETS),
+    Dimension("seat", _SEATS),
+    Dimension("fuel", _FUELS),
+    Dimension("award", _AWARDS),
+    Dimension("stage", _STAGES),
+    Dimension("distance", _DISTANCES),
+    # The edition asked, unless the question names the one before: 上一届's best film is
+    # not this year's.
+    Dimension("edition", (("previous", _PREVIOUS_EDITION),),
+              default=lambda q: frozenset({"latest"})),
     Dimension("period", _PERIOD),
     Dimension("quarter", _QUARTER),
     Dimension("modality", (("forecast", _FORECAST), ("actual", _ACTUAL)),
@@ -244,6 +292,25 @@ def asked_values(question: str) -> tuple[tuple[Dimension, frozenset[str]], ...]:
         if asked:
             found.append((dimension, asked))
     return tuple(found)
+
+
+def replaced_by(question: str, word: str) -> bool:
+    """Whether a follow-up names another value where a word of the question before named one:
+    "what about diesel?" after "95 unleaded" asks diesel's price, not unleaded's."""
+    return any((said := d.stated(word)) and (asked := d.stated(question)) and not said & asked
+               for d in DIMENSIONS if d.name in _NAMED_VALUES)
+
+
+def states_what_was_asked(question: str, sentence: str) -> bool:
+    """Whether the sentence states one of the values the question names itself (best film,
+    the adult ticket, diesel), not only what it implies."""
+    return any(dimension.stated(question) & dimension.stated(sentence)
+               for dimension, _ in asked_values(question)
+               if dimension.name in _NAMED_VALUES)
+
+
+_NAMED_VALUES = frozenset({"ticket", "seat", "fuel", "award", "stage", "utility", "role",
+                           "quarter", "distance"})
 
 
 def clash(question: str, sentence: str) -> str | None:

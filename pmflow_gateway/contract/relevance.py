@@ -751,6 +751,9 @@ def about_another(plan: ExternalQueryPlan, sentence: str) -> bool:
     "Grevholt, unrelated to Halvora, …": what it states is the other's."""
     if not _RELATION_WORD.search(sentence):
         return False  # most lines: one scan, not one per asked form
+    if (separate := _SEPARATE.search(sentence)) and not any(
+            names(a, separate.group(1), plan.query_kind) for a in asked_names(plan)):
+        return True  # "The separate Hollin Creek fire, 40 miles north of Hollin Ridge, ..."
     return any(_beside(form).search(sentence) for form in _asked_forms(plan))
 
 
@@ -760,7 +763,9 @@ _RELATIONS = (r"(?:竞争对手|对手|同行|友商|子公司|母公司|控股�
 
 
 _RELATION_WORD = re.compile(rf"{_RELATIONS[0]}|无关|没有关联|不是同一|(?i:{_RELATIONS[1]}"
-                            r"|unrelated|no relation|not to be confused)")
+                            r"|unrelated|no relation|not to be confused|separate)")
+# A line about another thing of the same kind, said to be another: "the separate X fire".
+_SEPARATE = re.compile(r"(?<![A-Za-z])[Tt]he (?:separate|unrelated) ((?:[A-Z][\w'-]*\s?){1,4})")
 
 
 @functools.lru_cache(maxsize=1024)

@@ -34,7 +34,7 @@ TITLES = re.compile(
     r"|董事长|总裁", re.IGNORECASE)
 _OFFICE = re.compile(
     r"(?:(?<![a-z])(?!(?:the|a|an|what|who|did|does|is|was|said|says|of|new|our|their|his"
-    rf"|her)\b)[a-z]+\s+)?(?:{TITLES.pattern})", re.IGNORECASE)
+    rf"|her)\b)[a-z]+\s+)?(?:常务副|副)?(?:{TITLES.pattern})", re.IGNORECASE)
 # A model name in a question: a word and the numbers and generation words that follow it.
 _MODEL = re.compile(
     r"(?<![a-z0-9])(?!(?:is|the|a|an|of|for|how|what|much|and|or|vs)\b)[a-z][a-z0-9\-]*"

@@ -24,7 +24,9 @@ from pmflow_gateway.contract.qualifiers import (
     mentions_topic,
     possessed_words,
     same_period_clause,
+    states_what_was_asked,
     topic_words,
+    years_of,
 )
 from pmflow_gateway.contract.relevance import (
     about_another,
@@ -80,6 +82,20 @@ MIN_CONTENT_CHARS = 6
 # A period named only as the page's own: "for the quarter", 该季度, 报告期内.
 _THE_PERIOD = re.compile(r"(?<![A-Za-z])(?:the|this|that) (?:quarter|period|half)(?![A-Za-z])"
                          r"|该季度|本季度|当季|报告期", re.IGNORECASE)
+
+
+_LAST_QUARTER = re.compile(r"上个?季度|上一季度|(?<![a-z])(?:last|previous|most recent) quarter",
+                           re.IGNORECASE)
+_QUARTER_NAMES = ("", "q1", "q2", "q3", "q4")
+
+
+def _which_quarter(question: str, topic: str, today: date | None) -> str:
+    """Which quarter "last quarter" is (" q3" on a day of the fourth quarter), so that the
+    third quarter's line comes before the second's; "" when not asked."""
+    if today is None or not _LAST_QUARTER.search(f"{question} {topic}"):
+        return ""
+    last = (today.month - 1) // 3 or 4
+    return f" {_QUARTER_NAMES[last]}"
 
 
 def grounded_terms(plan: ExternalQueryPlan) -> list[tuple[str, float]]:
@@ -197,6 +213,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     asked = asked_text(question, plan)
     if plan.answer_contract is AnswerContract.compare_with_sources and plan.subject_entities:
         return _compare_lines(plan, items, chinese, asked)
+    today = _today(items, chinese)
     wanted = f"{question} {plan.topic}"
     slot = asked_slot(question)
     wanted_names = tuple(asked_names(plan))
@@ -212,7 +229,6 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
                       and clash(wanted, f"{c.text} {items[c.n - 1].title}"))
              and clash_under(wanted, c.text, items[c.n - 1].title) is None
              and not _under_a_variant(c, items, other_editions, wanted_names)]
-    today = _today(items, chinese)
     if today is not None and (asked_days := days_printed(question, today)):
         # "12月9日对南湾海狮的比分": a line that prints another day is about another day.
         found = [c for c in found if not (printed := days_printed(c.text, today))
@@ -289,7 +305,8 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             and slot not in _DATED_SLOTS and not _NAMES_A_TIME.search(wanted)):
         # How things stand now: a figure dated months back ("94% of capacity in mid-June") is
         # not it while a line gives a later one.
-        found = [c for c in found if not _dated_months_ago(c.text, today)] or found
+        found = [c for c in found if not _dated_months_ago(c.text, today)
+                 and not _of_past_years(c.text, today)] or found
     if today is not None and not _NAMES_A_TIME.search(wanted):
         # Now is not the season a line is limited to: "夏季（5月至10月）每日6:30至19:00开放"
         # asked in December.
@@ -304,7 +321,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             or day not in (None, "period") or slot is not Slot.any):
         freshness = ({c.n: items[c.n - 1].freshness_score for c in carrying}
                      if plan.freshness_required and slot is not Slot.any else {})
-        best = _answering(carrying, plan, freshness, slot) if carrying else min(
+        best = _answering(carrying, plan, freshness, slot, question, today) if carrying else min(
             found, key=lambda c: (c.n, c.position))
         if plan.query_kind is QueryKind.weather and day not in (None, "period"):
             # "Lancaster: tomorrow cloudy. High 36°F, low 25°F." is one day in two sentences.
@@ -502,6 +519,12 @@ def _out_of_season(text: str, today: date) -> bool:
     return bool(spans) and all(today.month not in months for months in spans)
 
 
+def _of_past_years(text: str, today: date) -> bool:
+    """Whether every year a line names is before today's ("乐队2025年杭州演出的内场票价")."""
+    years = years_of(text)
+    return bool(years) and all(int(y) < today.year for y in years)
+
+
 def _dated_months_ago(text: str, today: date) -> bool:
     """Whether every month the sentence dates itself to is `_MONTHS_OLD` months or more before
     today's ("in mid-June", asked in December). A month without a year is the one nearest
@@ -538,7 +561,8 @@ def _written_before_today(items: list[ExternalEvidence],
 
 def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
                freshness: dict[int, float] | None = None,
-               slot: Slot = Slot.any) -> Candidate:
+               slot: Slot = Slot.any, question: str = "",
+               today: date | None = None) -> Candidate:
     """The evidence is already about the asked names, so the sentence that carries the rest of
     the question (CEO, 销量, 总部) answers it; the names only break ties. With `freshness`
     (item -> score), of equally good sentences in the question's language the newest page's
@@ -553,10 +577,14 @@ def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
     fresh = freshness or {}
     chinese = is_cjk(plan.topic)
     weather = plan.query_kind is QueryKind.weather
+    # "Last quarter" read as the quarter before today's: a preference, not a clash (a
+    # company's fiscal quarters need not be the calendar's).
+    wanted = f"{question} {plan.topic}{_which_quarter(question, plan.topic, today)}"
 
     def in_full(c: Candidate) -> bool:
         return ((slot is Slot.person and is_cjk(c.text) == chinese and names_a_person(c.text))
-                or (weather and reads_temperature(c.text)))
+                or (weather and reads_temperature(c.text))
+                or states_what_was_asked(wanted, c.text))
     # Pages about as fresh count as fresh as each other (tenths of the score): hours apart
     # do not decide, months apart do.
     return max(carrying, key=lambda c: (round(fresh.get(c.n, 0.0), 1), in_full(c),

@@ -23,6 +23,9 @@ the real stage cores and our MCP server over stdio (`python -m bench.answers --l
 - set 13 (written for 2026-12-06): council votes and by-elections, recalls, strikes, rates,
   outages, opening hours by season, releases by number, namesakes placed in words, rivals
   named beside the asked company, results reported the day after.
+- set 14 (written for 2026-12-06): ticket types and seats, fuel grades, award categories,
+  stages of a competition, court sentences, wildfires and rivers, timetables by route and
+  direction, layoffs, mergers and dividends, a product line and its number.
 
 The sets written for 2026-12-06 say so (`served_at` in the corpus): they are asked on that
 day, whatever day the tests run.
@@ -101,6 +104,10 @@ SETS = {
                      frozenset({"ambiguous", "council", "earthquake", "exchange", "law", "match",
                                 "quarterly", "road", "software", "stale", "stock", "water",
                                 "weather"}), max_wrong=1, min_refusals=5, min_clarify=3),
+    "set14": HeldOut(DATA / "answers_heldout14.jsonl", DATA / "answer_corpus_heldout14.json", 67,
+                     frozenset({"ambiguous", "concert", "court", "ferry", "film", "fuel",
+                                "marathon", "quarterly", "river", "wildfire"}),
+                     max_wrong=7, min_refusals=5, min_clarify=3),
 }
 
 

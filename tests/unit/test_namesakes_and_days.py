@@ -14,7 +14,7 @@ from pmflow_gateway.contract.relevance import about_another, place_readings
 from pmflow_gateway.contract.slots import names_a_person
 from pmflow_gateway.contract.when import day_offsets, offsets_spoken_of
 from pmflow_gateway.handlers.composers import _out_of_season, compose_extractive
-from pmflow_gateway.handlers.planners.rules import plan_by_rules
+from pmflow_gateway.handlers.planners.rules import follow_up_question, plan_by_rules
 from pmflow_gateway.handlers.planners.words import find_names
 from pmflow_gateway.schemas import ExternalEvidence
 from tests.fakes import evidence
@@ -234,3 +234,91 @@ def test_when_something_yearly_comes_is_the_next_one_but_a_laws_day_stays() -> N
     question = "石溪市养犬条例什么时候开始施行"
     assert "2026年3月1日" in compose_extractive(
         question, plan_by_rules(question, locale="zh-CN"), [law]).answer
+
+
+# ---------------------------------------------------------------- which one of its kind
+
+
+@pytest.mark.parametrize(("question", "line", "clashes"), [
+    ("how much is an adult ticket for the corlan quartet", "Student tickets are £19.", True),
+    ("how much is an adult ticket for the corlan quartet", "Adult tickets cost £38.", False),
+    ("雾川乐队内场票多少钱", "看台票价为480元。", True),
+    ("price of diesel in orlby", "Unleaded 95 was 1.87 euros a litre.", True),
+    ("第十二届岚川电影节最佳影片是哪部", "最佳导演奖授予祁望。", True),
+    ("第十二届岚川电影节最佳影片是哪部", "上一届的最佳影片为《盐田》。", True),
+    ("第十二届岚川电影节最佳影片是哪部", "《雾港来信》获得最佳影片奖。", False),
+    ("总决赛MVP是谁", "常规赛MVP由初霁获得。", True),
+])
+def test_a_line_about_another_of_the_kind_asked(question: str, line: str,
+                                                clashes: bool) -> None:
+    assert (clash(question, line) is not None) is clashes
+
+
+def test_of_the_lines_about_it_the_one_that_says_what_was_asked_answers() -> None:
+    question = "第十二届岚川电影节最佳影片是哪部"
+    plan = plan_by_rules(question, locale="zh-CN")
+    page = _page("https://a.example/1", "第十二届岚川电影节揭晓",
+                 "12月5日晚，第十二届岚川电影节颁奖典礼在岚川大剧院举行。"
+                 "《雾港来信》获得最佳影片奖。")
+    assert "雾港来信" in compose_extractive(question, plan, [page]).answer
+
+
+def test_a_follow_up_that_names_another_fuel_asks_about_that_fuel() -> None:
+    question = follow_up_question("what about diesel?", "price of 95 unleaded in orlby today")
+    assert "unleaded" not in question and "diesel" in question
+
+
+def test_last_quarter_is_the_quarter_before_this_one() -> None:
+    question = "岚曦科技上季度营收多少"
+    plan = plan_by_rules(question, locale="zh-CN")
+    page = _page("https://a.example/1", "本周财报速读",
+                 "岚曦科技前三季度累计营业收入241.7亿元，其中第二季度营收为79.1亿元。"
+                 "公司第三季度实现营业收入86.3亿元。")
+    answer = compose_extractive(question, plan, [page]).answer
+    assert "86.3亿元" in answer and "79.1亿元" not in answer
+
+
+def test_a_deputys_title_is_the_title_asked() -> None:
+    question = "岚川原副市长滕远判了几年"
+    plan = plan_by_rules(question, locale="zh-CN")
+    page = _page("https://a.example/1", "岚川市原副市长滕远受贿案一审宣判",
+                 "12月4日，岚川市中级人民法院对岚川市原副市长滕远受贿案进行一审宣判，"
+                 "以受贿罪判处滕远有期徒刑十一年。")
+    assert "十一年" in compose_extractive(question, plan, [page]).answer
+
+
+def test_how_things_stand_now_is_not_last_years_price() -> None:
+    question = "雾川乐队杭州站内场票多少钱"
+    plan = plan_by_rules(question, locale="zh-CN")
+    pages = [_page("https://a.example/1", "本周开票速览",
+                   "据主办方介绍，雾川乐队2025年杭州演出的内场票价为980元。"),
+             _page("https://b.example/2", "雾川乐队杭州站开票", "雾川乐队杭州站内场票价为1280元。")]
+    answer = compose_extractive(question, plan, pages).answer
+    assert "1280元" in answer and "980元" not in answer
+
+
+def test_a_half_marathon_is_not_the_marathon() -> None:
+    line = "Dawit Oren won the 2026 Corby Marathon on Saturday in 2:09:14."
+    assert clash("corby half marathon winning time", line) is not None
+    assert clash("corby marathon winning time", line) is None
+
+
+def test_a_line_about_the_separate_one_of_the_kind_is_about_another() -> None:
+    question = "hollin ridge fire containment"
+    plan = plan_by_rules(question, locale="en-US")
+    pages = [_page("https://a.example/1", "Creek fire nears full containment",
+                   "The separate Hollin Creek fire, about 40 miles north of Hollin Ridge, was "
+                   "90% contained on Saturday."),
+             _page("https://b.example/2", "Hollin Ridge fire",
+                   "The Hollin Ridge fire was 64% contained as of Saturday evening.")]
+    answer = compose_extractive(question, plan, pages).answer
+    assert "64%" in answer and "90%" not in answer
+
+
+def test_a_product_line_and_its_number_belong_to_the_makers_name() -> None:
+    question = "nexlo fathom 10 battery capacity"
+    assert [s.text for s in find_names(question, question, zh=False)] == ["nexlo fathom 10"]
+    question = "kelsby weather 10 day forecast"
+    assert [s.text for s in find_names(question, question, zh=False)] == ["kelsby"]
+    question = "fenwold route 14 last bus"
+    assert [s.text for s in find_names(question, question, zh=False)] == ["fenwold"]

@@ -27,7 +27,7 @@ from pmflow_gateway.contract.gazetteer import (
 )
 from pmflow_gateway.contract.metrics import asked_metrics, metric_words
 from pmflow_gateway.contract.places import Place, local_language, search_name
-from pmflow_gateway.contract.qualifiers import SAME_PERIOD, names_only_a_role
+from pmflow_gateway.contract.qualifiers import SAME_PERIOD, names_only_a_role, replaced_by
 from pmflow_gateway.contract.relevance import RECENT, asks_a_level
 from pmflow_gateway.contract.slots import Slot, asked_slot
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, is_cjk, strip_invisible
@@ -160,7 +160,7 @@ def follow_up_question(question: str, previous: str) -> str:
         return f"{previous} {when}"
     zh = is_cjk(previous)
     subject = find_names(previous, previous.lower(), zh=zh)
-    names = " ".join(_dedupe(s.text for s in subject))
+    names = " ".join(_dedupe(s.text for s in subject if not replaced_by(question, s.text)))
     if (asked_slot(question) in (Slot.any, Slot.date) and not asked_metrics(question)
             and not asks_a_level(question) and not _STOCK_WORDS.search(question)):
         names = " ".join([names, *metric_words(previous)]).strip()

@@ -424,6 +424,16 @@ MAX_NAME_WORD_CHARS = 24
 _LOWER_WORD = re.compile(r"(?<![\w])[a-zß-ÿā-ɏ][a-zß-ÿā-ɏ0-9'\-]{4,}(?![\w])")
 
 
+# Things a town or a firm numbers that are no product of it: "fenwold route 14", "gate 3".
+_NUMBERED_NOT_A_PRODUCT = frozenset({
+    "route", "bus", "buses", "line", "platform", "gate", "flight", "train", "tram", "road",
+    "street", "exit", "junction", "terminal", "bay", "lane", "ward", "district", "zone", "stage",
+    "level", "grade", "class", "year", "room", "floor", "building", "block", "pier", "berth",
+    "runway", "highway", "interstate", "channel", "episode", "season", "chapter", "article",
+    "section", "item", "number", "division", "league", "round", "week", "day", "top", "under",
+    "over", "aged", "ages", "plot", "unit", "phase", "hall", "court", "field", "pitch"})
+_PRODUCT_LINE = re.compile(r"\s+([a-z]{3,12})\s+\d{1,3}(?![\d.:%])(?!\s*(?:day|days|hour"
+                           r"|hours|week|weeks|month|months|year|years|am|pm)\b)")
 _MODEL_TAIL = re.compile(r"(?:\s+(?:\d[\w.]*|gen|generation|series|mark|mk"
                          r"|(?![qh][1-4](?![\w])|fy)[a-z]{1,3}\d{1,4}[a-z]{0,2}(?=[\s?!.,]|$)"
                          r"|[a-z]{1,5}(?=\s|$)))+")
@@ -465,6 +475,12 @@ def _rare_words(text: str, lower: str) -> list[Span]:
                 or any(p.search(word) for _, p in KIND_WORDS) or is_misspelling(word)):
             continue
         end = match.start() + len(word)
+        # A product line and its number after the maker's name: "nexlo fathom 10".
+        line = _PRODUCT_LINE.match(text, end)
+        if line and not any(p.search(line.group(1)) for _, p in KIND_WORDS) and not (
+                line.group(1) in EN_STOP or line.group(1) in _NUMBERED_NOT_A_PRODUCT
+                or asked_when(line.group(1)) is not None):
+            end = line.end()
         tail = _MODEL_TAIL.match(text, end)
         if tail:
             kept = [t for t in tail.group().split() if t[0].isdigit() or t in _VARIANT_WORDS
