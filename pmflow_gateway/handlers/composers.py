@@ -26,7 +26,6 @@ from pmflow_gateway.contract.qualifiers import (
     same_period_clause,
     states_what_was_asked,
     topic_words,
-    years_of,
 )
 from pmflow_gateway.contract.relevance import (
     about_another,
@@ -303,10 +302,12 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
                  if (clause := same_period_clause(c.text, last_year)) and fills(figure, clause)]
     if (plan.query_kind is not QueryKind.weather and today is not None
             and slot not in _DATED_SLOTS and not _NAMES_A_TIME.search(wanted)):
+        # A question in the past tense ("how much did X pay") asks what happened then.
+        asks_now = not _PAST_TENSE.search(question)
         # How things stand now: a figure dated months back ("94% of capacity in mid-June") is
         # not it while a line gives a later one.
         found = [c for c in found if not _dated_months_ago(c.text, today)
-                 and not _of_past_years(c.text, today)] or found
+                 and not (asks_now and _of_past_years(c.text, today))] or found
     if today is not None and not _NAMES_A_TIME.search(wanted):
         # Now is not the season a line is limited to: "夏季（5月至10月）每日6:30至19:00开放"
         # asked in December.
@@ -519,10 +520,20 @@ def _out_of_season(text: str, today: date) -> bool:
     return bool(spans) and all(today.month not in months for months in spans)
 
 
+_PAST_TENSE = re.compile(r"(?<![A-Za-z])(?:did|was|were|had|paid|bought|sold|won|lost)(?![A-Za-z])"
+                         r"|了|过|曾", re.IGNORECASE)
+
+
 def _of_past_years(text: str, today: date) -> bool:
-    """Whether every year a line names is before today's ("乐队2025年杭州演出的内场票价")."""
-    years = years_of(text)
+    """Whether a line dates what it says to years before today's, and to no other
+    ("乐队2025年杭州演出的内场票价", "the fee was $40 in 2024"); a year that names a model
+    ("the 2021 RAV4 Prime") dates nothing."""
+    years = {m.group(1) or m.group(2) for m in _IN_A_YEAR.finditer(text)}
     return bool(years) and all(int(y) < today.year for y in years)
+
+
+_IN_A_YEAR = re.compile(r"((?:19|20)\d\d)\s*年(?!\d)"
+                        r"|(?<![A-Za-z])(?:in|during|since|from|for|of) ((?:19|20)\d\d)(?![\d\w])")
 
 
 def _dated_months_ago(text: str, today: date) -> bool:

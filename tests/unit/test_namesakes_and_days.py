@@ -322,3 +322,16 @@ def test_a_product_line_and_its_number_belong_to_the_makers_name() -> None:
     assert [s.text for s in find_names(question, question, zh=False)] == ["kelsby"]
     question = "fenwold route 14 last bus"
     assert [s.text for s in find_names(question, question, zh=False)] == ["fenwold"]
+
+
+@pytest.mark.parametrize(("question", "line", "kept"), [
+    # A model's year dates nothing; a past event asked in the past tense is of its year.
+    ("how far can the rav4 prime go on electricity alone",
+     "The 2021 RAV4 Prime will be able to go 39 miles on battery power alone.", True),
+    ("how much did wework pay for meetup",
+     "WeWork acquired Meetup for $200 million in 2017.", True),
+])
+def test_a_year_that_dates_nothing_now(question: str, line: str, kept: bool) -> None:
+    plan = plan_by_rules(question, locale="en-US")
+    page = _page("https://a.example/1", "A page", line)
+    assert (compose_extractive(question, plan, [page]).answer != "") is kept
