@@ -171,6 +171,13 @@ def names_the_place(hint: str, text: str, kind: QueryKind | None = None) -> bool
     return same_place(text, mention.place)
 
 
+def _in_order(chars: str, *, gap: int, head: str = "") -> re.Pattern[str]:
+    """`head`, then every one of `chars` in order with at most `gap` characters between."""
+    between = f"[{CJK_CHARS}]{{0,{gap}}}?"
+    return re.compile(re.escape(head) + ("" if not head else between)
+                      + between.join(map(re.escape, chars)))
+
+
 # Asked about dozens of times per question for the same few names; the cache key is bounded.
 _CACHED_NAME_CHARS = 100
 _cached_name_forms = functools.lru_cache(maxsize=4096)(_name_forms)
@@ -192,13 +199,11 @@ def _form_pattern(form: str) -> re.Pattern[str]:
     if CJK.search(form) and _ZH_ORG.search(form) and len(form) >= 5:
         # An institution is named by an abbreviation of its name: 汀澜农商银行 is 汀澜农村商业
         # 银行 (the same first two characters, then every character in order, few between).
-        head, rest = form[:2], form[2:]
-        return re.compile(re.escape(head) + "".join(
-            f"[{CJK_CHARS}]{{0,2}}?{re.escape(c)}" for c in rest))
+        return _in_order(form[2:], gap=2, head=form[:2])
     if CJK.search(form) and _ZH_LAW.search(form) and len(form) >= 6:
         # A regulation is named shorter than its title: 江西物业条例 is 江西省物业管理条例, and
         # 建筑垃圾管理条例 never 生活垃圾分类管理条例 (every character, in order, few between).
-        return re.compile(f"[{CJK_CHARS}]{{0,3}}?".join(map(re.escape, form)))
+        return _in_order(form, gap=3)
     if CJK.search(form):
         return re.compile(re.escape(form))
     # Short all-capital forms (US, EU, BTC) are acronyms: "us" in running text is not one.

@@ -88,10 +88,10 @@ _LAST_QUARTER = re.compile(r"上个?季度|上一季度|(?<![a-z])(?:last|previo
 _QUARTER_NAMES = ("", "q1", "q2", "q3", "q4")
 
 
-def _which_quarter(question: str, topic: str, today: date | None) -> str:
+def _which_quarter(wanted: str, today: date | None) -> str:
     """Which quarter "last quarter" is (" q3" on a day of the fourth quarter), so that the
     third quarter's line comes before the second's; "" when not asked."""
-    if today is None or not _LAST_QUARTER.search(f"{question} {topic}"):
+    if today is None or not _LAST_QUARTER.search(wanted):
         return ""
     last = (today.month - 1) // 3 or 4
     return f" {_QUARTER_NAMES[last]}"
@@ -322,7 +322,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             or day not in (None, "period") or slot is not Slot.any):
         freshness = ({c.n: items[c.n - 1].freshness_score for c in carrying}
                      if plan.freshness_required and slot is not Slot.any else {})
-        best = _answering(carrying, plan, freshness, slot, question, today) if carrying else min(
+        best = _answering(carrying, plan, freshness, slot, wanted, today) if carrying else min(
             found, key=lambda c: (c.n, c.position))
         if plan.query_kind is QueryKind.weather and day not in (None, "period"):
             # "Lancaster: tomorrow cloudy. High 36°F, low 25°F." is one day in two sentences.
@@ -572,7 +572,7 @@ def _written_before_today(items: list[ExternalEvidence],
 
 def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
                freshness: dict[int, float] | None = None,
-               slot: Slot = Slot.any, question: str = "",
+               slot: Slot = Slot.any, wanted: str = "",
                today: date | None = None) -> Candidate:
     """The evidence is already about the asked names, so the sentence that carries the rest of
     the question (CEO, 销量, 总部) answers it; the names only break ties. With `freshness`
@@ -590,7 +590,7 @@ def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
     weather = plan.query_kind is QueryKind.weather
     # "Last quarter" read as the quarter before today's: a preference, not a clash (a
     # company's fiscal quarters need not be the calendar's).
-    wanted = f"{question} {plan.topic}{_which_quarter(question, plan.topic, today)}"
+    wanted += _which_quarter(wanted, today)
 
     def in_full(c: Candidate) -> bool:
         return ((slot is Slot.person and is_cjk(c.text) == chinese and names_a_person(c.text))
