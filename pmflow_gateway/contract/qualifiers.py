@@ -68,7 +68,7 @@ _ASKS_RESULT = _words(
 _ASKS_SCHEDULE = _words(
     r"几点|什么时候(?:比赛|开赛|开球|打)|赛程|下一场|下场|开赛时间|对手是谁",
     r"what time|when (?:do|does|is|are) .{1,40} (?:play|kick|start|face|tip)|kick-?off"
-    r"|next (?:game|match|fixture)|schedule|fixture")
+    r"|next (?:[a-z'’]+ ){0,2}(?:game|match|fixture|race|tie)|schedule|fixture")
 
 _WINNER = _words(r"夺冠|冠军|获胜|赢得|折桂|第一名|称雄|登顶|击败|战胜|捧起|捧得|加冕|问鼎"
                  r"|胜出|力克|夺得|当选|胜选",
@@ -165,6 +165,20 @@ _DISTANCES = (
     ("half", _words(r"半程马拉松|半马", r"half[- ]marathons?")),
     ("full", _words(r"全程马拉松|全马|(?<!半程)马拉松", r"(?<!half )(?<!half-)marathons?")),
 )
+# Which kind of device a model name is: a brand's Z9 phone is not its Z9 tablet.
+_DEVICES = (
+    ("phone", _words(r"手机", r"phones?|smartphones?|handsets?")),
+    ("tablet", _words(r"平板", r"tablets?")),
+    ("laptop", _words(r"笔记本电脑|笔记本", r"laptops?|notebooks?")),
+    ("watch", _words(r"手表", r"smart ?watch(?:es)?")),
+    ("earbuds", _words(r"耳机", r"earbuds|headphones")),
+)
+# A rule's stage: a draft out for comment has not come into force, whatever date it gives.
+_IN_FORCE = _words(r"施行|生效|实施|起执行",
+                   r"(?:come|comes|came|coming) into (?:force|effect)|(?:take|takes|took|taking)"
+                   r" effect|in force|in effect|effective|enacted|adopted|passed")
+_DRAFT = _words(r"草案|征求意见|审议稿|送审稿|拟",
+                r"draft|consultation|consulting|consult|proposed|proposals?|would ban")
 _PREVIOUS_EDITION = _words(r"上一届|上届|前一届|上一季", r"previous edition|last edition"
                           r"|last year's (?:festival|awards?|ceremony|edition|prize|winner)")
 # Which supply an outage cuts: a power cut is not answered by a water one.
@@ -183,15 +197,15 @@ _PERIOD = (
                            r"|year-to-date")),
     ("half", _words(r"上半年|下半年|半年度|中期|半年报", r"half[- ]year|first[- ]half"
                     r"|second[- ]half|h1|h2|six months|interim")),
-    ("quarter", _words(r"(?<!前)(?:第?[一二三四1-4]|[一二三四]个?)季度|季报|单季|上季度|本季度"
-                       r"|上个季度|这个季度|该季度|当季",
+    ("quarter", _words(r"(?<!前)(?:第?[一二三四1-4]|[一二三四]个?)(?:季度|财季)|季报|单季"
+                       r"|上季度|本季度|上个季度|这个季度|该季度|当季",
                        r"quarters?|quarterly|q[1-4]|[1-4]q|(?:first|second|third|fourth)"
                        r"[- ]quarter")),
     ("year", _words(r"全年|年度|年报|整年|财年|全年度", r"full[- ]year|annual(?:ly)?|fiscal[- ]year"
                     r"|for the year|yearly|whole year|entire year|as a whole")),
 )
 _QUARTER = tuple(
-    (f"q{n}", _words(rf"(?<!前)第?{zh}季度|(?<!前){zh}季报|Q{n}|{n}Q",
+    (f"q{n}", _words(rf"(?<!前)第?{zh}(?:季度|财季)|(?<!前){zh}季报|Q{n}|{n}Q",
                      rf"q{n}|{n}q|{en}[- ]quarter"))
     for n, zh, en in ((1, "[一1]", "first"), (2, "[二2]", "second"), (3, "[三3]", "third"),
                       (4, "[四4]", "fourth")))
@@ -267,6 +281,10 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("award", _AWARDS),
     Dimension("stage", _STAGES),
     Dimension("distance", _DISTANCES),
+    Dimension("device", _DEVICES),
+    # "When did the ban come into force" is not answered by the draft's consultation dates.
+    Dimension("rule", (("draft", _DRAFT), ("in_force", _IN_FORCE)),
+              applies=lambda q: bool(_IN_FORCE.search(q))),
     # The edition asked, unless the question names the one before: 上一届's best film is
     # not this year's.
     Dimension("edition", (("previous", _PREVIOUS_EDITION),),
@@ -325,7 +343,47 @@ def clash(question: str, sentence: str) -> str | None:
         if not said and asked & dimension.required:
             return f"{dimension.name}: does not state {', '.join(sorted(asked))}"
     return (_other_grade(question, sentence) or _other_year(question, sentence)
-            or _other_month(question, sentence) or _other_version(question, sentence))
+            or _other_month(question, sentence) or _other_version(question, sentence)
+            or _other_numbered(question, sentence))
+
+
+# What a number names the one of its kind: a metro or bus line (3号线, 15路, "Line 5", "route
+# 14") and a model or a zone by its letters and number (Z9, P2, M25).
+_NUMBERED = re.compile(
+    r"(\d{1,3})\s*号线|(\d{1,4})\s*路(?:公交|车|线)"
+    r"|(?<![A-Za-z])(?i:line|route|bus|tram|platform|gate)\s*(\d{1,4})(?![\d:.])"
+    r"|(?<![A-Za-z0-9])([A-Za-z]{1,2})-?(\d{1,3})(?![\d.%:])")
+
+
+@cached_if_short(maxsize=256)
+def _numbered(text: str) -> frozenset[tuple[str, str]]:
+    """(kind, number) of every numbered line or model the text names; a model's kind is its
+    letters."""
+    found = set()
+    for line, bus, other, letters, number in _NUMBERED.findall(text):
+        if line or bus or other:
+            found.add(("line", line or bus or other))
+        elif not _YEAR_LIKE.fullmatch(letters + number):
+            found.add((letters.casefold(), number))
+    return frozenset(found)
+
+
+# Letters and a number that are no model's name: a quarter, a half, a fiscal year.
+_YEAR_LIKE = re.compile(r"(?i:q[1-4]|h[12]|fy\d+)")
+
+
+def _other_numbered(question: str, sentence: str) -> str | None:
+    """5号线 is not 3号线, the Z9 not the Z8: a line or model the question numbers must be the
+    one the sentence names, where it names one of that kind."""
+    asked = _numbered(question)
+    if not asked:
+        return None
+    said = _numbered(sentence)
+    for kind in {k for k, _ in asked}:
+        numbers = {n for k, n in said if k == kind}
+        if numbers and not numbers & {n for k, n in asked if k == kind}:
+            return f"{kind} {', '.join(sorted(numbers))}, asked another"
+    return None
 
 
 # A numbered release, where the text says it is one: "13.0正式版", "version 4.2", "v2.1".
@@ -352,8 +410,9 @@ def _other_version(question: str, sentence: str) -> str | None:
 
 # What a page's title says of these holds for its lines that say nothing of them: "受影响区域
 # 包括中心街" under "栖梧镇停水通知" is about the water cut, a line under "… Women held by
-# Harlby Vale" about the women's team.
-_SAID_BY_THE_TITLE = frozenset({"utility", "sport", "team"})
+# Harlby Vale" about the women's team, "净利润1.18亿元" under "…公布第三财季业绩" the third
+# quarter's.
+_SAID_BY_THE_TITLE = frozenset({"utility", "sport", "team", "quarter"})
 
 
 def clash_under(question: str, sentence: str, title: str) -> str | None:
@@ -366,6 +425,10 @@ def clash_under(question: str, sentence: str, title: str) -> str | None:
         if said and not said & asked:
             return (f"{dimension.name}: its page says {', '.join(sorted(said))}, "
                     f"asked {', '.join(sorted(asked))}")
+        if not said and dimension.name == "team" and asked == {"women"}:
+            # A side no line or title calls the women's is the men's: "Harrowmere Rovers
+            # beat Saltby Town 3-1" does not say how the women did.
+            return "team: its page names no women's side, asked women"
     return None
 
 
@@ -587,9 +650,16 @@ _DOUBLED = re.compile(r"([bdfgklmnprtz])\1$")
 
 def _stem(word: str) -> str:
     """A word without its ending ("cutting" -> "cut", "closed" -> "clos", "jobs" -> "job"),
-    never shorter than three letters."""
+    never shorter than three letters; a noun made of a verb is the verb's ("closure" and
+    "close" -> "clos", "election" -> "elect"), never shorter than four."""
     bare = _DOUBLED.sub(r"\1", _SUFFIX.sub("", word))
+    made = _MADE_OF_A_VERB.sub("", bare)
+    if len(made) >= 4:
+        return made
     return bare if len(bare) >= 3 else word
+
+
+_MADE_OF_A_VERB = re.compile(r"(?:ure|ion|ment|e)$")
 
 
 # What a question asks of a name ("Vessaria's trade balance"): the words after the
@@ -624,11 +694,17 @@ def possessed_words(question: str) -> tuple[str, ...]:
     stems = []
     for word in found.group(1).split():
         word = word.strip("-")
-        if word in _FUNCTION_WORDS:
-            break
+        if word in _FUNCTION_WORDS or word in _VERBS_AFTER:
+            break  # "Calderwick's drone ban come into force": the ban, not "come"
         if len(word) >= 3 and word not in _ANYTHING:
             stems.append(word[:5])
     return tuple(dict.fromkeys(stems))
+
+
+# Verbs a question puts after what it asks of a name.
+_VERBS_AFTER = frozenset({"come", "go", "start", "begin", "end", "take", "happen", "open",
+                          "close", "reopen", "become", "get", "mean", "affect", "cost", "work",
+                          "finish", "stop", "change", "rise", "fall"})
 
 
 def mentions_topic(sentence: str, stems: tuple[str, ...], need: int = 1) -> bool:

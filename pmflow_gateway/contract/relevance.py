@@ -12,7 +12,7 @@ import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from pmflow_gateway.contract.currencies import currency_groups
@@ -74,7 +74,8 @@ _ASKS_MOVE = re.compile(
     r"|up or down|rise|rose|fall|fell|gain(?:ed|s)?|los[et]|open(?:ed)?|close[ds]?|perform)"
     r"(?![a-z])", re.IGNORECASE)
 _ASKS_LEVEL = re.compile(r"价格|股价|报价|多少钱|现价|售价|定价|卖多少"
-                         r"|(?<![a-z])(?:price|priced|quote|trading at|worth|costs?)(?![a-z])",
+                         r"|(?<![a-z])(?:price|priced|quote|trading at|worth|costs?"
+                         r"|(?:stocks?|shares?) (?:close|closed|open|opened))(?![a-z])",
                          re.IGNORECASE)
 _STATES_MOVE = re.compile(
     r"(?:涨|跌|上涨|下跌|收涨|收跌|升|降|涨幅|跌幅)\s*-?\d+(?:\.\d+)?\s*(?:%|％|点)"
@@ -196,9 +197,11 @@ def _form_pattern(form: str) -> re.Pattern[str]:
     if title := _TITLE.match(form):
         chars = [re.escape(c) for c in title.group(1) if not re.fullmatch(_TITLE_GAP, c)]
         return re.compile("《?" + _TITLE_GAP.join(chars) + "》?", re.IGNORECASE)
-    if CJK.search(form) and _ZH_ORG.search(form) and len(form) >= 5:
+    if CJK.search(form) and _ZH_ORG.search(form) and (len(form) >= 5 or form[-2:] == "机场"):
         # An institution is named by an abbreviation of its name: 汀澜农商银行 is 汀澜农村商业
-        # 银行 (the same first two characters, then every character in order, few between).
+        # 银行, 琅坪机场 is 琅坪国际机场 (the same first two characters, then every character
+        # in order, few between; four are too few but for an airport: 北京大学 is not 北京
+        # 师范大学).
         return _in_order(form[2:], gap=2, head=form[:2])
     if CJK.search(form) and _ZH_LAW.search(form) and len(form) >= 6:
         # A regulation is named shorter than its title: 江西物业条例 is 江西省物业管理条例, and
@@ -221,7 +224,10 @@ def _form_pattern(form: str) -> re.Pattern[str]:
 
 
 _ZH_LAW = re.compile(r"(?:条例|办法|规定|细则)$")
-_ZH_ORG = re.compile(r"(?:银行|大学|学院|医院|研究院|协会|商会|商场)$")
+# The words a Chinese school, hospital, museum, station or court's name ends in.
+ZH_INSTITUTIONS = (r"医院|保健院|卫生院|中学|小学|大学|学院|幼儿园|博物馆|图书馆|体育馆|科技馆"
+                   r"|美术馆|剧院|机场|火车站|高铁站|客运站|动物园|植物园|法院|检察院|研究院|研究所")
+_ZH_ORG = re.compile(rf"(?:银行|协会|商会|商场|{ZH_INSTITUTIONS})$")
 _LETTERS_DIGITS = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])|-")
 
 
@@ -744,23 +750,83 @@ def names_something_else(plan: ExternalQueryPlan, sentence: str) -> bool:
     asked = asked_names(plan)
     if not asked or any(names(a, sentence, plan.query_kind) for a in asked):
         return False
+    if plan.query_kind in (QueryKind.company, QueryKind.market) and _OPENS_WITH_A_FIRM.match(
+            sentence):
+        return True  # "Quillon Technologies slipped 1.2% to $31.75."
     asked_forms = _asked_forms(plan)
     fold = _fold(sentence)
     return any(_named(n, sentence, fold) for n, key in _known_in(sentence, fold)
                if key not in asked_forms)
 
 
+# A line whose subject is a firm by its name: no list need know it.
+_OPENS_WITH_A_FIRM = re.compile(
+    r"(?:[A-Z][\w&'’.-]*\s){1,3}(?:Technologies|Technology|Systems|Group|Holdings|Inc\.?|Ltd\.?"
+    r"|Corp\.?|Corporation|Motors|Bank|Bancorp|Industries|Pharmaceuticals|Therapeutics|Labs"
+    r"|Energy|Airlines|Insurance|Logistics|Robotics|Semiconductors?|Electronics|Foods"
+    r"|Capital|Partners|Networks|Software|Materials|Mining|plc|PLC|AG|SA|NV)"
+    r"(?:,|\s+(?:shares?\s+|stock\s+)?[a-z])")
+
+
 def about_another(plan: ExternalQueryPlan, sentence: str) -> bool:
     """A sentence that names the asked name only to set another beside it: 澜岫科技的竞争对手
     岑川智能公布…, 与瑞砾股份无关联的瑞砾控股…, "Halvora's rival Grevholt reported…",
     "Grevholt, unrelated to Halvora, …": what it states is the other's."""
+    if any(_kin_firm(form).search(sentence) and form not in sentence.casefold()
+           for form in _asked_forms(plan) if _FIRM_KIND.search(form)):
+        return True  # asked 鸿岚地产, the line names 鸿岚集团 (the building society, not Insurance)
     if not _RELATION_WORD.search(sentence):
         return False  # most lines: one scan, not one per asked form
     if (separate := _SEPARATE.search(sentence)) and not any(
             names(a, separate.group(1), plan.query_kind) for a in asked_names(plan)):
         return True  # "The separate Hollin Creek fire, 40 miles north of Hollin Ridge, ..."
+    for pattern in (_PART_OF, _RELATED_NAMED):
+        if (other := pattern.search(sentence)) and not _is_asked(other.group(1), plan):
+            # "Brightmoor Systems Asia, the company's Singapore-listed subsidiary, ...",
+            # "Rival Quillon Technologies posted ...", 控股子公司澄峰智能同期净利润为…
+            return True
     return any(_beside(form).search(sentence) for form in _asked_forms(plan))
 
+
+# What kind of firm a name says it is: the same first word with another kind is another firm.
+_FIRM_KINDS_ZH = (r"集团|地产|置业|保险|银行|证券|控股|股份|科技|汽车|电器|电子|医药|制药|能源|传媒"
+                  r"|物流|航空|食品|建设|矿业|化工|钢铁|电力|电气|通信|软件|智能|光电|重工|机械|实业")
+_FIRM_KINDS_EN = (r"insurance|bank|building society|credit union|group|holdings|capital"
+                  r"|technologies|systems|motors|energy|airlines|logistics|foods|properties"
+                  r"|homes|pharma|pharmaceuticals|media|mining|steel|telecom|software|robotics")
+_FIRM_KIND = re.compile(rf"(?:{_FIRM_KINDS_ZH})$|(?<![a-z])(?:{_FIRM_KINDS_EN})$")
+
+
+@functools.lru_cache(maxsize=1024)
+def _kin_firm(form: str) -> re.Pattern[str]:
+    """The asked firm's first name with another kind after it: 鸿岚集团 for 鸿岚地产."""
+    kind = _FIRM_KIND.search(form)
+    assert kind is not None
+    stem = form[:kind.start()].strip()
+    if CJK.search(form):
+        return re.compile(rf"{re.escape(stem)}(?!{re.escape(kind.group())})(?:{_FIRM_KINDS_ZH})")
+    return re.compile(rf"(?<![\w]){re.escape(stem)}\s+(?!{re.escape(kind.group())})"
+                      rf"(?:{_FIRM_KINDS_EN})(?![\w])", re.IGNORECASE)
+
+
+def _is_asked(name: str, plan: ExternalQueryPlan) -> bool:
+    """Whether a name read off a line is an asked one: a Chinese one read on (澄峰智能同期净利润)
+    starts with it."""
+    name = name.strip().casefold()
+    if CJK.search(name):
+        return any(name.startswith(form) for form in _asked_forms(plan))
+    return name in _asked_forms(plan)
+
+
+# A name said to be a part of the group a page is about: what it states is the part's.
+_PART_OF = re.compile(
+    r"((?:[A-Z][\w&'’-]*\s?){1,5}),\s+(?:the company's|the company’s|the group's|the group’s"
+    r"|its|a|an)\s+(?:[\w-]+\s+){0,2}(?:subsidiary|unit|arm|affiliate|division)\b")
+
+# Another name, introduced by how it relates to the page's: "rival Quillon Technologies".
+_RELATED_NAMED = re.compile(
+    rf"(?:(?:控股|全资|参股)子公司|竞争对手|(?<![\w])(?i:rivals?|competitors?)\s+)"
+    rf"((?:[{CJK_CHARS}]{{2,8}})|(?:[A-Z][\w&'’-]*\s?){{1,4}})")
 
 _RELATIONS = (r"(?:竞争对手|对手|同行|友商|子公司|母公司|控股股东|合作伙伴|合作方|供应商|客户)",
               r"(?:rivals?|competitors?|peers?|parent(?: company)?|subsidiary|suppliers?"
@@ -777,10 +843,11 @@ _SEPARATE = re.compile(r"(?<![A-Za-z])[Tt]he (?:separate|unrelated) ((?:[A-Z][\w
 def _beside(form: str) -> re.Pattern[str]:
     name = re.escape(form)
     if CJK.search(form):
-        return re.compile(rf"{name}的{_RELATIONS[0]}"
+        return re.compile(rf"{name}的{_RELATIONS[0]}|[（(]{name}(?:控股|全资|参股|旗下)?子公司[）)]"
                           rf"|与{name}(?:并|毫)?(?:无关联?|没有关联|无关系|不是同一)")
     return re.compile(
-        rf"(?<![\w]){name}(?:'s|’s)\s+{_RELATIONS[1]}\b"
+        rf"(?<![\w]){name}(?:'s|’s)\s+(?:[\w-]+\s+){{0,2}}{_RELATIONS[1]}\b"
+        rf"|(?:subsidiary|unit|arm|affiliate|division) of (?:the\s+)?{name}(?![\w])"
         rf"|(?:unrelated to|no relation to|not to be confused with|(?:rivals?|competitors?) "
         rf"(?:of|to))\s+(?:the\s+)?{name}(?![\w])", re.IGNORECASE)
 
@@ -851,8 +918,15 @@ def asked_place(plan: ExternalQueryPlan) -> str:
     ashgrove")."""
     if plan.location_hint:
         return plan.location_hint
-    return next((n for n in plan.subject_entities if n and not CJK.search(n)
-                 and not qualified_forms(n) and not find_places(n)), "")
+    return next((n for n in plan.subject_entities if n and (
+        _ZH_INSTITUTION_NAME.search(n) if CJK.search(n)
+        else not qualified_forms(n) and not find_places(n))), "")
+
+
+# A Chinese school, hospital, court or station: namesakes are told apart by the county or city
+# written before the name (浙江省萸山县望篁中学, 四川省砚坪县望篁中学).
+_ZH_INSTITUTION_NAME = re.compile(f"(?:{ZH_INSTITUTIONS})$")
+_ZH_UNIT = "省市县区镇乡"
 
 
 def _subject_regions(plan: ExternalQueryPlan, texts: Iterable[str]) -> list[str]:
@@ -865,6 +939,8 @@ def _regions_of(name: str, texts: Iterable[str]) -> list[str]:
     namesakes, when there are two or more. One region per page."""
     if not name:
         return []
+    if CJK.search(name):
+        return _zh_regions_of(name, texts)
     readings: list[str] = []
     written = re.compile(rf"(?<![\w]){re.escape(name)}(?=\s*,)", re.IGNORECASE)
     pages = list(texts)
@@ -884,6 +960,36 @@ def _regions_of(name: str, texts: Iterable[str]) -> list[str]:
                 for t in pages for other in [*readings, *in_words] if other != region):
             readings.append(region)
     return readings if len(readings) >= 2 else []
+
+
+def _zh_regions_of(name: str, texts: Iterable[str]) -> list[str]:
+    """The counties or cities the evidence writes right before a Chinese name, one per page:
+    namesakes when there are two or more."""
+    readings: list[str] = []
+    for text in texts:
+        unit = next(filter(None, (_unit_before(text, at) for at in _all_at(name, text))), None)
+        if unit and unit not in readings:
+            readings.append(unit)
+    return readings if len(readings) >= 2 else []
+
+
+def _all_at(name: str, text: str) -> Iterator[int]:
+    at = text.find(name)
+    while at >= 0:
+        yield at
+        at = text.find(name, at + 1)
+
+
+def _unit_before(text: str, at: int) -> str | None:
+    """The county, city or province written right before `at`: 萸山县 of 浙江省萸山县望篁中学."""
+    for n in (2, 3, 4):
+        unit = text[max(at - n, 0):at]
+        if len(unit) < n or unit[-1] not in _ZH_UNIT or not CJK.fullmatch(unit[0]):
+            continue
+        before = text[at - n - 1] if at > n else ""
+        if n == 4 or not before or before in _ZH_UNIT or not CJK.match(before):
+            return unit
+    return None
 
 
 # What a page says a place no table knows is in: "Wendlecombe in Northumberland", "Stellingford

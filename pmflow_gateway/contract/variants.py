@@ -90,8 +90,13 @@ def family_mentions(name: str, text: str) -> list[bool]:
     for match in pattern.finditer(text):
         # Only qualifiers, decimals and ticked names reach the groups: all of them count.
         said = frozenset(_tokens(" ".join(g for g in match.groups() if g)))
-        found.append(said == asked)
+        # The standard edition is the name itself when the name asks no other edition:
+        # "霁光Z9多少钱" is answered by "霁光Z9标准版售价3999元起".
+        found.append(said == asked or (said - _STANDARD == asked and not asked))
     return found
+
+
+_STANDARD = frozenset({"标准版"})
 
 
 def only_variants(name: str, text: str) -> bool:

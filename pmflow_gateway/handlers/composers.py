@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta, timezone
 
 from pmflow_gateway.contract.dates import MONTHS, names_a_day
+from pmflow_gateway.contract.gazetteer import ENGLISH_STOP_WORDS
 from pmflow_gateway.contract.judged import of_the_last
 from pmflow_gateway.contract.metrics import asked_metrics, asks_a_change, other_figure
 from pmflow_gateway.contract.places import find_places
@@ -239,7 +240,12 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     if plan.query_kind in (QueryKind.company, QueryKind.news) and not asks_a_level(wanted):
         # A share price is not what a company or news question asked.
         found = [c for c in found if not quotes_a_level(c.text)]
+    elif plan.query_kind is QueryKind.market and asks_a_level(wanted):
+        # Nor is revenue guidance what "where did the stock close" asked.
+        found = [c for c in found if quotes_a_level(c.text) or states_a_price(c.text)]
     day = asked_day(plan)
+    if day == "tonight" and slot is Slot.time and plan.query_kind is not QueryKind.weather:
+        day = "today"  # 今晚末班车几点: tonight's last train is today's, no line says "night"
     behind = _written_before_today(items, chinese)
     if asks_a_schedule(wanted):
         # "When do they play next": a page from days ago may announce a game already played.
@@ -308,10 +314,14 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         # not it while a line gives a later one.
         found = [c for c in found if not _dated_months_ago(c.text, today)
                  and not (asks_now and _of_past_years(c.text, today))] or found
+    if not _NAMES_A_TIME.search(wanted):
+        # "去年同期，3号线末班车为22:45": a line about this time last year is not now.
+        found = [c for c in found if not _A_YEAR_BEFORE.match(c.text)]
     if today is not None and not _NAMES_A_TIME.search(wanted):
         # Now is not the season a line is limited to: "夏季（5月至10月）每日6:30至19:00开放"
         # asked in December.
-        found = [c for c in found if not _out_of_season(c.text, today)] or found
+        found = [c for c in found if not _out_of_season(c.text, today)
+                 and not _out_of_season(items[c.n - 1].title, today)] or found
     if not found:
         return Draft(answer="", cited=[])
     # A line that names the person a "who" question asks for answers it, whatever words of
@@ -517,7 +527,20 @@ def _out_of_season(text: str, today: date) -> bool:
         first = int(m.group("a")) if m.group("a") else MONTHS[m.group("ea").lower()]
         last = int(m.group("b")) if m.group("b") else MONTHS[m.group("eb").lower()]
         spans.append({(first - 1 + i) % 12 + 1 for i in range((last - first) % 12 + 1)})
+    if not spans:
+        # "Callowby – Harrowmere summer timetable", 夏季作息时间: a season's schedule.
+        spans = [_SEASON_MONTHS[(m.group(1) or m.group(2)).lower()]
+                 for m in _SEASONAL.finditer(text)]
     return bool(spans) and all(today.month not in months for months in spans)
+
+
+# A season's schedule, by the northern seasons' months (the pages this serves are).
+_SEASON_MONTHS = {"spring": {3, 4, 5}, "summer": {6, 7, 8}, "autumn": {9, 10, 11},
+                  "fall": {9, 10, 11}, "winter": {12, 1, 2}, "春季": {3, 4, 5},
+                  "夏季": {6, 7, 8}, "秋季": {9, 10, 11}, "冬季": {12, 1, 2}}
+_SEASONAL = re.compile(r"(?<![A-Za-z])(spring|summer|autumn|fall|winter) (?:timetable|schedule"
+                       r"|opening hours|hours|service)s?(?![A-Za-z])|(春季|夏季|秋季|冬季)"
+                       r"(?:时刻表|作息|开放时间|运行图|班次)", re.IGNORECASE)
 
 
 _PAST_TENSE = re.compile(r"(?<![A-Za-z])(?:did|was|were|had|paid|bought|sold|won|lost)(?![A-Za-z])"
@@ -530,6 +553,10 @@ def _of_past_years(text: str, today: date) -> bool:
     ("the 2021 RAV4 Prime") dates nothing."""
     years = {m.group(1) or m.group(2) for m in _IN_A_YEAR.finditer(text)}
     return bool(years) and all(int(y) < today.year for y in years)
+
+
+_A_YEAR_BEFORE = re.compile(r"(?:去年|上年|前年)(?:同期|此时|这个时候)?[，,]"
+                            r"|(?i:(?:last year|a year (?:ago|earlier)|this time last year),)")
 
 
 _IN_A_YEAR = re.compile(r"((?:19|20)\d\d)\s*年(?!\d)"
@@ -583,8 +610,11 @@ def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
     asked = {f.casefold() for name in asked_names(plan) for f in name_forms(name)}
     # The day is chosen before: its words ("on tuesday") must not favour a line that says
     # them over the day's forecast.
+    # Nor must the question's own function words: "who" favours "Graham Tully, who will
+    # return" over "X has named Dana Okafor".
     rest = [(t, w) for t, w in grounded_terms(plan)
-            if t not in asked and t != (plan.time_range_hint or "").strip().lower()]
+            if t not in asked and t != (plan.time_range_hint or "").strip().lower()
+            and t not in _STOP_WORDS]
     fresh = freshness or {}
     chinese = is_cjk(plan.topic)
     weather = plan.query_kind is QueryKind.weather
@@ -603,6 +633,7 @@ def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
                                         c.score, -c.n, -c.position))
 
 
+_STOP_WORDS = frozenset(ENGLISH_STOP_WORDS)
 _DIGIT = re.compile(r"\d")
 
 

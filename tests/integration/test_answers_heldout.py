@@ -108,6 +108,11 @@ SETS = {
                      frozenset({"ambiguous", "concert", "court", "ferry", "film", "fuel",
                                 "marathon", "quarterly", "river", "wildfire"}),
                      max_wrong=7, min_refusals=5, min_clarify=3),
+    # Served on a Thursday (2026-12-03), not the Sunday of sets 7 to 14.
+    "set15": HeldOut(DATA / "answers_heldout15.jsonl", DATA / "answer_corpus_heldout15.json", 71,
+                     frozenset({"appointment", "earnings", "law", "metro", "product", "road",
+                                "sports", "stock", "timetable", "weather"}),
+                     max_wrong=2, min_refusals=5, min_clarify=0),
 }
 
 

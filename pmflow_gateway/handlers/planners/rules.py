@@ -160,7 +160,15 @@ def follow_up_question(question: str, previous: str) -> str:
         return f"{previous} {when}"
     zh = is_cjk(previous)
     subject = find_names(previous, previous.lower(), zh=zh)
-    names = " ".join(_dedupe(s.text for s in subject if not replaced_by(question, s.text)))
+    kept = [s for s in subject if not replaced_by(question, s.text)]
+    between = previous[kept[0].end:kept[-1].start] if len(kept) > 1 else ""
+    if (not zh and len(kept) > 1 and len(between.split()) <= 6
+            and not _SIDE_BY_SIDE.search(between)):
+        # "Kestrel Bridge closure in Harrowmere": two names written apart stay apart (run
+        # together, "Kestrel Bridge Harrowmere" would read as one).
+        names = previous[kept[0].start:kept[-1].end]
+    else:
+        names = " ".join(_dedupe(s.text for s in kept))
     if (asked_slot(question) in (Slot.any, Slot.date) and not asked_metrics(question)
             and not asks_a_level(question) and not _STOCK_WORDS.search(question)):
         names = " ".join([names, *metric_words(previous)]).strip()
@@ -178,6 +186,9 @@ def follow_up_question(question: str, previous: str) -> str:
     return f"{names} {question}"
 
 
+# Names set side by side ("Skjern vs Holstebro") are asked about together, as one.
+_SIDE_BY_SIDE = re.compile(r"(?<![a-z])(?:vs?|versus|and|or|against)(?![a-z])|[,&/]",
+                           re.IGNORECASE)
 _YEAR_OF = re.compile(r"(?:(?:in|for) )?(?:19|20)\d\d年?|fy ?'?\d{2,4}", re.IGNORECASE)
 # A reporting period (not a day): what a follow-up about another figure keeps.
 _PERIOD = re.compile(

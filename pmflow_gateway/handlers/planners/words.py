@@ -25,7 +25,7 @@ from pmflow_gateway.contract.places import (
     region_after,
     region_before,
 )
-from pmflow_gateway.contract.relevance import RECENT
+from pmflow_gateway.contract.relevance import RECENT, ZH_INSTITUTIONS
 from pmflow_gateway.contract.text import CJK, CJK_CHARS
 from pmflow_gateway.contract.variants import is_qualifier
 from pmflow_gateway.contract.when import EN_WEEKDAYS
@@ -85,6 +85,9 @@ KIND_WORDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
             r"weather|wether|wheather|weahter|forecast|forcast|temperature|temps?|rain(?:ing|y)?|snow(?:ing)?|hot|cold|humid(?:ity)?"
             r"|sunny|cloudy|windy|storms?|fog(?:gy)?|freezing|chilly|heat ?wave|umbrella"
             r"|warm(?:er)?|hotter|colder|cooler"
+            # "What will the high be tomorrow", "tonight's low": the day's temperature.
+            r"|(?:the|today'?s|tomorrow'?s|tonight'?s|daytime|overnight) (?:high|low)s?"
+            r"(?= (?:be|today|tomorrow|tonight|on|in|for|this)\b|\?|$)"
             r"|air quality|aqi|uv index"))),
     (QueryKind.market, re.compile(
         r"股价|股票|股市|汇率|金价|油价|大盘|收盘|开盘|市值|行情|涨跌|期货|多少点|点位|"
@@ -138,7 +141,11 @@ FILLERS = re.compile(
     r"|[？?！!。.\s]+$"
     r"|^(?:please |can you (?:tell me|check) )", re.IGNORECASE)
 _ZH_SUFFIX_NAME = re.compile(
-    rf"[{CJK_CHARS}]{{2,4}}(?:汽车|科技|集团|银行|证券|控股|股份|电器|电子)")
+    rf"[{CJK_CHARS}]{{2,4}}(?:汽车|科技|集团|银行|证券|控股|股份|电器|电子|地产|置业|保险|医药|制药"
+    r"|能源|传媒|物流|航空|食品|矿业|化工|钢铁|光电|重工|实业)")
+# A school, hospital, court, museum or station is named by what comes before its kind's word:
+# "岑浦市妇幼保健院今天挂号排队要多久" asks of 岑浦市妇幼保健院, not of every hospital in 岑浦.
+_ZH_INSTITUTION = re.compile(rf"[{CJK_CHARS}]{{2,10}}?(?:{ZH_INSTITUTIONS})(?![院校馆站园所])")
 # A regulation named without 《》: "珀溪市建筑垃圾管理条例规定的最高罚款" asks of
 # 珀溪市建筑垃圾管理条例, not of any 珀溪市 rule (生活垃圾分类管理条例 is another law).
 _ZH_LAW_NAME = re.compile(
@@ -153,6 +160,8 @@ _ZH_LEAD_NAME = re.compile(
     # An economy's figures: "塔里维亚失业率是多少" asks about 塔里维亚.
     r"|失业率|通胀|通货膨胀|CPI|GDP|国内生产总值|经济增长|基准利率|利率|汇率|物价|人口|就业|贸易"
     r"|裁员|销量|市值|发布|空气|气温|降雨|下雨|下雪|雾霾|地震|停电|停水"
+    # A team's results: "青岚猎鹰比分多少" asks about 青岚猎鹰.
+    r"|比分|赛果|战况|战绩|排名|赛程|首发|阵容|下一场|主场|客场"
     # A follow-up asked whole: "澜海新能源 净利润呢" (the name, a space, the new question).
     r"|\s)")
 _NAME_STOP_CHARS = set("的是和与跟在了吗呢有什么哪这那该本家个我你他它们请帮查看")
@@ -176,14 +185,15 @@ class Span:
 
 # A place or a club followed by one of these is a team ("江苏女排"); English writes the team
 # word apart ("Brann women's"), where the variant rules read it.
-_TEAM_WORD = re.compile(r"女排|女篮|女足|男排|男篮|男足|女队|男队|青年队|预备队|俱乐部|队")
+# A follow-up asked whole puts a space between them: "青岚猎鹰 女篮呢".
+_TEAM_WORD = re.compile(r" ?(女排|女篮|女足|男排|男篮|男足|女队|男队|青年队|预备队|俱乐部|队)")
 
 
 def _with_team_word(text: str, span: Span) -> Span:
     team = _TEAM_WORD.match(text, span.end)
     if team is None:
         return span
-    return Span(span.start, team.end(), text[span.start:team.end()], span.kind)
+    return Span(span.start, team.end(), span.text + team.group(1), span.kind)
 
 
 # A short name given in brackets right after a name is the same thing: "Halvora
@@ -226,6 +236,10 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
         found += [Span(m.start(1) + cut, m.end(), m.group(1)[cut:])
                   for m in (_ZH_LAW_NAME.finditer(text) if _names_a_law(text) else ())
                   if len(m.group(1)) - (cut := _law_start(m.group(1))) >= 6]
+        for m in (() if weather else _ZH_INSTITUTION.finditer(text)):
+            cut = _institution_start(m.group())
+            if len(m.group()) - cut >= 4:
+                found.append(Span(m.start() + cut, m.end(), m.group()[cut:]))
         for m in _ZH_SUFFIX_NAME.finditer(text):
             name = m.group()
             # "这家理想汽车" -> "理想汽车": the name starts after the last function word.
@@ -257,7 +271,8 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
         if name and not (set(name) & _NAME_STOP_CHARS) and not is_noise(name):
             start = text.find(name)
             # A name that ends in a town's or county's suffix is a place (望澄镇, 岚汀县).
-            kept.append(Span(start, start + len(name), name, is_place=name[-1] in "镇乡县"))
+            lead_span = Span(start, start + len(name), name, is_place=name[-1] in "镇乡县")
+            kept.append(lead_span if lead_span.is_place else _with_team_word(text, lead_span))
     return kept
 
 
@@ -281,6 +296,16 @@ def _law_start(name: str) -> int:
     return places[0].start if places else _after_stop(name)
 
 
+def _institution_start(name: str) -> int:
+    """Where an institution's name starts: after the asking and time words in front of it
+    (我想知道明天望篁中学 -> 望篁中学)."""
+    head = name[:-2]
+    said = [m.end() for pattern in (ZH_NOISE, TIME) for m in pattern.finditer(head)
+            if len(m.group()) > 1]  # one character (和, 与) may be the name's own: 协和医院
+    asking = (i + 1 for i, ch in enumerate(head) if ch in "的是在请帮查看问")
+    return max([*said, *asking], default=0)
+
+
 def _after_stop(name: str) -> int:
     """Where a Chinese name starts after the last function word in front of it."""
     return max((i + 1 for i, ch in enumerate(name[:-2]) if ch in _NAME_STOP_CHARS), default=0)
@@ -301,6 +326,7 @@ _PLACE_GENERIC = re.compile(
     r"|materials|mining|chemicals|insurance|bancorp|bank|brewing|automotive|aerospace"
     r"|marine|shipping|freight|railways?|utilities|industries|manufacturing|instruments"
     r"|realty|properties|hotels|resorts|inc|corp|corporation|ltd|llc|plc|ventures"
+    r"|building society|credit union|insurance"
     r"|rovers|united|athletic|wanderers|rangers)(?![\w'’])",
     re.IGNORECASE)
 

@@ -1,0 +1,150 @@
+"""Which institution, which firm of a family, which numbered line or model, and which stage of
+a rule a page's line is about: a school or hospital no list knows, namesake schools told apart
+by their county, a subsidiary or a rival named beside the asked firm, 3号线 against 5号线, a
+draft against a law in force. The names here are invented."""
+
+from __future__ import annotations
+
+import pytest
+
+from pmflow_gateway.contract.qualifiers import clash, clash_under, possessed_words, topic_words
+from pmflow_gateway.contract.relevance import (
+    about_another,
+    asks_a_level,
+    names_something_else,
+    off_topic,
+    place_readings,
+)
+from pmflow_gateway.contract.variants import only_variants
+from pmflow_gateway.handlers.planners.rules import follow_up_question, plan_by_rules
+from pmflow_gateway.handlers.planners.words import find_names
+from pmflow_gateway.schemas import QueryKind
+
+# ---------------------------------------------------------------- institutions
+
+
+@pytest.mark.parametrize(("question", "name"), [
+    ("澜坪市妇幼保健院今天挂号要等多久", "澜坪市妇幼保健院"),
+    ("我想知道明天青苇中学放假吗", "青苇中学"),
+    ("泊川协和医院几点开门", "泊川协和医院"),  # 和 is the name's own
+    ("雁汀机场P3停车场一天多少钱", "雁汀机场"),
+])
+def test_a_chinese_institution_is_asked_by_its_whole_name(question: str, name: str) -> None:
+    assert name in [s.text for s in find_names(question, question, zh=True)]
+
+
+def test_a_weather_question_keeps_its_place_not_an_airport() -> None:
+    question = "广州白云机场明天天气"
+    assert "广州白云机场" not in [s.text for s in find_names(question, question, zh=True)]
+
+
+def test_namesake_schools_are_told_apart_by_the_county_before_them() -> None:
+    plan = plan_by_rules("青苇中学寒假哪天开始", locale="zh-CN")
+    texts = ["浙江省岱山县青苇中学发布通知，寒假自1月22日开始。",
+             "四川省砚石县青苇中学寒假将于1月16日开始。"]
+    assert place_readings(plan, texts) == ["岱山县", "砚石县"]
+    assert place_readings(plan, [texts[0], "青苇中学寒假将于1月16日开始。"]) == []
+
+
+def test_a_hospital_named_in_passing_on_a_page_about_another_is_not_the_answer() -> None:
+    plan = plan_by_rules("澜坪市妇幼保健院今天挂号要等多久", locale="zh-CN")
+    assert plan.subject_entities == ["澜坪市妇幼保健院"]
+    assert off_topic(plan, "全市医院候诊一览\n澜坪市第二人民医院急诊平均候诊约40分钟。"
+                           "澜坪市妇幼保健院新建的停车场本周启用。")
+    assert off_topic(plan, "妇幼保健院候诊\n澜坪市妇幼保健院今天平均候诊约40分钟。") is None
+
+
+# ---------------------------------------------------------------- which firm of a family
+
+
+def _company(question: str, locale: str = "en-US"):
+    return plan_by_rules(question, locale=locale)
+
+
+def test_the_same_first_name_with_another_kind_is_another_firm() -> None:
+    plan = _company("鸣湾地产新任董事长是谁", "zh-CN")
+    assert about_another(plan, "鸣湾集团公告，董事会选举周某为董事长。")
+    assert not about_another(plan, "鸣湾地产公告，董事会选举周某为董事长。")
+    english = _company("new chief executive of ardley building society")
+    assert about_another(english, "Ardley Insurance has named a new chief executive.")
+    assert not about_another(english, "Ardley Building Society has named a new chief executive.")
+
+
+def test_a_subsidiary_or_a_rival_named_by_its_relation_is_another() -> None:
+    zh = _company("棠溪科技第三季度净利润多少", "zh-CN")
+    assert about_another(zh, "棠溪智能（棠溪科技控股子公司）公告称，净利润1.18亿元。")
+    assert about_another(zh, "控股子公司棠溪智能同期净利润为1.18亿元。")
+    en = _company("orrin systems q3 revenue")
+    assert about_another(en, "Orrin Systems Asia, the company's Singapore-listed subsidiary, "
+                             "said its revenue reached $126 million.")
+    assert about_another(en, "Rival Quarl Technologies posted revenue of $388 million.")
+    assert not about_another(en, "Orrin Systems reported revenue of $412 million.")
+
+
+def test_a_line_opening_with_another_firm_is_its_own_in_a_market_question() -> None:
+    plan = _company("What did Orrin Systems stock close at today?")
+    assert plan.query_kind is QueryKind.market
+    assert asks_a_level("What did Orrin Systems stock close at today?")
+    assert names_something_else(plan, "Quarl Technologies slipped 1.2% to $31.75.")
+    assert not names_something_else(plan, "The stock had closed at $54.10 on Tuesday.")
+
+
+# ---------------------------------------------------------------- which one of its kind
+
+
+@pytest.mark.parametrize(("question", "other", "same"), [
+    ("鹭川地铁5号线末班车几点", "鹭川地铁3号线末班车为22:45。", "5号线末班车为23:05。"),
+    ("fenby route 14 last bus", "The last route 9 bus leaves at 23:10.",
+     "Route 14 and route 9 both run until 23:40."),
+    ("曜石Z9手机多少钱", "上一代曜石Z8起售价为3699元。", "曜石Z9售价3999元起。"),
+    ("雁汀机场P3停车场一天多少钱", "P1短时停车场每小时10元。", "P3长时停车场每天60元。"),
+])
+def test_a_numbered_line_or_model_is_not_another_number(question: str, other: str,
+                                                        same: str) -> None:
+    assert clash(question, other) is not None
+    assert clash(question, same) is None
+
+
+def test_a_quarter_or_year_label_is_no_model_number() -> None:
+    assert clash("orrin q4 revenue", "Revenue was $4.1 million in Q4.") is None
+    assert clash("orrin fy27 guidance", "The FY26 outlook was cut.") is not None  # a year
+
+
+def test_a_phone_is_not_the_tablet_of_the_same_name() -> None:
+    assert clash("曜石Z9手机多少钱", "曜石平板Z9于12月2日上架，售价2499元。") is not None
+
+
+def test_the_standard_edition_is_the_name_itself() -> None:
+    assert not only_variants("曜石Z9", "曜石Z9标准版售价3999元起，曜石Z9 Ultra售价5999元起。")
+    assert only_variants("曜石Z9", "曜石Z9 Ultra售价5999元起。")
+
+
+def test_a_line_under_a_title_of_another_quarter_is_that_quarters() -> None:
+    title = "棠溪智能公布第三财季业绩"
+    assert clash_under("棠溪智能第四财季净利润", "净利润1.18亿元。", title)
+    assert clash_under("棠溪智能第三财季净利润", "净利润1.18亿元。", title) is None
+
+
+def test_an_unmarked_side_is_not_the_womens() -> None:
+    asked = "ardley town women result last night"
+    assert clash_under(asked, "Ardley Town beat Fenby 3-1.", "Ardley see off Fenby")
+    assert clash_under(asked, "Bello scored twice.", "Ardley Town Women top the table") is None
+
+
+def test_a_draft_has_not_come_into_force() -> None:
+    assert clash("鹭川市养犬管理条例什么时候开始施行",
+                 "《鹭川市养犬管理条例（草案）》征求意见截止日期为2026年12月31日。") is not None
+    assert clash("鹭川市养犬管理条例什么时候开始施行", "条例将于2027年3月1日起施行。") is None
+    assert possessed_words("When did Fenby's drone ban come into force?") == ("drone", "ban")
+
+
+def test_a_noun_made_of_a_verb_matches_the_verb() -> None:
+    assert "clos" in topic_words("When does the Fenby Bridge closure start?", ("Fenby Bridge",))
+
+
+def test_a_follow_up_keeps_two_names_written_apart() -> None:
+    asked = follow_up_question("when will it reopen?",
+                               "When does the Fenby Bridge closure in Ardley start?")
+    assert asked.startswith("Fenby Bridge closure in Ardley")
+    side_by_side = follow_up_question("what about last season?", "Skarn vs Holby handball score")
+    assert "vs" not in side_by_side
