@@ -62,6 +62,15 @@ METRICS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         re.compile(r"GDP|国内生产总值|经济增长|经济增速|经济总量|" + _EN.format(
             r"gdp|gross domestic product|economic growth|economy (?:grew|expanded|contracted"
             r"|shrank|grows|expands)|output (?:grew|rose|fell)"), re.IGNORECASE)),
+    # What a person is paid: a CEO's pay is not the company's revenue.
+    "pay": (
+        # Not "how much do I pay for parking": what someone is paid.
+        re.compile(r"薪酬|年薪|薪水|工资|报酬|" + _EN.format(
+            r"salary|salaries|compensation|remuneration|wages?|pay (?:package|rise|deal|award)"
+            r"|(?:being|get|gets|got|was|were|is|are) paid"), re.IGNORECASE),
+        re.compile(r"薪酬|年薪|薪水|工资|报酬|薪资|" + _EN.format(
+            r"paid|pay|payout|salary|salaries|compensation|remuneration|package|earns?|earned"
+            r"|wages?|bonus(?:es)?"), re.IGNORECASE)),
     "unemployment": (
         re.compile(r"失业|" + _EN.format(r"unemploy\w*|jobless\w*"), re.IGNORECASE),
         re.compile(r"失业|" + _EN.format(r"unemploy\w*|jobless\w*|out of work"),

@@ -344,7 +344,49 @@ def clash(question: str, sentence: str) -> str | None:
             return f"{dimension.name}: does not state {', '.join(sorted(asked))}"
     return (_other_grade(question, sentence) or _other_year(question, sentence)
             or _other_month(question, sentence) or _other_version(question, sentence)
-            or _other_numbered(question, sentence))
+            or _other_numbered(question, sentence) or _other_route(question, sentence))
+
+
+# A route, from where to where: "the first sailing from Dorsey Skerry to Quillhaven will", and
+# in a question also written bare ("quillhaven to marr island ferry").
+_ENDS = r"(?=\s+(?:will|is|are|at|on|from|leaves?|departs?|runs?|ferry|ferries|train|trains|bus"
+_ENDS += r"|buses|flights?|sailings?|service|services|tomorrow|today|tonight|this|next)\b|[,.;?]|$)"
+_ROUTE = re.compile(rf"(?<![A-Za-z])from\s+([^,.;]{{2,40}}?)\s+to\s+([^,.;]{{2,40}}?){_ENDS}",
+                    re.IGNORECASE)
+_BARE_ROUTE = re.compile(rf"^(?:the\s+)?([^,.;]{{2,30}}?)\s+to\s+([^,.;]{{2,30}}?){_ENDS}",
+                         re.IGNORECASE)
+
+
+def _route(text: str, *, bare: bool = False) -> tuple[str, str] | None:
+    found = _ROUTE.search(text) or (_BARE_ROUTE.search(text) if bare else None)
+    if found is None:
+        return None
+    ends = (found.group(1).casefold(), found.group(2).casefold())
+    # "from Monday to Friday", "from 9 to 5", "how do I get to the airport": no route.
+    words = {w for end in ends for w in end.split()}
+    if any(c.isdigit() for end in ends for c in end) or words & _NOT_A_PLACE_WORD:
+        return None
+    return ends
+
+
+_NOT_A_PLACE_WORD = frozenset({
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
+    "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december", "how", "what", "when", "where", "which", "who", "do", "does", "did",
+    "i", "we", "you", "get", "go", "is", "are", "can", "morning", "evening", "noon", "midnight",
+    "today", "tomorrow", "yesterday", "week", "month", "year", "up", "down"})
+
+
+def _other_route(question: str, sentence: str) -> str | None:
+    """Quillhaven to Dorsey Skerry is neither the way back nor the Marr Island route: a line
+    that gives a route must give the asked one, in the asked direction."""
+    asked = _route(question, bare=True)
+    said = _route(sentence) if asked else None
+    if said is None or asked is None:
+        return None
+    if all(a in s or s in a for a, s in zip(asked, said, strict=True)):
+        return None
+    return f"route: says {said[0]} to {said[1]}, asked {asked[0]} to {asked[1]}"
 
 
 # What a number names the one of its kind: a metro or bus line (3号线, 15路, "Line 5", "route
@@ -554,6 +596,12 @@ def same_period_clause(sentence: str, last_year: int | None = None) -> str | Non
         if SAME_PERIOD.search(clause) or (year is not None and year.search(clause)):
             return clause.strip(" ,，;；（()）")
     return None
+
+
+def of_an_earlier_meeting(text: str) -> bool:
+    """Whether a line speaks of an earlier meeting or season ("两队上赛季…", "when the sides
+    last met"): never the day a question names."""
+    return bool(_PREVIOUS.search(text))
 
 
 def asks_a_schedule(question: str) -> bool:

@@ -57,8 +57,11 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
     (Slot.score, re.compile(
         r"比分|几比几|比数|" + _EN.format(r"score|final score|scoreline"), re.IGNORECASE)),
     (Slot.time, re.compile(
-        r"几点|什么时间开|几时|" + _EN.format(r"what time|which time|kick-?off time|tip-?off time"
-                                            r"|start time|at what time"), re.IGNORECASE)),
+        r"几点|什么时间开|几时|首班车|末班车|头班车|" + _EN.format(
+            r"what time|which time|kick-?off time|tip-?off time|start time|at what time"
+            # A timetable's first or last one is asked by its time of day.
+            r"|(?:first|last) (?:train|bus|tram|ferry|sailing|boat|flight|departure)s?"),
+        re.IGNORECASE)),
     (Slot.duration, re.compile(
         r"多久|多长时间|多少(?:天|小时|分钟|年时间)|续航|" + _EN.format(
             r"how long|how many (?:days|hours|minutes|weeks|months|years)|battery life"
@@ -313,6 +316,25 @@ def counted_noun(question: str) -> str | None:
     """The thing a Chinese question asks the number of ("新生" in 今年招了多少新生), or None."""
     found = _COUNTED.search(question)
     return found.group(1) if found else None
+
+
+# Units a question may ask its value in, by family: "battery mah" asks a capacity in mAh, which
+# a line giving the price does not state. Either unit of a family answers (miles or km).
+_UNIT_FAMILIES = tuple(re.compile(p, re.IGNORECASE) for p in (
+    r"(?<![a-z])mah(?![a-z])|毫安",
+    r"(?<![a-z])kwh(?![a-z])|千瓦时",
+    r"(?<![a-z])(?:km|kilomet(?:er|re)s?|miles?)(?![a-z/])|公里|千米",
+    r"(?<![a-z])(?:mph|kph|km/h)(?![a-z])|时速|公里/小时",
+    r"(?<![a-z])(?:megapixels?|mp)(?![a-z])|像素",
+    r"(?<![a-z])(?:kg|kilograms?|kilos?)(?![a-z])|公斤|千克",
+    r"(?<![a-z])(?:watts?|kw)(?![a-z])|千瓦(?!时)",
+    r"(?<![a-z])(?:inch(?:es)?)(?![a-z])|英寸",
+))
+
+
+def unit_asked(question: str) -> re.Pattern[str] | None:
+    """The family of units the question names for its value, if it names one."""
+    return next((family for family in _UNIT_FAMILIES if family.search(question)), None)
 
 
 def slot_reason(slot: Slot) -> str:

@@ -23,6 +23,7 @@ from pmflow_gateway.contract.qualifiers import (
     clash,
     clash_under,
     mentions_topic,
+    of_an_earlier_meeting,
     possessed_words,
     same_period_clause,
     states_what_was_asked,
@@ -52,6 +53,7 @@ from pmflow_gateway.contract.slots import (
     proper_names,
     slot_reason,
     states_a_price,
+    unit_asked,
     without_shares,
 )
 from pmflow_gateway.contract.text import (
@@ -231,8 +233,9 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
              and not _under_a_variant(c, items, other_editions, wanted_names)]
     if today is not None and (asked_days := days_printed(question, today)):
         # "12月9日对南湾海狮的比分": a line that prints another day is about another day.
-        found = [c for c in found if not (printed := days_printed(c.text, today))
-                 or printed & asked_days]
+        # Nor does a line about when the sides met before, dated or not.
+        found = [c for c in found if (printed := days_printed(c.text, today)) & asked_days
+                 or not (printed or of_an_earlier_meeting(c.text))]
     if plan.query_kind is not QueryKind.weather and (owned := possessed_words(question)):
         # What the question asks of the name is said in the sentence: "Vessaria's trade
         # balance" is not answered by Vessaria's unemployment rate.
@@ -284,6 +287,9 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             # "Tessaly Motors reported revenue of $1.84 billion, while Grevholt has yet to
             # report": the figure is in another name's clause, not the asked one's.
             found = [c for c in found if not _figure_of_another(c.text, slot, plan)]
+        if (unit := unit_asked(question)) is not None:
+            # "nimbra x4 battery mah": a line with no mAh states no capacity.
+            found = [c for c in found if unit.search(c.text)]
         if chinese and (counted := counted_noun(question)) and not asked_metrics(wanted):
             # "招了多少新生" counts new pupils: a line that never says 新生 counts something else.
             found = [c for c in found if counted in c.text]

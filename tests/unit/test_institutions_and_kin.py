@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from pmflow_gateway.contract.metrics import other_figure
 from pmflow_gateway.contract.qualifiers import clash, clash_under, possessed_words, topic_words
 from pmflow_gateway.contract.relevance import (
     about_another,
@@ -15,10 +16,13 @@ from pmflow_gateway.contract.relevance import (
     off_topic,
     place_readings,
 )
+from pmflow_gateway.contract.slots import Slot, asked_slot, unit_asked
 from pmflow_gateway.contract.variants import only_variants
+from pmflow_gateway.handlers.composers import compose_extractive
 from pmflow_gateway.handlers.planners.rules import follow_up_question, plan_by_rules
 from pmflow_gateway.handlers.planners.words import find_names
 from pmflow_gateway.schemas import QueryKind
+from tests.fakes import evidence
 
 # ---------------------------------------------------------------- institutions
 
@@ -148,3 +152,55 @@ def test_a_follow_up_keeps_two_names_written_apart() -> None:
     assert asked.startswith("Fenby Bridge closure in Ardley")
     side_by_side = follow_up_question("what about last season?", "Skarn vs Holby handball score")
     assert "vs" not in side_by_side
+
+
+# ---------------------------------------------------------------- what the value is of
+
+
+def test_what_someone_is_paid_is_not_the_firms_revenue() -> None:
+    asked = "How much is Orrin Systems' CEO being paid in 2026?"
+    assert other_figure(asked, "Orrin Systems reported revenue of $412.6 million.")
+    assert other_figure(asked, "The chief executive's pay package was $4.1 million.") is None
+    assert other_figure("how much do I pay for parking at fenby", "Parking costs £5.") is None
+
+
+def test_a_unit_the_question_names_is_the_values() -> None:
+    unit = unit_asked("quarl x4 battery mah")
+    assert unit is not None and unit.search("a 5,000mAh battery")
+    assert not unit.search("It goes on sale at $649.")
+    assert unit_asked("quarl x4 price") is None
+
+
+def test_a_follow_up_keeps_the_year_of_the_edition_asked() -> None:
+    asked = follow_up_question("how much prize money does she get?",
+                               "who won the fenby prize 2026")
+    assert asked.endswith("in 2026")
+    assert "2026" not in follow_up_question("what about 2024?", "who won the fenby prize 2026")
+
+
+def test_a_line_about_an_earlier_meeting_never_answers_a_dated_game() -> None:
+    question = "鹭川飞鱼12月9日对南屿海狮的比分是多少？"
+    plan = plan_by_rules(question, locale="zh-CN")
+    page = evidence("https://a.example/1", "南屿海狮上赛季主场以88比84击败鹭川飞鱼。",
+                    title="南屿海狮力克鹭川飞鱼")
+    assert "88比84" not in compose_extractive(question, plan, [page]).answer
+
+
+@pytest.mark.parametrize(("question", "line", "other"), [
+    ("What time is the first ferry from Fenby to Ardley Point from tomorrow?",
+     "The first sailing from Ardley Point to Fenby will depart at 7:50 a.m.", True),
+    ("What time is the first ferry from Fenby to Ardley Point from tomorrow?",
+     "The first sailing from Fenby to Ardley Point will depart at 6:45 a.m.", False),
+    ("fenby to marr island ferry first sailing tomorrow",
+     "The first sailing from Ardley Point to Fenby will depart at 7:50 a.m.", True),
+    ("weather from monday to friday", "Rain from Monday to Wednesday.", False),
+    ("how do i get to the airport", "Trains run from Central to the Airport.", False),
+])
+def test_a_route_is_the_asked_one_in_the_asked_direction(question: str, line: str,
+                                                         other: bool) -> None:
+    assert (clash(question, line) is not None) is other
+
+
+def test_the_first_or_last_service_is_asked_by_its_time() -> None:
+    assert asked_slot("fenby to ardley ferry first sailing tomorrow") is Slot.time
+    assert asked_slot("鹭川地铁5号线末班车") is Slot.time

@@ -183,7 +183,19 @@ def follow_up_question(question: str, previous: str) -> str:
           and (same := _YEAR_OF.sub("", period.group()).strip())):
         # "那去年同期呢" after the third quarter of 2026: the third quarter, a year before.
         names = f"{names} {same}"
+    elif (not asked and (year := _EDITION_YEAR.search(previous))
+          and not _YEAR_OF.search(question) and not SAME_PERIOD.search(question)):
+        # "how much prize money does she get?" after "who won the Pellimore Prize 2026":
+        # that year's prize, not the year before's.
+        if zh:
+            names = f"{names}{year.group()}"
+        else:  # after the question: "pellimore 2026" would read as one name
+            return f"{names} {question.rstrip('?？!！. ')} in {year.group()}"
     return f"{names} {question}"
+
+
+# A year that names an edition or a season of what was asked ("the 2026 prize", 2026赛季).
+_EDITION_YEAR = re.compile(r"(?<![\d.])(?:19|20)\d\d(?![\d.])(?:年|赛季)?")
 
 
 # Names set side by side ("Skjern vs Holstebro") are asked about together, as one.

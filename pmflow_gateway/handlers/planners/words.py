@@ -319,7 +319,7 @@ def _after_stop(name: str) -> int:
 _PLACE_GENERIC = re.compile(
     r" (?:springs|falls|heights|creek|beach|harbou?r|hills|valley|city|junction|crossing"
     r"|ferry|bay|lake|ridge|grove|mills|landing|bluffs?|rapids|vale|village|glen|hollow"
-    r"|cove|shores|plains|pines|corners|meadows?|wells|township|county"
+    r"|cove|shores|plains|pines|corners|meadows?|wells|township|county|island|isle|skerry"
     # ... and those of companies, teams and institutions ("quarnfield robotics").
     r"|robotics|foods|motors|logistics|pharma|pharmaceuticals|therapeutics|biosciences"
     r"|airlines|airways|holdings|group|technologies|labs|semiconductors?|electronics"
