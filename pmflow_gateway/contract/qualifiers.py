@@ -687,11 +687,17 @@ def topic_words(question: str, names: tuple[str, ...] = ()) -> tuple[str, ...]:
         if word[0].isupper():
             continue  # a name: the question contract checks it
         word = word.casefold().removesuffix("'s").strip("'-")
-        if len(word) >= 3 and word not in _FUNCTION_WORDS and word not in named:
+        if (len(word) >= 3 and word not in _FUNCTION_WORDS and word not in named
+                and word not in _WHERE_IT_IS_SAID):
             stems.append(_stem(word)[:5])
     return tuple(dict.fromkeys(stems))
 
 
+# Where a value is said, not what it is of: "route 14 last bus new timetable" asks the last
+# bus, whether or not the line says "timetable".
+_WHERE_IT_IS_SAID = frozenset({"timetable", "timetables", "schedule", "schedules", "update",
+                               "updates", "details", "info", "information", "news", "latest",
+                               "notice", "announcement"})
 _SUFFIX = re.compile(r"(?:ing|ed|es|s)$")
 _DOUBLED = re.compile(r"([bdfgklmnprtz])\1$")
 
