@@ -128,6 +128,9 @@ _GENDER = (
     ("women", _words(r"女子|女篮|女排|女足|女队|女单|女双|女将|女性", r"women|women's|womens|ladies"
                      r"|female|girls")),
     ("men", _words(r"男子|男篮|男排|男足|男队|男单|男双", r"men's|mens|male|boys")),
+    # A club's youth side is not its first team: "Ostrey Rovers under-18s".
+    ("youth", _words(r"青年队|预备队|梯队|U\d{2}", r"under-?\d{2}s?|u\d{2}s?|academy|youth"
+                     r"|juniors?|reserves")),
 )
 # Who a ticket is for, where it seats, which fuel, which prize, which stage of a
 # competition: a student ticket's price is not the adult one, 看台 is not 内场, unleaded is
@@ -138,6 +141,23 @@ _TICKETS = (
     ("student", _words(r"学生", r"students?")),
     ("senior", _words(r"老人|老年|长者", r"seniors?|pensioners?|over[- ]6\d")),
 )
+# Which session a ticket or pass is for: a day pass is not the weekend pass.
+_ADMISSIONS = (
+    ("day", _words(r"日场|白天场|单日票", r"day pass(?:es)?|day tickets?|single[- ]day")),
+    ("evening", _words(r"夜场|晚场", r"evening (?:pass|tickets?|session)|night tickets?")),
+    ("weekend", _words(r"两日票|周末票|通票", r"weekend pass(?:es)?|weekend tickets?"
+                       r"|full[- ]weekend")),
+)
+# Whom a tariff is for, and which tier of it: a business rate is not the household one, 第一档
+# not 第二档.
+_CUSTOMERS = (
+    ("household", _words(r"居民|家庭|住宅", r"households?|domestic|residential")),
+    ("business", _words(r"非居民|工商业|商业用|企业用", r"business(?:es)?|commercial"
+                        r"|non-household")),
+)
+_TIERS = tuple(
+    (f"tier{n}", _words(rf"第{zh}档|{zh}档", rf"tier {n}|{en} tier|band {n}"))
+    for n, zh, en in ((1, "一", "first"), (2, "二", "second"), (3, "三", "third")))
 _SEATS = (
     ("floor", _words(r"内场|站票", r"standing|floor tickets?")),
     ("stand", _words(r"看台", r"seated tickets?|balcony|circle seats?")),
@@ -147,6 +167,9 @@ _FUELS = (
     ("diesel", _words(r"柴油", r"diesel")),
     ("petrol", _words(r"汽油|9[2258]号", r"petrol|gasoline|unleaded|super 9[58]|premium 9[58]"
                                         r"|e10")),
+    # A grade of petrol: premium is not regular.
+    ("premium", _words(r"9[58]号", r"premium|super(?! market)")),
+    ("regular", _words(r"92号", r"regular|standard unleaded")),
     ("lpg", _words(r"液化气|LPG", r"lpg|autogas")),
 )
 _AWARDS = (
@@ -218,6 +241,24 @@ _ACTUAL = _words(
     r"实现|录得|完成|为\d|达到|同比|环比|报告期|公布|披露",
     r"reported|posted|recorded|totall?ed|came in|was|were|rose|fell|grew|increased"
     r"|decreased|declined|jumped|climbed|generated|delivered|earned|booked")
+# What a line says is not yet so: a rumour, a leak, a proposal under consideration. A question
+# that does not ask about one asks what is so.
+_UNCONFIRMED = _words(
+    r"网传|网上流传|流传|爆料|传闻|传言|据传|或将|自媒体称|有自媒体|未经证实|尚未确定|尚未公布|辟谣|求证"
+    r"|提议|草案|征求意见",
+    r"rumou?r(?:s|ed)?|reportedly|unconfirmed|speculat\w+|leaked|tipped to"
+    r"|proposals?|proposed|proposes|proposing|considering|considers|under consideration"
+    r"|would (?:introduce|limit|ban|charge|cap|raise|cut)|draft|consultation")
+_CONFIRMED = _words(r"官方宣布|正式|确认|公告|通过|施行|生效",
+                    r"confirmed|announced|officially|formally|adopted|approved|passed|enacted"
+                    r"|took effect|in force")
+# A market's level at its close, against one during the day.
+_AT_THE_CLOSE = _words(r"收盘|收报|收于|收涨|收跌", r"closed|close|closing|settled|finished")
+_INTRADAY = _words(r"午盘|盘中|早盘|午间|截至发稿|开盘",
+                   r"midday|intraday|at noon|mid-?session|in early trade|in morning trade"
+                   r"|opened|at the open|so far today")
+_A_MARKET = _words(r"股|指数|大盘|行情|汇率|期货", r"stocks?|shares?|index|indices|markets?"
+                   r"|futures|exchange rate|[A-Z][a-z]+ \d{2,3}")
 _GRADE = re.compile(r"(?<![\d.])(\d{1,3})\s*号(?!线|楼|院|馆|门|房|床|口|台|窗)")
 
 
@@ -282,6 +323,9 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("stage", _STAGES),
     Dimension("distance", _DISTANCES),
     Dimension("device", _DEVICES),
+    Dimension("admission", _ADMISSIONS),
+    Dimension("customer", _CUSTOMERS),
+    Dimension("tier", _TIERS),
     # "When did the ban come into force" is not answered by the draft's consultation dates.
     Dimension("rule", (("draft", _DRAFT), ("in_force", _IN_FORCE)),
               applies=lambda q: bool(_IN_FORCE.search(q))),
@@ -291,6 +335,12 @@ DIMENSIONS: tuple[Dimension, ...] = (
               default=lambda q: frozenset({"latest"})),
     Dimension("period", _PERIOD),
     Dimension("quarter", _QUARTER),
+    # "How much is the congestion charge" is not answered by a proposal for one, nor "when
+    # does line 6 open" by a rumour.
+    Dimension("claim", (("unconfirmed", _UNCONFIRMED), ("confirmed", _CONFIRMED)),
+              default=lambda q: frozenset({"confirmed"})),
+    Dimension("session", (("close", _AT_THE_CLOSE), ("intraday", _INTRADAY)),
+              applies=lambda q: bool(_A_MARKET.search(q))),
     Dimension("modality", (("forecast", _FORECAST), ("actual", _ACTUAL)),
               default=lambda q: frozenset({"actual"}), required=frozenset({"forecast"}),
               applies=lambda q: bool(_FIGURE.search(q))),
@@ -328,7 +378,34 @@ def states_what_was_asked(question: str, sentence: str) -> bool:
 
 
 _NAMED_VALUES = frozenset({"ticket", "seat", "fuel", "award", "stage", "utility", "role",
-                           "quarter", "distance"})
+                           "quarter", "distance", "admission", "customer", "tier"})
+
+
+def asked_clause(question: str, sentence: str) -> str | None:
+    """The clauses of a line that lists several values of a kind the question names one of,
+    that give the asked one: "a weekend pass costs £80" of "A day pass costs £45 and a
+    weekend pass costs £80"; 夜场票120元 of 日场票80元，夜场票120元，儿童票60元. None when the
+    line gives one value of each kind (it is quoted whole)."""
+    clauses = [c.strip(" ,，;；") for c in _CLAUSE.split(sentence)]
+    if sum(bool(_AMOUNT.search(c)) for c in clauses) < 2:
+        return None  # one figure: the line is quoted whole
+    for dimension, asked in asked_values(question):
+        if dimension.name not in _NAMED_VALUES or not dimension.stated(sentence) & asked:
+            continue
+        kept = [c for c in clauses if dimension.stated(c) & asked]
+        others = [c for c in clauses if c not in kept and any(
+            d.stated(c) for d in DIMENSIONS if d.name in _NAMED_VALUES)]
+        if any(_AMOUNT.search(c) for c in kept) and others:
+            joint = "，" if CJK.search(sentence) else "; "
+            said = joint.join(kept).rstrip("。.") + ("。" if joint == "，" else ".")
+            return said[:1].upper() + said[1:]
+    return None
+
+
+# "and" between two names joins them ("between Kelsby and Orran Island"), not two clauses.
+_CLAUSE = re.compile(r"[，,;；、]|\s+(?:and|while|whereas|but)\s+(?![A-Z])")
+# A price or a rate, not a year or a day: what a clause of a tariff or a price list gives.
+_AMOUNT = re.compile(r"[£$€¥]\s?\d|\d(?:[\d,]*\.?\d*)\s*(?:元|角|分钱|%|％|p\b|pence|cents?)")
 
 
 def clash(question: str, sentence: str) -> str | None:
@@ -393,7 +470,8 @@ def _other_route(question: str, sentence: str) -> str | None:
 # 14") and a model or a zone by its letters and number (Z9, P2, M25).
 _NUMBERED = re.compile(
     r"(\d{1,3})\s*号线|(\d{1,4})\s*路(?:公交|车|线)"
-    r"|(?<![A-Za-z])(?i:line|route|bus|tram|platform|gate)\s*(\d{1,4})(?![\d:.])"
+    r"|(?<![A-Za-z])(?i:lines?|routes?|bus|tram|platforms?|gates?)\s*"
+    r"(\d{1,4}(?:\s*(?:,|and|&|or)\s*\d{1,4})*)(?![\d:.])"
     r"|(?<![A-Za-z0-9])([A-Za-z]{1,2})-?(\d{1,3})(?![\d.%:])")
 
 
@@ -404,7 +482,7 @@ def _numbered(text: str) -> frozenset[tuple[str, str]]:
     found = set()
     for line, bus, other, letters, number in _NUMBERED.findall(text):
         if line or bus or other:
-            found.add(("line", line or bus or other))
+            found |= {("line", n) for n in re.findall(r"\d+", line or bus or other)}
         elif not _YEAR_LIKE.fullmatch(letters + number):
             found.add((letters.casefold(), number))
     return frozenset(found)
@@ -544,17 +622,34 @@ def months_of(text: str) -> set[int]:
             for number, name in _MONTH.findall(text)}
 
 
+# A month typed in lower case in a question ("wexmoor average rent november"); never "may" nor
+# "march", which are also words.
+_TYPED_MONTH = re.compile(r"(?<![a-z])(january|february|april|june|july|august|september"
+                          r"|october|november|december)(?![a-z])")
+# A month with its day is a date, not the month a figure is of: "11月18日发布数据，10月份CPI…"
+# gives October's figure.
+_DAY_AFTER = re.compile(r"\s*(?:\d{1,2}\s*[日号]|\d{1,2}(?!\d))")
+
+
 def _other_month(question: str, sentence: str) -> str | None:
     """A month the question names must be one the sentence names, when the sentence names
-    any: "今年7月对阵临峰的比分" is not answered by the December meeting's line."""
-    asked = months_of(question)
+    any: "今年7月对阵临峰的比分" is not answered by the December meeting's line; a question
+    that names a month alone asks of the month, not of a day in it."""
+    asked = months_of(question) | {MONTHS[m] for m in _TYPED_MONTH.findall(question)}
     if not asked:
         return None
     said = months_of(sentence)
+    if said and not _dated(question):
+        said = {int(n) if n else MONTHS[name.casefold()] for m in _MONTH.finditer(sentence)
+                for n, name in [m.groups()] if not _DAY_AFTER.match(sentence, m.end())} or said
     if said and not asked & said:
         return (f"month: says {', '.join(map(str, sorted(said)))}, asked "
                 f"{', '.join(map(str, sorted(asked)))}")
     return None
+
+
+def _dated(text: str) -> bool:
+    return any(_DAY_AFTER.match(text, m.end()) for m in _MONTH.finditer(text))
 
 
 def _other_year(question: str, sentence: str) -> str | None:

@@ -63,7 +63,7 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
             r"|(?:first|last) (?:train|bus|tram|ferry|sailing|boat|flight|departure)s?"),
         re.IGNORECASE)),
     (Slot.duration, re.compile(
-        r"多久|多长时间|多少(?:天|小时|分钟|年时间)|续航|" + _EN.format(
+        r"多久|多长时间|多少(?:天|小时|分钟|年时间|年)|几年|几个月|刑期|续航|" + _EN.format(
             r"how long|how many (?:days|hours|minutes|weeks|months|years)|battery life"
             r"|runtime|run time"),
         re.IGNORECASE)),
@@ -83,7 +83,7 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
                                                          r"|what venue|what city"),
         re.IGNORECASE)),
     (Slot.person, re.compile(
-        r"是谁|谁是|谁[赢获拿当任做接打进]|谁的|哪位|哪个人|" + _EN.format(
+        r"是谁|谁是|谁[赢获拿当任做接打进得投]|谁的|哪位|哪个人|" + _EN.format(
             r"who|whom|whose|which (?:player|driver|team|person|candidate|company)"),
         re.IGNORECASE)),
     # "Which agency", "what's the name of", "names of": a proper name answers, whatever it
@@ -167,7 +167,9 @@ _ZH_NAME_CONTEXT = re.compile(
     rf"[{CJK_CHARS}]{{2,4}}(?:表示|称|说|接任|出任|担任|当选|执教|执掌|夺冠|获胜|获得|赢得|领衔|率队|为|是|打进|攻入"
     r"|梅开二度|收获|摘得|夺得|捧得|捧起|斩获|拿下|战胜|击败|加冕|问鼎|以\d)"
     rf"|(?:由|新任|现任|主教练|教练|主帅|首席执行官|总裁|董事长|总经理|市长|部长|主席|总统|总理|冠军|得主"
-    rf"|导演|演员|作者|作家|编剧|歌手|选手|队长|院长|校长|局长|法官|被告人?)[{CJK_CHARS}]{{2,4}}")
+    rf"|导演|演员|作者|作家|编剧|歌手|选手|队长|院长|校长|局长|法官|被告人?"
+    # A player by position: 后卫周屹然全场砍下31分.
+    rf"|后卫|前锋|中锋|控卫|门将|外援|主攻|二传|球员)[{CJK_CHARS}]{{2,4}}")
 _ZH_PLACE = re.compile(
     rf"在[{CJK_CHARS}A-Za-z]{{2,12}}(?:举行|举办|进行|开幕|开赛|揭幕|召开|上演|打响)"
     rf"|(?:位于|坐落于|地处|设在|设于|落户|总部在)[{CJK_CHARS}A-Za-z]{{2,}}|[{CJK_CHARS}]{{2,10}}"

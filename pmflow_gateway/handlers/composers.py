@@ -18,6 +18,7 @@ from pmflow_gateway.contract.metrics import asked_metrics, asks_a_change, other_
 from pmflow_gateway.contract.places import find_places
 from pmflow_gateway.contract.qualifiers import (
     SAME_PERIOD,
+    asked_clause,
     asks_a_schedule,
     asks_who_holds,
     clash,
@@ -330,6 +331,10 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
                  and not _out_of_season(items[c.n - 1].title, today)] or found
     if not found:
         return Draft(answer="", cited=[])
+    # Of a line that lists the asked category beside others, the asked one's clauses: "a
+    # weekend pass costs £80" of "A day pass costs £45 and a weekend pass costs £80".
+    found = [replace(c, text=clause) if (clause := asked_clause(wanted, c.text)) else c
+             for c in found]
     # A line that names the person a "who" question asks for answers it, whatever words of
     # the question it repeats: "Ismay Carrow was elected with 1,204 votes."
     carrying = [c for c in found if c.hits > 0

@@ -8,7 +8,13 @@ from __future__ import annotations
 import pytest
 
 from pmflow_gateway.contract.metrics import other_figure
-from pmflow_gateway.contract.qualifiers import clash, clash_under, possessed_words, topic_words
+from pmflow_gateway.contract.qualifiers import (
+    asked_clause,
+    clash,
+    clash_under,
+    possessed_words,
+    topic_words,
+)
 from pmflow_gateway.contract.relevance import (
     about_another,
     asks_a_level,
@@ -204,3 +210,70 @@ def test_a_route_is_the_asked_one_in_the_asked_direction(question: str, line: st
 def test_the_first_or_last_service_is_asked_by_its_time() -> None:
     assert asked_slot("fenby to ardley ferry first sailing tomorrow") is Slot.time
     assert asked_slot("鹭川地铁5号线末班车") is Slot.time
+
+
+# ---------------------------------------------------------------- what is so, and when
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    ("曦和11月CPI涨了多少", "统计局11月18日发布数据，10月份全市居民消费价格同比上涨1.8%。"),
+    ("fenby average rent november", "The average rent in Fenby reached £1,240 in October."),
+    ("How much is the Fenby congestion charge per day?",
+     "The council published proposals for a daily congestion charge of £6.50."),
+    ("鹭川地铁6号线什么时候开通？", "近日网上流传鹭川地铁6号线将于12月26日开通的消息。"),
+    ("Where did the Fenby 40 close today?", "The Fenby 40 was at 8,390.2 at midday on Tuesday."),
+    ("What will premium gas cost in Fenby tomorrow?", "Regular gasoline will rise to 144.9 cents."),
+    ("fenby metro line 5 closures this weekend", "Lines 1 and 2 will run a normal timetable."),
+    ("and the men's? Ardley Rovers", "Ardley Rovers under-18s will host Fenby's academy."),
+])
+def test_another_month_status_session_grade_line_or_side_does_not_answer(question: str,
+                                                                         line: str) -> None:
+    assert clash(question, line) is not None
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    ("when does the bylaw take effect",
+     "After a consultation, the council adopted the bylaw, which takes effect on 1 March."),
+    ("what is proposed for the fenby congestion charge", "Proposals for a daily charge of £6.50."),
+    ("when does the shop close", "The shop opened at 9am and shuts at 5pm."),
+    ("12月7日的比分", "12月7日，甲队3比1战胜乙队。"),
+    ("Where did the Fenby 40 close today?", "The Fenby 40 closed at 8,412.6."),
+])
+def test_the_same_month_status_or_session_answers(question: str, line: str) -> None:
+    assert clash(question, line) is None
+
+
+@pytest.mark.parametrize(("question", "line", "clause"), [
+    ("fenby jazz weekend pass price", "A day pass costs £45 and a weekend pass costs £80.",
+     "A weekend pass costs £80."),
+    ("鹭川灯会夜场票多少钱", "日场票80元，夜场票120元，儿童票60元。", "夜场票120元。"),
+    ("鹭川居民用电第一档多少钱一度",
+     "居民生活用电第一档电价为0.5380元/千瓦时，第二档为0.5880元/千瓦时。",
+     "居民生活用电第一档电价为0.5380元/千瓦时。"),
+    ("adult ticket price", "Adult tickets cost £20, up from £18 last year.", None),
+])
+def test_of_a_line_listing_several_kinds_the_asked_ones_clause_is_quoted(
+        question: str, line: str, clause: str | None) -> None:
+    assert asked_clause(question, line) == clause
+
+
+def test_a_sentence_of_years_asks_a_duration() -> None:
+    assert asked_slot("韩某被判了几年") is Slot.duration
+
+
+def test_the_high_tomorrow_is_a_weather_question() -> None:
+    assert plan_by_rules("fenby ontario high tomorrow", locale="en-US").query_kind is (
+        QueryKind.weather)
+    assert follow_up_question("and the day after?", "fenby ontario high tomorrow").endswith(
+        "the day after tomorrow")
+    assert follow_up_question("那后一天呢？", "鹭川明天天气") == "鹭川后天天气"
+
+
+@pytest.mark.parametrize(("question", "name"), [
+    ("鹭川居民用电第一档多少钱一度", "鹭川"),
+    ("昨晚鹭川猎鹰比分多少", "鹭川猎鹰"),
+    ("鹭川猎鹰 女篮呢", "鹭川猎鹰女篮"),
+])
+def test_a_chinese_name_no_list_knows_is_read_before_what_is_asked_of_it(question: str,
+                                                                         name: str) -> None:
+    assert name in [s.text for s in find_names(question, question, zh=True)]

@@ -153,6 +153,10 @@ def follow_up_question(question: str, previous: str) -> str:
     lower = question.lower()
     asked = _time_span(question)
     was = _time_span(previous)
+    if was and _THE_DAY_AFTER.fullmatch(lower.strip(" ?？。.!！")) and (
+            later := _DAY_AFTER.get(was[0])) is not None:
+        # "and the day after?" after tomorrow's forecast asks the day after tomorrow's.
+        return previous[:was[1][0]] + later + previous[was[1][1]:]
     if asked and not _has_residue(lower, [], asked[1]):
         when = question[asked[1][0]:asked[1][1]]
         if was:
@@ -196,6 +200,12 @@ def follow_up_question(question: str, previous: str) -> str:
 
 # A year that names an edition or a season of what was asked ("the 2026 prize", 2026赛季).
 _EDITION_YEAR = re.compile(r"(?<![\d.])(?:19|20)\d\d(?![\d.])(?:年|赛季)?")
+
+
+_THE_DAY_AFTER = re.compile(r"(?:and |what about |how about )?(?:the )?(?:day after|next day)"
+                            r"|那?(?:后一天|第二天|再后一天|隔天)呢?")
+_DAY_AFTER = {"yesterday": "today", "today": "tomorrow", "tomorrow": "the day after tomorrow",
+              "昨天": "今天", "今天": "明天", "明天": "后天", "后天": "大后天"}
 
 
 # Names set side by side ("Skjern vs Holstebro") are asked about together, as one.

@@ -88,6 +88,8 @@ KIND_WORDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
             # "What will the high be tomorrow", "tonight's low": the day's temperature.
             r"|(?:the|today'?s|tomorrow'?s|tonight'?s|daytime|overnight) (?:high|low)s?"
             r"(?= (?:be|today|tomorrow|tonight|on|in|for|this)\b|\?|$)"
+            r"|(?:highs?|lows?) (?:today|tomorrow|tonight|this weekend|(?:the )?day after"
+            r" tomorrow|on [a-z]+day)"
             r"|air quality|aqi|uv index"))),
     (QueryKind.market, re.compile(
         r"股价|股票|股市|汇率|金价|油价|大盘|收盘|开盘|市值|行情|涨跌|期货|多少点|点位|"
@@ -162,6 +164,8 @@ _ZH_LEAD_NAME = re.compile(
     r"|裁员|销量|市值|发布|空气|气温|降雨|下雨|下雪|雾霾|地震|停电|停水"
     # A team's results: "青岚猎鹰比分多少" asks about 青岚猎鹰.
     r"|比分|赛果|战况|战绩|排名|赛程|首发|阵容|下一场|主场|客场"
+    # A place's prices and services: "雁汀居民用电第一档多少钱" asks about 雁汀.
+    r"|居民|用电|用水|电价|水价|气价|房价|租金|房租|楼市|中考|高考|招生|猪肉|菜价|物价"
     # A follow-up asked whole: "澜海新能源 净利润呢" (the name, a space, the new question).
     r"|\s)")
 _NAME_STOP_CHARS = set("的是和与跟在了吗呢有什么哪这那该本家个我你他它们请帮查看")
