@@ -113,6 +113,11 @@ SETS = {
                      frozenset({"appointment", "earnings", "law", "metro", "product", "road",
                                 "sports", "stock", "timetable", "weather"}),
                      max_wrong=2, min_refusals=5, min_clarify=0),
+    # Served on a Tuesday evening in China (2026-11-24, 22:00), sealed until set 15's work.
+    "set16": HeldOut(DATA / "answers_heldout16.jsonl", DATA / "answer_corpus_heldout16.json", 75,
+                     frozenset({"court", "election", "fuel", "market", "namesake", "product",
+                                "rumour", "subsidiary", "ticket", "utility", "weather"}),
+                     max_wrong=14, min_refusals=5, min_clarify=3),
 }
 
 
