@@ -336,7 +336,13 @@ _UNIT_FAMILIES = tuple(re.compile(p, re.IGNORECASE) for p in (
 
 def unit_asked(question: str) -> re.Pattern[str] | None:
     """The family of units the question names for its value, if it names one."""
-    return next((family for family in _UNIT_FAMILIES if family.search(question)), None)
+    # "the next 13-inch mbp" names a model by its size; it does not ask a size.
+    return next((family for family in _UNIT_FAMILIES
+                 if any(not _NUMBER_BEFORE.search(question, 0, m.start())
+                        for m in family.finditer(question))), None)
+
+
+_NUMBER_BEFORE = re.compile(r"\d[\s-]*$")
 
 
 def slot_reason(slot: Slot) -> str:

@@ -175,6 +175,7 @@ def test_a_unit_the_question_names_is_the_values() -> None:
     assert unit is not None and unit.search("a 5,000mAh battery")
     assert not unit.search("It goes on sale at $649.")
     assert unit_asked("quarl x4 price") is None
+    assert unit_asked("who supplies keyboards for the next 13-inch laptop") is None  # a size
 
 
 def test_a_follow_up_keeps_the_year_of_the_edition_asked() -> None:
