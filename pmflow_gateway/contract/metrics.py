@@ -65,9 +65,10 @@ METRICS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     # What a person is paid: a CEO's pay is not the company's revenue.
     "pay": (
         # Not "how much do I pay for parking": what someone is paid.
-        re.compile(r"薪酬|年薪|薪水|工资|报酬|" + _EN.format(
-            r"salary|salaries|compensation|remuneration|wages?|pay (?:package|rise|deal|award)"
-            r"|(?:being|get|gets|got|was|were|is|are) paid"), re.IGNORECASE),
+        re.compile(r"薪酬|年薪|薪水|工资|" + _EN.format(
+            r"salary|salaries|remuneration|wages?|pay (?:package|rise|deal|award)"
+            r"|(?:ceo|chief executive|executive|boss|director)(?:'s|’s)? (?:pay|compensation)"
+            r"|being paid|gets? paid"), re.IGNORECASE),
         re.compile(r"薪酬|年薪|薪水|工资|报酬|薪资|" + _EN.format(
             r"paid|pay|payout|salary|salaries|compensation|remuneration|package|earns?|earned"
             r"|wages?|bonus(?:es)?"), re.IGNORECASE)),

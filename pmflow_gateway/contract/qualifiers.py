@@ -129,8 +129,8 @@ _GENDER = (
                      r"|female|girls")),
     ("men", _words(r"男子|男篮|男排|男足|男队|男单|男双", r"men's|mens|male|boys")),
     # A club's youth side is not its first team: "Ostrey Rovers under-18s".
-    ("youth", _words(r"青年队|预备队|梯队|U\d{2}", r"under-?\d{2}s?|u\d{2}s?|academy|youth"
-                     r"|juniors?|reserves")),
+    ("youth", _words(r"青年队|预备队|梯队|U\d{2}", r"under-?\d{2}s?|u\d{2}s?|academy (?:side|team)"
+                     r"|youth (?:side|team|cup)|reserves? (?:side|team)")),
 )
 # Who a ticket is for, where it seats, which fuel, which prize, which stage of a
 # competition: a student ticket's price is not the adult one, 看台 is not 内场, unleaded is
@@ -196,6 +196,8 @@ _DEVICES = (
     ("watch", _words(r"手表", r"smart ?watch(?:es)?")),
     ("earbuds", _words(r"耳机", r"earbuds|headphones")),
 )
+_A_FUEL = _words(r"汽油|柴油|油价|加油|\d{2}号", r"petrol|gas|gasoline|diesel|fuel|unleaded|pump"
+                 r"|lpg|e10")
 # A rule's stage: a draft out for comment has not come into force, whatever date it gives.
 _IN_FORCE = _words(r"施行|生效|实施|起执行",
                    r"(?:come|comes|came|coming) into (?:force|effect)|(?:take|takes|took|taking)"
@@ -244,21 +246,27 @@ _ACTUAL = _words(
 # What a line says is not yet so: a rumour, a leak, a proposal under consideration. A question
 # that does not ask about one asks what is so.
 _UNCONFIRMED = _words(
-    r"网传|网上流传|流传|爆料|传闻|传言|据传|或将|自媒体称|有自媒体|未经证实|尚未确定|尚未公布|辟谣|求证"
+    r"网传|网上流传|流传|爆料|传闻|传言|据传|或将|自媒体称|有自媒体|未经证实|尚未确定|尚未公布"
     r"|提议|草案|征求意见",
     r"rumou?r(?:s|ed)?|reportedly|unconfirmed|speculat\w+|leaked|tipped to"
     r"|proposals?|proposed|proposes|proposing|considering|considers|under consideration"
-    r"|would (?:introduce|limit|ban|charge|cap|raise|cut)|draft|consultation")
-_CONFIRMED = _words(r"官方宣布|正式|确认|公告|通过|施行|生效",
+    r"|would (?:introduce|limit|ban|charge|cap|raise|cut)|consultation"
+    r"|draft (?:law|bill|rules?|regulations?|bylaw|plan|proposals?|guidelines?|ordinance)")
+_CONFIRMED = _words(r"官方宣布|正式|确认|公告|通过|施行|生效|辟谣|官方",
                     r"confirmed|announced|officially|formally|adopted|approved|passed|enacted"
-                    r"|took effect|in force")
+                    r"|officials? said|said in a statement|(?:come|comes|came|coming) into "
+                    r"(?:force|effect)|(?:take|takes|took) effect|in force|in effect")
+# A question about a rumour or a proposal asks about it, not past it: "是真的吗", "is it true".
+_ASKS_ABOUT_A_CLAIM = _words(r"是真的吗|真的吗|是否属实|传闻|网传|谣言|爆料|草案|提议",
+                             r"is it true|true that|rumou?rs?|proposals?|proposed|draft|plans? to")
 # A market's level at its close, against one during the day.
 _AT_THE_CLOSE = _words(r"收盘|收报|收于|收涨|收跌", r"closed|close|closing|settled|finished")
 _INTRADAY = _words(r"午盘|盘中|早盘|午间|截至发稿|开盘",
                    r"midday|intraday|at noon|mid-?session|in early trade|in morning trade"
                    r"|opened|at the open|so far today")
-_A_MARKET = _words(r"股|指数|大盘|行情|汇率|期货", r"stocks?|shares?|index|indices|markets?"
-                   r"|futures|exchange rate|[A-Z][a-z]+ \d{2,3}")
+_A_MARKET = _words(r"股|指数|大盘|行情|汇率|期货", r"stocks?|shares?|index|indices|futures"
+                   r"|exchange rate|ftse|dow|nasdaq|nikkei|hang seng|bourse"
+                   r"|[A-Z][a-z]+ (?:20|30|40|50|100|200|250|300|500)")
 _GRADE = re.compile(r"(?<![\d.])(\d{1,3})\s*号(?!线|楼|院|馆|门|房|床|口|台|窗)")
 
 
@@ -318,7 +326,7 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("utility", _UTILITIES),
     Dimension("ticket", _TICKETS),
     Dimension("seat", _SEATS),
-    Dimension("fuel", _FUELS),
+    Dimension("fuel", _FUELS, applies=lambda q: bool(_A_FUEL.search(q))),
     Dimension("award", _AWARDS),
     Dimension("stage", _STAGES),
     Dimension("distance", _DISTANCES),
@@ -338,7 +346,8 @@ DIMENSIONS: tuple[Dimension, ...] = (
     # "How much is the congestion charge" is not answered by a proposal for one, nor "when
     # does line 6 open" by a rumour.
     Dimension("claim", (("unconfirmed", _UNCONFIRMED), ("confirmed", _CONFIRMED)),
-              default=lambda q: frozenset({"confirmed"})),
+              default=lambda q: frozenset({"confirmed"}),
+              applies=lambda q: not _ASKS_ABOUT_A_CLAIM.search(q)),
     Dimension("session", (("close", _AT_THE_CLOSE), ("intraday", _INTRADAY)),
               applies=lambda q: bool(_A_MARKET.search(q))),
     Dimension("modality", (("forecast", _FORECAST), ("actual", _ACTUAL)),
@@ -389,10 +398,13 @@ def asked_clause(question: str, sentence: str) -> str | None:
     clauses = [c.strip(" ,，;；") for c in _CLAUSE.split(sentence)]
     if sum(bool(_AMOUNT.search(c)) for c in clauses) < 2:
         return None  # one figure: the line is quoted whole
-    for dimension, asked in asked_values(question):
-        if dimension.name not in _NAMED_VALUES or not dimension.stated(sentence) & asked:
+    named = [(d, asked) for d, asked in asked_values(question) if d.name in _NAMED_VALUES]
+    for dimension, asked in named:
+        if not dimension.stated(sentence) & asked:
             continue
-        kept = [c for c in clauses if dimension.stated(c) & asked]
+        # A clause must give every asked value it names: the business rate's second tier.
+        kept = [c for c in clauses if dimension.stated(c) & asked and all(
+            not d.stated(c) or d.stated(c) & a for d, a in named)]
         others = [c for c in clauses if c not in kept and any(
             d.stated(c) for d in DIMENSIONS if d.name in _NAMED_VALUES)]
         if any(_AMOUNT.search(c) for c in kept) and others:
@@ -403,9 +415,9 @@ def asked_clause(question: str, sentence: str) -> str | None:
 
 
 # "and" between two names joins them ("between Kelsby and Orran Island"), not two clauses.
-_CLAUSE = re.compile(r"[，,;；、]|\s+(?:and|while|whereas|but)\s+(?![A-Z])")
+_CLAUSE = re.compile(r"[，;；、]|,(?!\d)|\s+(?:and|while|whereas|but)\s+(?![A-Z])")
 # A price or a rate, not a year or a day: what a clause of a tariff or a price list gives.
-_AMOUNT = re.compile(r"[£$€¥]\s?\d|\d(?:[\d,]*\.?\d*)\s*(?:元|角|分钱|%|％|p\b|pence|cents?)")
+_AMOUNT = re.compile(r"[£$€¥]\s?\d|\d[\d,]*(?:\.\d+)?\s*(?:元|角|分钱|%|％|p\b|pence|cents?)")
 
 
 def clash(question: str, sentence: str) -> str | None:
@@ -451,7 +463,9 @@ _NOT_A_PLACE_WORD = frozenset({
     "february", "march", "april", "may", "june", "july", "august", "september", "october",
     "november", "december", "how", "what", "when", "where", "which", "who", "do", "does", "did",
     "i", "we", "you", "get", "go", "is", "are", "can", "morning", "evening", "noon", "midnight",
-    "today", "tomorrow", "yesterday", "week", "month", "year", "up", "down"})
+    "today", "tomorrow", "yesterday", "week", "month", "year", "up", "down", "first", "last",
+    "next", "ferry", "ferries", "train", "trains", "bus", "buses", "flight", "flights",
+    "sailing", "sailings", "times", "timetable", "summer", "winter", "spring", "autumn", "fall"})
 
 
 def _other_route(question: str, sentence: str) -> str | None:
@@ -470,8 +484,9 @@ def _other_route(question: str, sentence: str) -> str | None:
 # 14") and a model or a zone by its letters and number (Z9, P2, M25).
 _NUMBERED = re.compile(
     r"(\d{1,3})\s*号线|(\d{1,4})\s*路(?:公交|车|线)"
-    r"|(?<![A-Za-z])(?i:lines?|routes?|bus|tram|platforms?|gates?)\s*"
+    r"|(?<![A-Za-z])(?i:lines?|routes?|bus|tram)\s*"
     r"(\d{1,4}(?:\s*(?:,|and|&|or)\s*\d{1,4})*)(?![\d:.])"
+    r"|(?<![A-Za-z])(?i:(platform|gate|terminal))s?\s*(\d{1,3})(?![\d:.])"
     r"|(?<![A-Za-z0-9])([A-Za-z]{1,2})-?(\d{1,3})(?![\d.%:])")
 
 
@@ -480,8 +495,10 @@ def _numbered(text: str) -> frozenset[tuple[str, str]]:
     """(kind, number) of every numbered line or model the text names; a model's kind is its
     letters."""
     found = set()
-    for line, bus, other, letters, number in _NUMBERED.findall(text):
-        if line or bus or other:
+    for line, bus, other, where, at, letters, number in _NUMBERED.findall(text):
+        if where:
+            found.add((where.casefold(), at))
+        elif line or bus or other:
             found |= {("line", n) for n in re.findall(r"\d+", line or bus or other)}
         elif not _YEAR_LIKE.fullmatch(letters + number):
             found.add((letters.casefold(), number))
@@ -532,6 +549,10 @@ def _other_version(question: str, sentence: str) -> str | None:
 # 包括中心街" under "栖梧镇停水通知" is about the water cut, a line under "… Women held by
 # Harlby Vale" about the women's team, "净利润1.18亿元" under "…公布第三财季业绩" the third
 # quarter's.
+# A club's side, in a result or a fixture (not women in general: "the gender pay gap for women").
+_A_SIDE = _words(r"队|女篮|女足|女排|比分|比赛|赛果",
+                 r"team|side|club|fc|united|rovers|athletic|town|city|wanderers|rangers|result"
+                 r"|score|match|game|fixture|play|played|win|won|beat|lost")
 _SAID_BY_THE_TITLE = frozenset({"utility", "sport", "team", "quarter"})
 
 
@@ -545,7 +566,8 @@ def clash_under(question: str, sentence: str, title: str) -> str | None:
         if said and not said & asked:
             return (f"{dimension.name}: its page says {', '.join(sorted(said))}, "
                     f"asked {', '.join(sorted(asked))}")
-        if not said and dimension.name == "team" and asked == {"women"}:
+        if (not said and dimension.name == "team" and asked == {"women"}
+                and _A_SIDE.search(question)):
             # A side no line or title calls the women's is the men's: "Harrowmere Rovers
             # beat Saltby Town 3-1" does not say how the women did.
             return "team: its page names no women's side, asked women"

@@ -75,7 +75,9 @@ _ASKS_MOVE = re.compile(
     r"(?![a-z])", re.IGNORECASE)
 _ASKS_LEVEL = re.compile(r"价格|股价|报价|多少钱|现价|售价|定价|卖多少"
                          r"|(?<![a-z])(?:price|priced|quote|trading at|worth|costs?"
-                         r"|(?:stocks?|shares?) (?:close|closed|open|opened))(?![a-z])",
+                         r"|(?:stocks?|shares?) (?:close|closed|open|opened)"
+                         r"(?! (?:higher|lower|up|down|flat))"
+                         r")(?![a-z])",
                          re.IGNORECASE)
 _STATES_MOVE = re.compile(
     r"(?:涨|跌|上涨|下跌|收涨|收跌|升|降|涨幅|跌幅)\s*-?\d+(?:\.\d+)?\s*(?:%|％|点)"
@@ -202,6 +204,8 @@ def _form_pattern(form: str) -> re.Pattern[str]:
         # 银行, 琅坪机场 is 琅坪国际机场 (the same first two characters, then every character
         # in order, few between; four are too few but for an airport: 北京大学 is not 北京
         # 师范大学).
+        if _ORDINAL.search(form[2:]):
+            return re.compile(re.escape(form))  # 第一中学 is never 第二十一中学
         return _in_order(form[2:], gap=2, head=form[:2])
     if CJK.search(form) and _ZH_LAW.search(form) and len(form) >= 6:
         # A regulation is named shorter than its title: 江西物业条例 is 江西省物业管理条例, and
@@ -224,6 +228,7 @@ def _form_pattern(form: str) -> re.Pattern[str]:
 
 
 _ZH_LAW = re.compile(r"(?:条例|办法|规定|细则)$")
+_ORDINAL = re.compile(r"[第\d一二三四五六七八九十]")
 # The words a Chinese school, hospital, museum, station or court's name ends in.
 ZH_INSTITUTIONS = (r"医院|保健院|卫生院|中学|小学|大学|学院|幼儿园|博物馆|图书馆|体育馆|科技馆"
                    r"|美术馆|剧院|机场|火车站|高铁站|客运站|动物园|植物园|法院|检察院|研究院|研究所")
@@ -761,7 +766,7 @@ def names_something_else(plan: ExternalQueryPlan, sentence: str) -> bool:
 
 # A line whose subject is a firm by its name: no list need know it.
 _OPENS_WITH_A_FIRM = re.compile(
-    r"(?:[A-Z][\w&'’.-]*\s){1,3}(?:Technologies|Technology|Systems|Group|Holdings|Inc\.?|Ltd\.?"
+    r"(?!The\s|This\s|That\s|Its\s)(?:[A-Z][\w&'’.-]*\s){1,3}(?:Technologies|Technology|Systems|Group|Holdings|Inc\.?|Ltd\.?"
     r"|Corp\.?|Corporation|Motors|Bank|Bancorp|Industries|Pharmaceuticals|Therapeutics|Labs"
     r"|Energy|Airlines|Insurance|Logistics|Robotics|Semiconductors?|Electronics|Foods"
     r"|Capital|Partners|Networks|Software|Materials|Mining|plc|PLC|AG|SA|NV)"
@@ -825,7 +830,7 @@ _PART_OF = re.compile(
 
 # Another name, introduced by how it relates to the page's: "rival Quillon Technologies".
 _RELATED_NAMED = re.compile(
-    rf"(?:(?:控股|全资|参股)子公司|竞争对手|(?<![\w])(?i:rivals?|competitors?)\s+)"
+    rf"(?:^|(?<=[，,;；。]))\s*(?:(?:控股|全资|参股)子公司|竞争对手|(?i:rivals?|competitors?)\s+)"
     rf"((?:[{CJK_CHARS}]{{2,8}})|(?:[A-Z][\w&'’-]*\s?){{1,4}})")
 
 _RELATIONS = (r"(?:竞争对手|对手|同行|友商|子公司|母公司|控股股东|合作伙伴|合作方|供应商|客户)",
@@ -846,7 +851,8 @@ def _beside(form: str) -> re.Pattern[str]:
         return re.compile(rf"{name}的{_RELATIONS[0]}|[（(]{name}(?:控股|全资|参股|旗下)?子公司[）)]"
                           rf"|与{name}(?:并|毫)?(?:无关联?|没有关联|无关系|不是同一)")
     return re.compile(
-        rf"(?<![\w]){name}(?:'s|’s)\s+(?:[\w-]+\s+){{0,2}}{_RELATIONS[1]}\b"
+        rf"(?<![\w]){name}(?:'s|’s)\s+{_RELATIONS[1]}\b"
+        rf"|(?<![\w]){name}(?:'s|’s)\s+(?:[\w-]+\s+)?(?:subsidiary|parent company|rival)\b"
         rf"|(?:subsidiary|unit|arm|affiliate|division) of (?:the\s+)?{name}(?![\w])"
         rf"|(?:unrelated to|no relation to|not to be confused with|(?:rivals?|competitors?) "
         rf"(?:of|to))\s+(?:the\s+)?{name}(?![\w])", re.IGNORECASE)
@@ -968,7 +974,7 @@ def _zh_regions_of(name: str, texts: Iterable[str]) -> list[str]:
     readings: list[str] = []
     for text in texts:
         unit = next(filter(None, (_unit_before(text, at) for at in _all_at(name, text))), None)
-        if unit and unit not in readings:
+        if unit and not any(unit.endswith(r) or r.endswith(unit) for r in readings):
             readings.append(unit)
     return readings if len(readings) >= 2 else []
 
@@ -986,8 +992,10 @@ def _unit_before(text: str, at: int) -> str | None:
         unit = text[max(at - n, 0):at]
         if len(unit) < n or unit[-1] not in _ZH_UNIT or not CJK.fullmatch(unit[0]):
             continue
+        if unit[0] in "我本该全此":
+            return None  # 我县望篁中学: the page's own county, not another
         before = text[at - n - 1] if at > n else ""
-        if n == 4 or not before or before in _ZH_UNIT or not CJK.match(before):
+        if not before or before in _ZH_UNIT or not CJK.match(before):
             return unit
     return None
 

@@ -57,10 +57,12 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
     (Slot.score, re.compile(
         r"比分|几比几|比数|" + _EN.format(r"score|final score|scoreline"), re.IGNORECASE)),
     (Slot.time, re.compile(
-        r"几点|什么时间开|几时|首班车|末班车|头班车|" + _EN.format(
+        r"几点|什么时间开|几时|(?<!哪天)(?<!什么时候)(?:首班车|末班车|头班车)|" + _EN.format(
             r"what time|which time|kick-?off time|tip-?off time|start time|at what time"
-            # A timetable's first or last one is asked by its time of day.
-            r"|(?:first|last) (?:train|bus|tram|ferry|sailing|boat|flight|departure)s?"),
+            # A timetable's first or last one is asked by its time of day, unless "when".
+            r"|(?<!when )(?<!when will the )(?<!when does the )(?<!when is the )"
+            r"(?:first|last) (?:train|bus|tram|ferry|sailing|boat|flight|departure)s?"
+            r"(?! of the)"),
         re.IGNORECASE)),
     (Slot.duration, re.compile(
         r"多久|多长时间|多少(?:天|小时|分钟|年时间|年)|几年|几个月|刑期|续航|" + _EN.format(
@@ -337,9 +339,11 @@ _UNIT_FAMILIES = tuple(re.compile(p, re.IGNORECASE) for p in (
 def unit_asked(question: str) -> re.Pattern[str] | None:
     """The family of units the question names for its value, if it names one."""
     # "the next 13-inch mbp" names a model by its size; it does not ask a size.
+    # A capitalised word is a name or an office ("an MP's salary", "Harry Watts").
     return next((family for family in _UNIT_FAMILIES
                  if any(not _NUMBER_BEFORE.search(question, 0, m.start())
-                        for m in family.finditer(question))), None)
+                        and not m.group()[:1].isupper() for m in family.finditer(question))),
+                None)
 
 
 _NUMBER_BEFORE = re.compile(r"\d[\s-]*$")

@@ -323,7 +323,8 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
                  and not (asks_now and _of_past_years(c.text, today))] or found
     if not _NAMES_A_TIME.search(wanted):
         # "去年同期，3号线末班车为22:45": a line about this time last year is not now.
-        found = [c for c in found if not _A_YEAR_BEFORE.match(c.text)]
+        found = [c for c in found if not _A_YEAR_BEFORE.match(c.text)
+                 or _STILL_TO_COME.search(c.text)]
     if today is not None and not _NAMES_A_TIME.search(wanted):
         # Now is not the season a line is limited to: "夏季（5月至10月）每日6:30至19:00开放"
         # asked in December.
@@ -538,8 +539,9 @@ def _out_of_season(text: str, today: date) -> bool:
         first = int(m.group("a")) if m.group("a") else MONTHS[m.group("ea").lower()]
         last = int(m.group("b")) if m.group("b") else MONTHS[m.group("eb").lower()]
         spans.append({(first - 1 + i) % 12 + 1 for i in range((last - first) % 12 + 1)})
-    if not spans:
-        # "Callowby – Harrowmere summer timetable", 夏季作息时间: a season's schedule.
+    if not spans and not _DIGIT.search(text):
+        # "Callowby – Harrowmere summer timetable", 夏季作息时间: a season's schedule (one
+        # that prints its dates is read by them).
         spans = [_SEASON_MONTHS[(m.group(1) or m.group(2)).lower()]
                  for m in _SEASONAL.finditer(text)]
     return bool(spans) and all(today.month not in months for months in spans)
@@ -566,6 +568,9 @@ def _of_past_years(text: str, today: date) -> bool:
     return bool(years) and all(int(y) < today.year for y in years)
 
 
+# "Last year, the council approved the ban, which comes into force on 1 March": still to come.
+_STILL_TO_COME = re.compile(r"将|起施行|起实施|(?<![A-Za-z])(?:will|comes? into force|takes? effect"
+                            r"|from (?:next|\d))(?![A-Za-z])", re.IGNORECASE)
 _A_YEAR_BEFORE = re.compile(r"(?:去年|上年|前年)(?:同期|此时|这个时候)?[，,]"
                             r"|(?i:(?:last year|a year (?:ago|earlier)|this time last year),)")
 

@@ -278,3 +278,37 @@ def test_the_high_tomorrow_is_a_weather_question() -> None:
 def test_a_chinese_name_no_list_knows_is_read_before_what_is_asked_of_it(question: str,
                                                                          name: str) -> None:
     assert name in [s.text for s in find_names(question, question, zh=True)]
+
+
+# ---------------------------------------------------------------- what the rules leave alone
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    ("When does the drone ban come into force?",
+     "The ban comes into force on 1 March after the consultation closed in January."),
+    ("Is the rumour that Fenby Mall is closing true?", "Fenby Mall confirmed it will close."),
+    ("What is the gender pay gap for women in Fenby?", "The median gap narrowed to 7.7%."),
+    ("What time is the last bus on route 14?", "The last bus leaves from platform 3 at 23:10."),
+    ("Who won the Super Bowl?", "The Chiefs, the best regular-season team, beat the Eagles."),
+    ("What time does gate 12 close?", "Gate 12 opened at 6:40 and boarding ends at 7:15."),
+    ("First ferry to Marr Island tomorrow", "The first ferry from Fenby to Marr Island is 7:10."),
+])
+def test_ordinary_lines_are_not_taken_for_another_kind(question: str, line: str) -> None:
+    assert clash(question, line) is None
+    assert clash_under(question, line, "Latest") is None
+
+
+def test_a_clause_keeps_a_thousands_comma_and_every_asked_value() -> None:
+    assert asked_clause("How much is a business water bill?", "A household pays £1,250 a year "
+                        "while a business pays £2,400.") == "A business pays £2,400."
+    tariff = "居民用电第一档电价为0.5283元/千瓦时，第二档为0.5783元/千瓦时。"
+    assert asked_clause("居民用电第二档多少钱", tariff) == "第二档为0.5783元/千瓦时。"
+
+
+def test_a_market_high_is_no_weather_and_a_name_never_starts_with_a_joining_word() -> None:
+    assert plan_by_rules("What was the FTSE 100 high today?", locale="en-US").query_kind is not (
+        QueryKind.weather)
+    assert plan_by_rules("北京大学和清华大学哪个分数线高", locale="zh-CN").subject_entities == [
+        "北京大学", "清华大学"]
+    assert unit_asked("What is an MP's salary?") is None
+    assert asked_slot("When will the first train run on Line 6?") is Slot.date

@@ -167,7 +167,7 @@ def follow_up_question(question: str, previous: str) -> str:
     kept = [s for s in subject if not replaced_by(question, s.text)]
     between = previous[kept[0].end:kept[-1].start] if len(kept) > 1 else ""
     if (not zh and len(kept) > 1 and len(between.split()) <= 6
-            and not _SIDE_BY_SIDE.search(between)):
+            and not _SIDE_BY_SIDE.search(between) and not asked_metrics(between)):
         # "Kestrel Bridge closure in Harrowmere": two names written apart stay apart (run
         # together, "Kestrel Bridge Harrowmere" would read as one).
         names = previous[kept[0].start:kept[-1].end]
@@ -187,7 +187,7 @@ def follow_up_question(question: str, previous: str) -> str:
           and (same := _YEAR_OF.sub("", period.group()).strip())):
         # "那去年同期呢" after the third quarter of 2026: the third quarter, a year before.
         names = f"{names} {same}"
-    elif (not asked and (year := _EDITION_YEAR.search(previous))
+    elif (not asked and (year := _EDITION_YEAR.search(previous)) and _EDITIONED.search(previous)
           and not _YEAR_OF.search(question) and not SAME_PERIOD.search(question)):
         # "how much prize money does she get?" after "who won the Pellimore Prize 2026":
         # that year's prize, not the year before's.
@@ -198,6 +198,10 @@ def follow_up_question(question: str, previous: str) -> str:
     return f"{names} {question}"
 
 
+# What has a year's edition: a prize, a cup, a festival, a season.
+_EDITIONED = re.compile(r"奖|杯|赛季|届|节|(?<![a-z])(?:prize|award|awards|cup|championships?"
+                        r"|festival|games|olympics|season|edition|marathon|open|show|fair)"
+                        r"(?![a-z])", re.IGNORECASE)
 # A year that names an edition or a season of what was asked ("the 2026 prize", 2026赛季).
 _EDITION_YEAR = re.compile(r"(?<![\d.])(?:19|20)\d\d(?![\d.])(?:年|赛季)?")
 

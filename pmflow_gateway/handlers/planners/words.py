@@ -87,8 +87,10 @@ KIND_WORDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
             r"|warm(?:er)?|hotter|colder|cooler"
             # "What will the high be tomorrow", "tonight's low": the day's temperature.
             r"|(?:the|today'?s|tomorrow'?s|tonight'?s|daytime|overnight) (?:high|low)s?"
-            r"(?= (?:be|today|tomorrow|tonight|on|in|for|this)\b|\?|$)"
-            r"|(?:highs?|lows?) (?:today|tomorrow|tonight|this weekend|(?:the )?day after"
+            r"(?= (?:be|in|today|tomorrow|tonight)\b|\?|$)"
+            # Never a market's: "the FTSE 100 high today", "Halvora stock high today".
+            r"|(?<!\d )(?<!stock )(?<!shares )(?<!index )(?<!price )(?<!crude )(?<!oil )"
+            r"(?:highs?|lows?) (?:today|tomorrow|tonight|this weekend|(?:the )?day after"
             r" tomorrow|on [a-z]+day)"
             r"|air quality|aqi|uv index"))),
     (QueryKind.market, re.compile(
@@ -147,7 +149,7 @@ _ZH_SUFFIX_NAME = re.compile(
     r"|能源|传媒|物流|航空|食品|矿业|化工|钢铁|光电|重工|实业)")
 # A school, hospital, court, museum or station is named by what comes before its kind's word:
 # "岑浦市妇幼保健院今天挂号排队要多久" asks of 岑浦市妇幼保健院, not of every hospital in 岑浦.
-_ZH_INSTITUTION = re.compile(rf"[{CJK_CHARS}]{{2,10}}?(?:{ZH_INSTITUTIONS})(?![院校馆站园所])")
+_ZH_INSTITUTION = re.compile(rf"[{CJK_CHARS}]{{2,10}}?(?:{ZH_INSTITUTIONS})(?![院校馆站园所生])")
 # A regulation named without 《》: "珀溪市建筑垃圾管理条例规定的最高罚款" asks of
 # 珀溪市建筑垃圾管理条例, not of any 珀溪市 rule (生活垃圾分类管理条例 is another law).
 _ZH_LAW_NAME = re.compile(
@@ -307,7 +309,11 @@ def _institution_start(name: str) -> int:
     said = [m.end() for pattern in (ZH_NOISE, TIME) for m in pattern.finditer(head)
             if len(m.group()) > 1]  # one character (和, 与) may be the name's own: 协和医院
     asking = (i + 1 for i, ch in enumerate(head) if ch in "的是在请帮查看问")
-    return max([*said, *asking], default=0)
+    start = max([*said, *asking], default=0)
+    # A name never starts with a joining or moving word: 北京大学和清华大学, 有人去医院.
+    while start < len(head) and head[start] in "和与及跟去到有人我你他想要":
+        start += 1
+    return start
 
 
 def _after_stop(name: str) -> int:
