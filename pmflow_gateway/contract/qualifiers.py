@@ -23,6 +23,7 @@ from pmflow_gateway.contract.dates import MONTHS
 from pmflow_gateway.contract.metrics import asked_metrics
 from pmflow_gateway.contract.slots import Slot, asked_slot, asking_words
 from pmflow_gateway.contract.text import CJK, cached_if_short
+from pmflow_gateway.contract.when import EN_WEEKDAYS
 
 _EN = r"(?<![a-z0-9])(?:{})(?![a-z])"
 
@@ -198,12 +199,6 @@ _DEVICES = (
 )
 _A_FUEL = _words(r"汽油|柴油|油价|加油|\d{2}号", r"petrol|gas|gasoline|diesel|fuel|unleaded|pump"
                  r"|lpg|e10")
-# A rule's stage: a draft out for comment has not come into force, whatever date it gives.
-_IN_FORCE = _words(r"施行|生效|实施|起执行",
-                   r"(?:come|comes|came|coming) into (?:force|effect)|(?:take|takes|took|taking)"
-                   r" effect|in force|in effect|effective|enacted|adopted|passed")
-_DRAFT = _words(r"草案|征求意见|审议稿|送审稿|拟",
-                r"draft|consultation|consulting|consult|proposed|proposals?|would ban")
 _PREVIOUS_EDITION = _words(r"上一届|上届|前一届|上一季", r"previous edition|last edition"
                           r"|last year's (?:festival|awards?|ceremony|edition|prize|winner)")
 # Which supply an outage cuts: a power cut is not answered by a water one.
@@ -252,6 +247,8 @@ _UNCONFIRMED = _words(
     r"|proposals?|proposed|proposes|proposing|considering|considers|under consideration"
     r"|would (?:introduce|limit|ban|charge|cap|raise|cut)|consultation"
     r"|draft (?:law|bill|rules?|regulations?|bylaw|plan|proposals?|guidelines?|ordinance)")
+# A rule in force is so: "when did the ban come into force" is not answered by the draft's
+# consultation dates (自媒体称…将于…起实施 is still hearsay).
 _CONFIRMED = _words(r"官方宣布|正式|确认|公告|通过|施行|生效|辟谣|官方",
                     r"confirmed|announced|officially|formally|adopted|approved|passed|enacted"
                     r"|officials? said|said in a statement|(?:come|comes|came|coming) into "
@@ -334,9 +331,6 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("admission", _ADMISSIONS),
     Dimension("customer", _CUSTOMERS),
     Dimension("tier", _TIERS),
-    # "When did the ban come into force" is not answered by the draft's consultation dates.
-    Dimension("rule", (("draft", _DRAFT), ("in_force", _IN_FORCE)),
-              applies=lambda q: bool(_IN_FORCE.search(q))),
     # The edition asked, unless the question names the one before: 上一届's best film is
     # not this year's.
     Dimension("edition", (("previous", _PREVIOUS_EDITION),),
@@ -459,9 +453,7 @@ def _route(text: str, *, bare: bool = False) -> tuple[str, str] | None:
 
 
 _NOT_A_PLACE_WORD = frozenset({
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
-    "february", "march", "april", "may", "june", "july", "august", "september", "october",
-    "november", "december", "how", "what", "when", "where", "which", "who", "do", "does", "did",
+    *MONTHS, *EN_WEEKDAYS, "how", "what", "when", "where", "which", "who", "do", "does", "did",
     "i", "we", "you", "get", "go", "is", "are", "can", "morning", "evening", "noon", "midnight",
     "today", "tomorrow", "yesterday", "week", "month", "year", "up", "down", "first", "last",
     "next", "ferry", "ferries", "train", "trains", "bus", "buses", "flight", "flights",
