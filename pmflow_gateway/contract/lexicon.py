@@ -1,5 +1,6 @@
 """How common an English word is: a word no everyday text uses ("regus", "bozeman",
-"halvora") is a name in a question typed in lower case.
+"halvora") is a name in a question typed in lower case. And which Chinese words are everyday:
+the characters before the first one at the head of a question are a name no list knows.
 
 The frequencies are wordfreq's (Robyn Speer; data CC BY-SA 4.0, built from Wikipedia,
 subtitles, news, books, web text and more): its "small" English list, every word used at least
@@ -24,10 +25,24 @@ COMMON_ZIPF = 3.0
 
 @functools.cache
 def _english() -> dict[str, float]:
+    return _frequencies("small_en.msgpack.gz")
+
+
+@functools.cache
+def _chinese() -> tuple[frozenset[str], dict[str, float]]:
+    """The words of wordfreq's small Chinese list of two characters or more (its words are
+    cut by jieba: every word used at least once per million), and how common each character
+    is as a word of its own."""
+    frequencies = _frequencies("small_zh.msgpack.gz")
+    return (frozenset(word for word in frequencies if len(word) >= 2),
+            {word: zipf for word, zipf in frequencies.items() if len(word) == 1})
+
+
+def _frequencies(name: str) -> dict[str, float]:
     spec = importlib.util.find_spec("wordfreq")
     if spec is None or not spec.submodule_search_locations:
         raise RuntimeError("the wordfreq package (word frequencies) is not installed")
-    path = Path(next(iter(spec.submodule_search_locations))) / "data" / "small_en.msgpack.gz"
+    path = Path(next(iter(spec.submodule_search_locations))) / "data" / name
     bins = msgpack.loads(gzip.decompress(path.read_bytes()), raw=False)
     header, bins = bins[0], bins[1:]
     if not isinstance(header, dict) or header.get("format") != "cB":
@@ -43,6 +58,44 @@ def zipf(word: str) -> float:
 
 def is_everyday_word(word: str) -> bool:
     return zipf(word) >= COMMON_ZIPF
+
+
+MAX_ZH_WORD_CHARS = 4
+NAME_CHAR_ZIPF = 4.5
+"""A name ends in a character rarer than this as a word of its own (汀 of 雁汀, 峥 of 韩立峥),
+or in one of `NAME_ENDS`: a head that ends otherwise (能坐几, 那它, 展到) is words the list
+cut otherwise, not a name."""
+
+
+def unknown_chinese_head(text: str) -> str:
+    """The characters at the head of a Chinese text before the first everyday word starts:
+    a name no list knows ("澄州" of 澄州电动车不戴头盔罚多少钱, "林予安澄州" of 林予安澄州演唱会).
+    Empty when an everyday word starts the text, or within its first two characters."""
+    words, chars = _chinese()
+    head = text
+    for at in range(len(text)):
+        if not "\u4e00" <= text[at] <= "\u9fff" or any(
+                text[at:at + n] in words for n in range(2, MAX_ZH_WORD_CHARS + 1)):
+            head = text[:at]
+            break
+    # A name ends at its suffix: 青港队 of 青港队签奥卡福花了多少转会费.
+    end = next((i for i, c in enumerate(head) if i >= 1 and c in NAME_ENDS), None)
+    if end is not None:
+        head = head[:end + 1]
+    # Common characters after the rare ones are words the list cut otherwise (北坪 of
+    # 北坪白条猪批发价), unless a name ends in them (澄州, 金枫山).
+    while len(head) > 2 and chars.get(head[-1], 0.0) >= NAME_CHAR_ZIPF and (
+            head[-1] not in NAME_ENDS):
+        head = head[:-1]
+    if len(head) < 2 or (chars.get(head[-1], 0.0) >= NAME_CHAR_ZIPF
+                         and head[-1] not in NAME_ENDS):
+        return ""  # 展到 of 展到什么时候, 能坐几 of 能坐几公里: words, not a name
+    return head
+
+
+# The characters a place's or a team's name commonly ends in, each common as a word of its own
+# (州, 山, 队; 和 of 曦和, 永和).
+NAME_ENDS = frozenset("州市县区镇乡村湾江河湖海山川岛港城路街桥门楼阁园台坊庄堡口洲峰队和")
 
 
 TYPO_OF_ZIPF = 4.5

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from pmflow_gateway.contract.dates import MONTHS
-from pmflow_gateway.contract.metrics import asked_metrics
+from pmflow_gateway.contract.metrics import METRICS, PERIODS, asked_metrics
 from pmflow_gateway.contract.slots import Slot, asked_slot, asking_words
-from pmflow_gateway.contract.text import CJK, cached_if_short
-from pmflow_gateway.contract.when import EN_WEEKDAYS
+from pmflow_gateway.contract.text import CJK, CJK_CHARS, cached_if_short
+from pmflow_gateway.contract.when import EN_WEEKDAYS, find_all
 
 _EN = r"(?<![a-z0-9])(?:{})(?![a-z])"
 
@@ -242,8 +242,11 @@ _ACTUAL = _words(
 # that does not ask about one asks what is so.
 _UNCONFIRMED = _words(
     r"网传|网上流传|流传|爆料|传闻|传言|据传|或将|自媒体称|有自媒体|未经证实|尚未确定|尚未公布"
-    r"|提议|草案|征求意见",
+    r"|提议|草案|征求意见|知情人士|消息人士|洽谈中|谈判中",
     r"rumou?r(?:s|ed)?|reportedly|unconfirmed|speculat\w+|leaked|tipped to"
+    r"|(?:people|persons?|sources?) (?:familiar|close) (?:with|to)|sources? (?:say|said)"
+    r"|according to (?:people|sources|(?:two|three|several) people|a person)"
+    r"|in (?:advanced |early |exclusive )?talks"
     r"|proposals?|proposed|proposes|proposing|considering|considers|under consideration"
     r"|would (?:introduce|limit|ban|charge|cap|raise|cut)|consultation"
     r"|draft (?:law|bill|rules?|regulations?|bylaw|plan|proposals?|guidelines?|ordinance)")
@@ -494,7 +497,29 @@ def _numbered(text: str) -> frozenset[tuple[str, str]]:
             found |= {("line", n) for n in re.findall(r"\d+", line or bus or other)}
         elif not _YEAR_LIKE.fullmatch(letters + number):
             found.add((letters.casefold(), number))
+    found |= {("line", m.group(1).casefold()) for m in _NAMED_LINE.finditer(text)
+              if m.group(1).casefold() not in _FUNCTION_WORDS | _NOT_A_LINE_NAME}
+    found |= {("award", _award(m.group(1) or m.group(2))) for m in _AWARD.finditer(text)}
     return frozenset(found)
+
+
+# A line named by a word, not a number: the Kestrel Line is not the Heron Line.
+_NAMED_LINE = re.compile(r"(?<![A-Za-z])([A-Za-z][a-z]+)\s+[Ll]ine(?![A-Za-z])(?!\s*\d)")
+_NOT_A_LINE_NAME = frozenset({"main", "bottom", "front", "finish", "start", "time", "dead",
+                              "head", "product", "phone", "hot", "help", "party", "picket",
+                              "shore", "coast", "fault", "tree", "power", "supply", "credit",
+                              "sky", "waiting", "goal", "touch", "side", "base", "trend",
+                              "online", "hard", "fine", "same", "other", "new", "old", "each"})
+# An award's category: the best supporting actor is not the best actor (最佳男配角, 最佳男主角).
+_AWARD = re.compile(
+    r"最佳((?:男|女)?(?:主角|配角|演员)|影片|导演|编剧|新人|摄影|剪辑|纪录片|动画片|短片|外语片|原创音乐)"
+    r"|(?<![A-Za-z])(?i:best)\s+((?:(?i:supporting|lead|leading|new|original|adapted|foreign"
+    r"|animated|international|feature)\s+)*(?i:actor|actress|picture|film|director|screenplay"
+    r"|song|score|album|novel|newcomer|documentary|cinematography|editing))(?![A-Za-z])")
+
+
+def _award(category: str) -> str:
+    return " ".join(category.casefold().replace("leading", "lead").split())
 
 
 # Letters and a number that are no model's name: a quarter, a half, a fiscal year.
@@ -823,6 +848,58 @@ def _stem(word: str) -> str:
 
 
 _MADE_OF_A_VERB = re.compile(r"(?:ure|ion|ment|e)$")
+
+
+def priced_things(question: str, names: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """What a question asks the price or the amount of, beyond its names, its time and the
+    kind of value it asks: "petrol" of "petrol price in Pellbrook today", 猪肉 of
+    "雁汀今天猪肉多少钱一斤". English words as `topic_words` stems, Chinese as runs of two
+    characters or more. Empty when the question says only what kind of value it asks
+    ("AAPL share price", "金澜阁今天金价")."""
+    if not CJK.search(question):
+        return tuple(s for s in topic_words(question, names) if s not in _VALUE_KIND_STEMS)
+    rest = question
+    for name in sorted(names, key=len, reverse=True):
+        rest = rest.replace(name, " ")
+    for when in reversed(find_all(rest)):
+        rest = f"{rest[:when.start]} {rest[when.end:]}"
+    for pattern in (_ZH_NOT_A_THING, *(asked for asked, _ in METRICS.values()),
+                    *PERIODS.values()):
+        rest = pattern.sub(" ", rest)
+    return tuple(_ZH_RUN.findall(rest))
+
+
+def mentions_thing(text: str, things: tuple[str, ...]) -> bool:
+    """Whether a page names one of the `priced_things`: an English stem as `mentions_topic`
+    reads it, a Chinese run by two of its characters side by side, or by its last (the
+    noun's head: 票 of 门票). A page in the other script cannot tell, and passes."""
+    if not things:
+        return True
+    if CJK.search(things[0]):
+        return not CJK.search(text) or any(
+            run[i:i + 2] in text for run in things for i in range(len(run) - 1)) or any(
+            run[-1] in text for run in things)
+    return mentions_topic(text, things) or not _ENGLISH_WORD.search(text)
+
+
+# Words that say what kind of value is asked, not what it is of ("share price", "exchange
+# rate", "maximum fine", "first-half revenue", "how much did X pay").
+_VALUE_KIND_STEMS = frozenset(_stem(w)[:5] for w in (
+    "price", "cost", "fee", "fare", "rate", "fine", "penalty", "share", "exchange", "quarter",
+    "quarterly", "first", "second", "third", "fourth", "half", "maximum", "minimum",
+    "average", "base", "size", "total", "pay", "interest", "dollar", "euro", "pound", "yuan",
+    "guiding", "guidance", "revenue", "profit", "sales", "income", "level", "value", "amount",
+    "worth", "charge", "cheap", "expensive", "annual", "monthly", "yearly", "weekly", "daily",
+    "figure", "stock", "close", "trade", "open", "settle", "budget", "salary", "wage", "money",
+    "spend", "cash", "funding", "raise", "bill"))
+# The Chinese of asking an amount, a period or a measure, and the words around them.
+_ZH_NOT_A_THING = re.compile(
+    r"多少钱|多少元|多少|几块钱?|几元|价格|价钱|售价|价位|报价|收费|费用|多贵|贵不贵|怎么样|如何|大概"
+    r"|大约|左右|最新|现在|目前|当前|请问|需要|收盘|开盘|收报|上涨|下跌|涨了|跌了|[一每](?:斤|公斤|千克|升|吨|克"
+    r"|张|人|位|次|晚|个月|月|年)|上个?月|本月|去年|今年|前年|明年|上半年|下半年|全年|前三季度"
+    r"|第?[一二三四1-4]季度|上个?季度|季度|上个?(?:星期|周)|预期|预计|预测|目标|那个|这个|[是的了吗呢啊呀要卖买价钱元"
+    r"那这它他她]")
+_ZH_RUN = re.compile(f"[{CJK_CHARS}]{{2,}}")
 
 
 # What a question asks of a name ("Vessaria's trade balance"): the words after the

@@ -25,7 +25,7 @@ from pmflow_gateway.contract.gazetteer import (
 )
 from pmflow_gateway.contract.judged import Judged, json_of, of_the_last
 from pmflow_gateway.contract.lexicon import is_everyday_word
-from pmflow_gateway.contract.metrics import names_an_asked_metric
+from pmflow_gateway.contract.metrics import asked_metrics, asked_periods, names_an_asked_metric
 from pmflow_gateway.contract.places import (
     Place,
     PlaceMention,
@@ -303,8 +303,15 @@ def _named(form: str, text: str, fold: str) -> bool:
     forms, and `in` costs a fraction of a pattern search."""
     needle, exact, pattern = _needle(form)
     if needle is not None and needle not in (text if exact else fold):
+        if exact and CJK.search(form) and (undotted := _NAME_DOT.sub("", text)) != text:
+            # A dot may part a Chinese name where the question does not: 山海归途 is
+            # 《山海·归途》, 埃隆马斯克 埃隆·马斯克.
+            return _named(form, undotted, fold)
         return False
     return pattern is None or pattern.search(text if exact else fold) is not None
+
+
+_NAME_DOT = re.compile(f"(?<=[{CJK_CHARS}])[·・•‧](?=[{CJK_CHARS}])")
 
 
 def names(name: str, text: str, kind: QueryKind | None = None, *,
@@ -796,10 +803,10 @@ def about_another(plan: ExternalQueryPlan, sentence: str) -> bool:
 # What kind of firm a name says it is: the same first word with another kind is another firm.
 _FIRM_KINDS_ZH = (r"集团|地产|置业|保险|银行|证券|控股|股份|科技|汽车|电器|电子|医药|制药|能源|传媒"
                   r"|物流|航空|食品|建设|矿业|化工|钢铁|电力|电气|通信|软件|智能|光电|重工|机械|实业")
-_FIRM_KINDS_EN = (r"insurance|bank|building society|credit union|group|holdings|capital"
+FIRM_KINDS_EN = (r"insurance|bank|building society|credit union|group|holdings|capital"
                   r"|technologies|systems|motors|energy|airlines|logistics|foods|properties"
                   r"|homes|pharma|pharmaceuticals|media|mining|steel|telecom|software|robotics")
-_FIRM_KIND = re.compile(rf"(?:{_FIRM_KINDS_ZH})$|(?<![a-z])(?:{_FIRM_KINDS_EN})$")
+_FIRM_KIND = re.compile(rf"(?:{_FIRM_KINDS_ZH})$|(?<![a-z])(?:{FIRM_KINDS_EN})$")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -811,7 +818,7 @@ def _kin_firm(form: str) -> re.Pattern[str]:
     if CJK.search(form):
         return re.compile(rf"{re.escape(stem)}(?!{re.escape(kind.group())})(?:{_FIRM_KINDS_ZH})")
     return re.compile(rf"(?<![\w]){re.escape(stem)}\s+(?!{re.escape(kind.group())})"
-                      rf"(?:{_FIRM_KINDS_EN})(?![\w])", re.IGNORECASE)
+                      rf"(?:{FIRM_KINDS_EN})(?![\w])", re.IGNORECASE)
 
 
 def _is_asked(name: str, plan: ExternalQueryPlan) -> bool:
@@ -838,7 +845,8 @@ _RELATIONS = (r"(?:竞争对手|对手|同行|友商|子公司|母公司|控股�
               r"|customers?|partners?)")
 
 
-_RELATION_WORD = re.compile(rf"{_RELATIONS[0]}|无关|没有关联|不是同一|(?i:{_RELATIONS[1]}"
+_RELATION_WORD = re.compile(rf"{_RELATIONS[0]}|无关|无[{CJK_CHARS}]{{1,3}}?关[系联]|没有关联"
+                            rf"|不是同一|(?i:{_RELATIONS[1]}"
                             r"|unrelated|no relation|not to be confused|separate)")
 # A line about another thing of the same kind, said to be another: "the separate X fire".
 _SEPARATE = re.compile(r"(?<![A-Za-z])[Tt]he (?:separate|unrelated) ((?:[A-Z][\w'-]*\s?){1,4})")
@@ -849,7 +857,8 @@ def _beside(form: str) -> re.Pattern[str]:
     name = re.escape(form)
     if CJK.search(form):
         return re.compile(rf"{name}的{_RELATIONS[0]}|[（(]{name}(?:控股|全资|参股|旗下)?子公司[）)]"
-                          rf"|与{name}(?:并|毫)?(?:无关联?|没有关联|无关系|不是同一)")
+                          rf"|与{name}(?:并|毫|之间)?(?:无关|没有|不是同一|无(?:任何)?"
+                          rf"[{CJK_CHARS}]{{0,3}}?(?:关联|关系))")
     return re.compile(
         rf"(?<![\w]){name}(?:'s|’s)\s+{_RELATIONS[1]}\b"
         rf"|(?<![\w]){name}(?:'s|’s)\s+(?:[\w-]+\s+)?(?:subsidiary|parent company|rival)\b"
@@ -881,6 +890,35 @@ def subject_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> tuple[str
                                                                         strict=True)):
             return word, company
     return None
+
+
+def firm_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> tuple[str, list[str]] | None:
+    """A bare name no list knows, asked of a firm's figures, that the evidence reads as two
+    firms or more by the kind written after it ("Corvane Systems" and "Corvane Logistics" for
+    "corvane", 澄峰科技 and 澄峰电气 for 澄峰): (the name, the firms). Nobody may guess which."""
+    if plan.query_kind not in (QueryKind.company, QueryKind.market) and not (
+            asked_metrics(plan.topic) or asked_periods(plan.topic)):
+        return None
+    pages = list(texts)
+    for name in plan.subject_entities:
+        if (name == plan.location_hint or _FIRM_KIND.search(name.casefold())
+                or not _unknown_name(name)):
+            continue
+        firms: dict[str, str] = {}
+        for text in pages:
+            for m in _firm_named(name).finditer(text):
+                firms.setdefault(" ".join(m.group().split()).casefold(), m.group())
+        if len(firms) >= 2:
+            return name, list(firms.values())
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _firm_named(name: str) -> re.Pattern[str]:
+    if CJK.search(name):
+        return re.compile(rf"{re.escape(name)}(?:{_FIRM_KINDS_ZH})")
+    return re.compile(rf"(?<![\w]){re.escape(name)}\s+(?:{FIRM_KINDS_EN})(?![\w])",
+                      re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=4096)

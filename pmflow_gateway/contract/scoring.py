@@ -44,6 +44,11 @@ _NUMBERED_RELEASE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.%])|(?<![\w.])v
 LATEST_WINDOW = timedelta(days=90)
 _ASKS_LATEST = re.compile(r"最新|最近一期|(?<![a-z])(?:latest|most recent|newest)(?![a-z])",
                           re.IGNORECASE)
+# A figure asked for today (今天猪肉多少钱, petrol price today) is this week's at the oldest:
+# a price or a rate from a page a month old was a month ago's.
+TODAY_WINDOW = timedelta(days=7)
+_ASKS_TODAY = re.compile(r"今天|今日|今晚|(?<![a-z])(?:today|tonight)(?![a-z])",
+                         re.IGNORECASE)
 _FIGURES = (Slot.amount, Slot.quantity, Slot.share)
 FRESH_ENOUGH = 0.5  # score of an item published exactly one window ago
 GROUNDING_OVERLAP = 0.5  # share of a hint's terms a text must contain to mention it
@@ -53,7 +58,7 @@ def freshness_window(plan: ExternalQueryPlan) -> timedelta:
     """How long the answer to this plan's question stays true: its kind's window, and no more
     than `HOLDER_WINDOW` for a question about who holds a role, nor than `PERSISTS_WINDOW`
     for a question whether something still holds, nor than `LATEST_WINDOW` for the latest
-    figure."""
+    figure, nor than `TODAY_WINDOW` for a figure asked for today."""
     window = FRESHNESS_WINDOW[plan.query_kind]
     asked = f"{plan.topic} {' '.join(plan.search_queries[:1])}"
     if asks_who_holds(asked):
@@ -62,6 +67,8 @@ def freshness_window(plan: ExternalQueryPlan) -> timedelta:
         window = min(window, PERSISTS_WINDOW)
     if _ASKS_LATEST.search(asked) and asked_slot(asked) in _FIGURES:
         window = min(window, LATEST_WINDOW)
+    if _ASKS_TODAY.search(asked) and asked_slot(asked) in _FIGURES:
+        window = min(window, TODAY_WINDOW)
     return window
 
 

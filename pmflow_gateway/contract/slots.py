@@ -165,13 +165,15 @@ _DATE = re.compile(
     re.IGNORECASE)
 _CAPITALISED_WORDS = re.compile(
     r"(?<![\w.])[A-Z][a-zà-ÿ'’\-]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][a-zà-ÿ'’\-]+)*")
-_ZH_NAME_CONTEXT = re.compile(
-    rf"[{CJK_CHARS}]{{2,4}}(?:表示|称|说|接任|出任|担任|当选|执教|执掌|夺冠|获胜|获得|赢得|领衔|率队|为|是|打进|攻入"
-    r"|梅开二度|收获|摘得|夺得|捧得|捧起|斩获|拿下|战胜|击败|加冕|问鼎|以\d)"
-    rf"|(?:由|新任|现任|主教练|教练|主帅|首席执行官|总裁|董事长|总经理|市长|部长|主席|总统|总理|冠军|得主"
+_ZH_NAME_BY_ROLE = (
+    rf"(?:由|新任|现任|主教练|教练|主帅|首席执行官|总裁|董事长|总经理|总监|董事|监事|主任|书记|秘书长|市长|部长|主席|总统|总理|冠军|得主"
     rf"|导演|演员|作者|作家|编剧|歌手|选手|队长|院长|校长|局长|法官|被告人?"
     # A player by position: 后卫周屹然全场砍下31分.
     rf"|后卫|前锋|中锋|控卫|门将|外援|主攻|二传|球员)[{CJK_CHARS}]{{2,4}}")
+_ZH_NAME_CONTEXT = re.compile(
+    rf"[{CJK_CHARS}]{{2,4}}(?:表示|称|说|接任|出任|担任|当选|执教|执掌|夺冠|获胜|获得|赢得|领衔|率队|为|是|打进|攻入"
+    r"|梅开二度|收获|摘得|夺得|捧得|捧起|斩获|拿下|战胜|击败|加冕|问鼎|以\d)|" + _ZH_NAME_BY_ROLE)
+_ZH_ROLE_NAME = re.compile(_ZH_NAME_BY_ROLE)
 _ZH_PLACE = re.compile(
     rf"在[{CJK_CHARS}A-Za-z]{{2,12}}(?:举行|举办|进行|开幕|开赛|揭幕|召开|上演|打响)"
     rf"|(?:位于|坐落于|地处|设在|设于|落户|总部在)[{CJK_CHARS}A-Za-z]{{2,}}|[{CJK_CHARS}]{{2,10}}"
@@ -305,6 +307,13 @@ _PERSON = re.compile(
     r"|(?:elected|appointed|named|chose|hired|promoted|picked|selected)\s+(?:[a-z]+\s+){0,2}"
     r"[A-Z][a-z]+\s+[A-Z][a-z'’-]+"
     r"|[A-Z][a-z]+\s+[A-Z][a-z'’-]+,?\s+(?:said|says|told|who|aged?\s+\d)")
+
+
+def names_a_person_by_role(sentence: str) -> bool:
+    """Whether a sentence names a person as one (`_PERSON`), or a Chinese one by the role
+    before the name (财务总监祁慧敏): not by what the name does, which a party or a team does
+    too (民生联盟获得67席)."""
+    return bool(_PERSON.search(sentence) or _ZH_ROLE_NAME.search(sentence))
 
 
 def names_a_person(sentence: str) -> bool:

@@ -50,12 +50,20 @@ def subject_ambiguity_reason(word: str, company: str) -> str:
     return f"{AMBIGUOUS_SUBJECT}{word} = {company} | {word}"
 
 
+def firm_ambiguity_reason(name: str, firms: list[str]) -> str:
+    return f"{AMBIGUOUS_SUBJECT}{name} = {' | '.join(firms)}"
+
+
 def which_one(reason: str | None, english: bool) -> str | None:
     """The clarify question for an ambiguous place or subject, rebuilt from the answer's
     reason."""
     if reason and reason.startswith(AMBIGUOUS_SUBJECT):
         word, _, readings = reason.removeprefix(AMBIGUOUS_SUBJECT).partition(" = ")
-        company = readings.partition(" | ")[0]
+        options = [r for r in readings.split(" | ") if r][:4]
+        if options[-1:] != [word]:  # firms of one name: 澄峰科技 or 澄峰电气
+            return (f"which {word} you mean ({' or '.join(options)})" if english
+                    else f"指的是哪个{word}（{' 还是 '.join(options)}）")
+        company = options[0]
         return (f"which {word} you mean ({company}, or the everyday word {word})" if english
                 else f"指的是哪个{word}（{company}，还是日常所说的{word}）")
     if not reason or not reason.startswith(AMBIGUOUS):

@@ -15,6 +15,7 @@ from pmflow_gateway.contract.judged import Judged
 from pmflow_gateway.contract.places import is_lower_case_state
 from pmflow_gateway.contract.qualifiers import clash, period_ended, year_asked
 from pmflow_gateway.contract.relevance import (
+    firm_readings,
     names_a_year,
     off_topic,
     place_readings,
@@ -205,6 +206,17 @@ def ambiguous_subject(plan: ExternalQueryPlan,
     everyday word and as the company and the question does not say which."""
     readings = subject_readings(plan, [evidence_text(i) for i in items])
     return ([], readings) if readings else (items, None)
+
+
+def ambiguous_firm(plan: ExternalQueryPlan, question: str,
+                   items: list[ExternalEvidence]) -> tuple[list[ExternalEvidence],
+                                                           tuple[str, list[str]] | None]:
+    """The evidence, or none and (name, firms) when it reads a bare asked name as several
+    firms and the question does not say which (`firm_readings`)."""
+    found = firm_readings(plan, [evidence_text(i) for i in items])
+    if found is None or any(f.casefold() in question.casefold() for f in found[1]):
+        return items, None
+    return [], found
 
 
 # ---------------------------------------------------------------- supported sentences

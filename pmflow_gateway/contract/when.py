@@ -23,6 +23,9 @@ _ZH_WEEKDAY = {"一": "mon", "二": "tue", "三": "wed", "四": "thu", "五": "f
                "日": "sun", "天": "sun"}
 EN_WEEKDAYS = {"monday": "mon", "tuesday": "tue", "wednesday": "wed", "thursday": "thu",
                "friday": "fri", "saturday": "sat", "sunday": "sun"}
+# A weekday of next week (下周三): next_wed, never this week's Wednesday.
+NEXT_WEEK = "next_"
+NEXT_WEEKDAYS = frozenset(NEXT_WEEK + d for d in WEEKDAYS)
 
 # Longest forms first inside each day, and days whose forms contain another day's form
 # (大后天 holds 后天, "day after tomorrow" holds "tomorrow") before that day.
@@ -43,14 +46,15 @@ _EN_FORMS: tuple[tuple[str, str], ...] = (
 )
 _PERIOD = re.compile(
     r"未来\s*[0-9一二三四五六七八九十两几]+\s*(?:个)?\s*(?:天|日|周|星期|小时)|这几天|近几天|最近几天|接下来几天"
-    r"|本周(?!末)|这周(?!末)|这个星期|下周(?![一二三四五六日天末])|下个?星期(?![一二三四五六日天])"
+    r"|本周(?!末)|这周(?!末)|这个星期|下周(?![一二三四五六日末]|天(?!气))|下个?星期(?![一二三四五六日]|天(?!气))"
     r"|(?<![a-z])(?:next|coming)\s+(?:\d+|few|several)\s+(?:days|weeks)(?![a-z])"
     r"|(?<![a-z])(?:this|next|the coming) week(?![a-z])|(?<![a-z])coming days(?![a-z])",
     re.IGNORECASE)
 _WEEKEND = re.compile(
     r"(?:本|这个?|下个?)?周末|(?<![a-z])(?:this |next |the |on the )?weekend(?![a-z])",
     re.IGNORECASE)
-_ZH_DAY_OF_WEEK = re.compile(r"(?:下个?|这个?|本)?(?:周|星期|礼拜)([一二三四五六日天])")
+# 周天 is Sunday, but 下周天气 is next week's weather.
+_ZH_DAY_OF_WEEK = re.compile(r"(下个?|这个?|本)?(?:周|星期|礼拜)([一二三四五六日]|天(?!气))")
 _EN_DAY_OF_WEEK = re.compile(
     r"(?<![a-z])(?:(?:next|this|on|coming) )?(monday|tuesday|wednesday|thursday|friday"
     r"|saturday|sunday)s?(?![a-z])", re.IGNORECASE)
@@ -86,7 +90,8 @@ def _day_pattern() -> re.Pattern[str]:
 def find_all(text: str, *, fuzzy: bool = False) -> list[When]:
     """Every time expression in the text, in reading order, overlaps resolved to the first
     and longest. `fuzzy` also reads misspelt English day words (questions, not evidence)."""
-    found = [When(_ZH_WEEKDAY[m.group(1)], m.start(), m.end())
+    found = [When((NEXT_WEEK if (m.group(1) or "").startswith("下") else "")
+                  + _ZH_WEEKDAY[m.group(2)], m.start(), m.end())
              for m in _ZH_DAY_OF_WEEK.finditer(text)]
     found += [When(EN_WEEKDAYS[m.group(1).lower()], m.start(), m.end())
               for m in _EN_DAY_OF_WEEK.finditer(text)]
@@ -219,13 +224,22 @@ def day_offset(day: str | None, today: date) -> int | None:
         return _OFFSETS[day]
     if day in WEEKDAYS:
         return (WEEKDAYS.index(day) - today.weekday()) % 7
+    if day in NEXT_WEEKDAYS:
+        return _next_week(day, today.weekday())
     return None
+
+
+def _next_week(day: str, weekday: int) -> int:
+    """How many days after a day of weekday `weekday` next week's `day` (next_wed) is: 下周三
+    said on a Tuesday is eight days on, not tomorrow."""
+    return 7 - weekday + WEEKDAYS.index(day.removeprefix(NEXT_WEEK))
 
 
 def names_calendar_days(text: str) -> bool:
     """Whether a text names days by the calendar (a weekday, or a month and day), which only
     today's date can read as the asked day or not."""
-    return bool(_PRINTED_DAY.search(text)) or bool(days_spoken_of(text) & set(WEEKDAYS))
+    return bool(_PRINTED_DAY.search(text)) or bool(
+        days_spoken_of(text) & {*WEEKDAYS, *NEXT_WEEKDAYS})
 
 
 def days_printed(text: str, today: date) -> set[date]:
@@ -268,6 +282,9 @@ def offsets_spoken_of(text: str, today: date, written_days_ago: int, *,
         spoken |= {"sat", "sun"}
     offsets = {offset - written_days_ago for day, offset in _OFFSETS.items() if day in spoken}
     offsets |= {(WEEKDAYS.index(d) - today.weekday()) % 7 for d in spoken if d in WEEKDAYS}
+    written_on = (today.weekday() - written_days_ago) % 7
+    offsets |= {_next_week(d, written_on) - written_days_ago for d in spoken
+                if d in NEXT_WEEKDAYS}
     if past:
         written = today.weekday() - written_days_ago
         offsets |= {-written_days_ago - (written - WEEKDAYS.index(d)) % 7 for d in spoken

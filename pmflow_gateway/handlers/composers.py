@@ -23,12 +23,15 @@ from pmflow_gateway.contract.qualifiers import (
     asks_who_holds,
     clash,
     clash_under,
+    mentions_thing,
     mentions_topic,
     of_an_earlier_meeting,
     possessed_words,
+    priced_things,
     same_period_clause,
     states_what_was_asked,
     topic_words,
+    years_of,
 )
 from pmflow_gateway.contract.relevance import (
     about_another,
@@ -51,6 +54,7 @@ from pmflow_gateway.contract.slots import (
     counted_noun,
     fills,
     names_a_person,
+    names_a_person_by_role,
     proper_names,
     slot_reason,
     states_a_price,
@@ -218,6 +222,9 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         return _compare_lines(plan, items, chinese, asked)
     today = _today(items, chinese)
     wanted = f"{question} {plan.topic}"
+    if today is not None and not years_of(wanted) and (year := _year_from_now(wanted, today)):
+        # "明年中考什么时候报名" asks of 2027: "2026年中考网上报名于12月4日开始" is last year's.
+        wanted = f"{wanted} {year}"
     slot = asked_slot(question)
     wanted_names = tuple(asked_names(plan))
     # A figure of another metric, period, role or occasion (revenue for profit, a quarter
@@ -288,6 +295,11 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             # "Tessaly Motors reported revenue of $1.84 billion, while Grevholt has yet to
             # report": the figure is in another name's clause, not the asked one's.
             found = [c for c in found if not _figure_of_another(c.text, slot, plan)]
+        if slot is Slot.amount and (things := priced_things(question, _longest_first(plan))):
+            # "雁汀今天猪肉多少钱一斤": a page that never names pork prices something else, the
+            # lantern fair's tickets however well it names the town.
+            found = [c for c in found if mentions_thing(
+                f"{items[c.n - 1].title} {items[c.n - 1].snippet}", things)]
         if (unit := unit_asked(question)) is not None:
             # "nimbra x4 battery mah": a line with no mAh states no capacity.
             found = [c for c in found if unit.search(c.text)]
@@ -321,8 +333,9 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         # not it while a line gives a later one.
         found = [c for c in found if not _dated_months_ago(c.text, today)
                  and not (asks_now and _of_past_years(c.text, today))] or found
-    if not _NAMES_A_TIME.search(wanted):
-        # "去年同期，3号线末班车为22:45": a line about this time last year is not now.
+    if not _ASKS_A_YEAR_BEFORE.search(wanted):
+        # "去年同期，3号线末班车为22:45": a line about this time last year is not now, nor is
+        # "去年同期，公司第三季度营收为41.20亿元" this year's third quarter.
         found = [c for c in found if not _A_YEAR_BEFORE.match(c.text)
                  or _STILL_TO_COME.search(c.text)]
     if today is not None and not _NAMES_A_TIME.search(wanted):
@@ -353,7 +366,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
                          cited=[best.n])
         text = _asked_clauses(best.text, wanted, slot, wanted_names)
         return Draft(answer=with_marker(text, best.n), cited=[best.n])
-    return _summary_lines(carrying, topic_words(question, wanted_names))
+    return _summary_lines(carrying, topic_words(question, wanted_names), _rest_terms(plan))
 
 
 # Where a sentence may be cut into clauses: after a Chinese comma or a semicolon, and before
@@ -571,6 +584,20 @@ def _of_past_years(text: str, today: date) -> bool:
 # "Last year, the council approved the ban, which comes into force on 1 March": still to come.
 _STILL_TO_COME = re.compile(r"将|起施行|起实施|(?<![A-Za-z])(?:will|comes? into force|takes? effect"
                             r"|from (?:next|\d))(?![A-Za-z])", re.IGNORECASE)
+# A year named by its distance from now: the year after this one, or one before it.
+_YEARS_FROM_NOW = ((re.compile(r"明年|(?<![a-z])next year(?![a-z])", re.IGNORECASE), 1),
+                   (re.compile(r"去年|(?<![a-z])last year(?![a-z])", re.IGNORECASE), -1),
+                   (re.compile(r"前年|(?<![a-z])the year before last(?![a-z])", re.IGNORECASE), -2))
+
+
+def _year_from_now(question: str, today: date) -> int | None:
+    return next((today.year + ahead for pattern, ahead in _YEARS_FROM_NOW
+                 if pattern.search(question)), None)
+
+
+_ASKS_A_YEAR_BEFORE = re.compile(
+    r"去年|上年|前年|(?:19|20)\d\d|(?<![a-z])(?:last year|a year (?:ago|earlier|before)|years? ago"
+    r"|previous year|prior year)(?![a-z])", re.IGNORECASE)
 _A_YEAR_BEFORE = re.compile(r"(?:去年|上年|前年)(?:同期|此时|这个时候)?[，,]"
                             r"|(?i:(?:last year|a year (?:ago|earlier)|this time last year),)")
 
@@ -623,14 +650,7 @@ def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
     answers: a value that changes (the next venue, the current price) is the latest page's.
     Of a page's lines, one that gives what was asked in full comes first: "who" is answered
     by a line that names a person, a day's weather by a line with its temperature."""
-    asked = {f.casefold() for name in asked_names(plan) for f in name_forms(name)}
-    # The day is chosen before: its words ("on tuesday") must not favour a line that says
-    # them over the day's forecast.
-    # Nor must the question's own function words: "who" favours "Graham Tully, who will
-    # return" over "X has named Dana Okafor".
-    rest = [(t, w) for t, w in grounded_terms(plan)
-            if t not in asked and t != (plan.time_range_hint or "").strip().lower()
-            and t not in _STOP_WORDS]
+    rest = _rest_terms(plan)
     fresh = freshness or {}
     chinese = is_cjk(plan.topic)
     weather = plan.query_kind is QueryKind.weather
@@ -644,9 +664,27 @@ def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
                 or states_what_was_asked(wanted, c.text))
     # Pages about as fresh count as fresh as each other (tenths of the score): hours apart
     # do not decide, months apart do.
+    def of_someone_else(c: Candidate) -> bool:
+        # "同案被告人、原财务总监祁慧敏被判处有期徒刑五年" is the co-defendant's, though it repeats
+        # "被判" of "韩立峥被判了几年": a line about a person the question did not name comes last
+        # (unless a person is what was asked).
+        return (slot is not Slot.person and names_a_person_by_role(c.text)
+                and not any(names(n, c.text, plan.query_kind) for n in asked_names(plan)))
     return max(carrying, key=lambda c: (round(fresh.get(c.n, 0.0), 1), in_full(c),
+                                        not of_someone_else(c),
                                         term_hits(c.text, rest), is_cjk(c.text) == chinese,
                                         c.score, -c.n, -c.position))
+
+
+def _rest_terms(plan: ExternalQueryPlan) -> list[tuple[str, float]]:
+    """The plan's terms but its names: what the question asks of them. Nor the day, which is
+    chosen before (its words, "on tuesday", must not favour a line that says them over the
+    day's forecast), nor the question's function words ("who" favours "Graham Tully, who
+    will return" over "X has named Dana Okafor")."""
+    asked = {f.casefold() for name in asked_names(plan) for f in name_forms(name)}
+    return [(t, w) for t, w in grounded_terms(plan)
+            if t not in asked and t != (plan.time_range_hint or "").strip().lower()
+            and t not in _STOP_WORDS]
 
 
 _STOP_WORDS = frozenset(ENGLISH_STOP_WORDS)
@@ -666,13 +704,17 @@ def _period_lines(found: list[Candidate]) -> Draft:
                  cited=list(dict.fromkeys(lines.values())))
 
 
-def _summary_lines(carrying: list[Candidate], stems: tuple[str, ...] = ()) -> Draft:
+def _summary_lines(carrying: list[Candidate], stems: tuple[str, ...] = (),
+                   rest: list[tuple[str, float]] | None = None) -> Draft:
     """The best item's best sentence, and a second one when it names a whole field too. One
     page only: a second page's sentence may be about another product or another occasion
-    that merely shares the words. Of the page's sentences, those that speak of what the
-    question asks of its names (`stems`: "turnout") come first, however often the others
-    repeat the names."""
-    best = _best(carrying).n
+    that merely shares the words. The item is one whose sentence says something of what the
+    question asks of its names (`rest`: 单个文件 of 云栈对象存储单个文件最大能传多大), not only
+    the names. Of the page's sentences, those that speak of what the question asks
+    of its names (`stems`: "turnout") come first, however often the others repeat the
+    names."""
+    best = max(carrying, key=lambda c: (term_hits(c.text, rest or []) > 0, c.score, -c.n,
+                                        -c.position)).n
     chosen: list[Candidate] = []
     for n in (best,):
         ranked = sorted((c for c in carrying if c.n == n),

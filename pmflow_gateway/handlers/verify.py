@@ -25,6 +25,7 @@ from pmflow_gateway.contract.statuses import (
     AMBIGUOUS_SUBJECT,
     NOTHING_ABOUT_IT,
     ambiguity_reason,
+    firm_ambiguity_reason,
     is_english,
     missing_detail,
     reply_locale,
@@ -34,6 +35,7 @@ from pmflow_gateway.contract.statuses import (
 )
 from pmflow_gateway.contract.urls import url_key
 from pmflow_gateway.contract.verify import (
+    ambiguous_firm,
     ambiguous_place,
     ambiguous_subject,
     evidence_text,
@@ -109,6 +111,9 @@ def _ambiguity(event: EvidenceCollected,
     kept, subject = ambiguous_subject(event.plan, kept)
     if subject:
         return kept, subject_ambiguity_reason(*subject)
+    kept, firms = ambiguous_firm(event.plan, event.context.question, kept)
+    if firms:
+        return kept, firm_ambiguity_reason(*firms)
     return kept, None
 
 

@@ -24,7 +24,7 @@ from pmflow_gateway.contract.when import (
     ("weather the day after tomorrow", "after_tomorrow"), ("大后天呢", "in_3_days"),
     ("昨儿下雪了吗", "yesterday"), ("yesterday's high", "yesterday"),
     ("本周末天气", "weekend"), ("this weekend in Athens", "weekend"),
-    ("下周一天气", "mon"), ("next Monday forecast", "mon"), ("星期六下雨吗", "sat"),
+    ("下周一天气", "next_mon"), ("next Monday forecast", "mon"), ("星期六下雨吗", "sat"),
     ("wednesdy weather", "wed"), ("未来5天天气", "period"), ("next 3 days", "period"),
     ("明天和后天", "period"),
 ])

@@ -18,14 +18,14 @@ from pmflow_gateway.contract.gazetteer import (
     NAME_VARIANT_WORDS,
     NOT_NAMES,
 )
-from pmflow_gateway.contract.lexicon import is_everyday_word, is_misspelling
+from pmflow_gateway.contract.lexicon import is_everyday_word, is_misspelling, unknown_chinese_head
 from pmflow_gateway.contract.places import (
     PlaceMention,
     find_places,
     region_after,
     region_before,
 )
-from pmflow_gateway.contract.relevance import RECENT, ZH_INSTITUTIONS
+from pmflow_gateway.contract.relevance import FIRM_KINDS_EN, RECENT, ZH_INSTITUTIONS
 from pmflow_gateway.contract.text import CJK, CJK_CHARS
 from pmflow_gateway.contract.variants import is_qualifier
 from pmflow_gateway.contract.when import EN_WEEKDAYS
@@ -144,6 +144,9 @@ FILLERS = re.compile(
     r"^(?:帮我|请问|请|麻烦|我想知道|想知道|我想问)?(?:查一下|查查|看看|看一下|搜一下|告诉我)?"
     r"|[？?！!。.\s]+$"
     r"|^(?:please |can you (?:tell me|check) )", re.IGNORECASE)
+# A craft, a ship or a mission named by its number (澄光二号, 天舟七号): the number is the name's.
+_ZH_NUMBERED_NAME = re.compile(
+    rf"[{CJK_CHARS}]{{2,4}}?[一二三四五六七八九十]{{1,3}}号(?![线楼院门口站台车])")
 _ZH_SUFFIX_NAME = re.compile(
     rf"[{CJK_CHARS}]{{2,4}}(?:汽车|科技|集团|银行|证券|控股|股份|电器|电子|地产|置业|保险|医药|制药"
     r"|能源|传媒|物流|航空|食品|矿业|化工|钢铁|光电|重工|实业)")
@@ -246,6 +249,7 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
             cut = _institution_start(m.group())
             if len(m.group()) - cut >= 4:
                 found.append(Span(m.start() + cut, m.end(), m.group()[cut:]))
+        found += [Span(m.start(), m.end(), m.group()) for m in _ZH_NUMBERED_NAME.finditer(text)]
         for m in _ZH_SUFFIX_NAME.finditer(text):
             name = m.group()
             # "这家理想汽车" -> "理想汽车": the name starts after the last function word.
@@ -274,12 +278,36 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
         asked = _LEAD_TIME.sub("", FILLERS.sub("", text))
         lead = _ZH_LEAD_TOWN.search(asked) or _ZH_LEAD_NAME.search(asked)
         name = lead.group(1) if lead else ""
-        if name and not (set(name) & _NAME_STOP_CHARS) and not is_noise(name):
+        if not (name and not (set(name) & _NAME_STOP_CHARS) and not is_noise(name)):
+            name = _unknown_head(asked)
+            if len(name) >= 5 and name[0] in _SURNAMES:
+                # 林知夏霁川演唱会: 林知夏's concert in 霁川, two names no page writes together.
+                start = text.find(name)
+                return [Span(start, start + 3, name[:3]),
+                        Span(start + 3, start + len(name), name[3:])]
+        if name:
             start = text.find(name)
             # A name that ends in a town's or county's suffix is a place (望澄镇, 岚汀县).
             lead_span = Span(start, start + len(name), name, is_place=name[-1] in "镇乡县")
             kept.append(lead_span if lead_span.is_place else _with_team_word(text, lead_span))
     return kept
+
+
+# The commonest Chinese surnames: a head of five characters or more that starts with one is a
+# person's name of three and a place's.
+_SURNAMES = frozenset("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘"
+                      "于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹"
+                      "薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
+
+
+def _unknown_head(asked: str) -> str:
+    """The head of a question that no everyday Chinese word covers (澄州 of 澄州电动车不戴头盔罚
+    多少钱): a name; "和" ends one (曦和) but never joins two."""
+    head = unknown_chinese_head(asked)
+    core = head[:-1] if len(head) == 2 and head.endswith("和") else head
+    if not head or set(core) & _NAME_STOP_CHARS or TIME.search(head) or RECENT.search(head):
+        return ""
+    return head
 
 
 # A town or county no list knows, at the head of the question, whatever is asked of it:
@@ -511,6 +539,10 @@ def _rare_words(text: str, lower: str) -> list[Span]:
                 or any(p.search(word) for _, p in KIND_WORDS) or is_misspelling(word)):
             continue
         end = match.start() + len(word)
+        if firm := _FIRM_AFTER.match(text, end):
+            # The kind of firm is the name's: "verdalux systems" is not Verdalux Foods.
+            spans.append(Span(match.start(), firm.end(), text[match.start():firm.end()]))
+            continue
         # A product line and its number after the maker's name: "nexlo fathom 10".
         line = _PRODUCT_LINE.match(text, end)
         if line and not any(p.search(line.group(1)) for _, p in KIND_WORDS) and not (
@@ -534,6 +566,7 @@ def _rare_words(text: str, lower: str) -> list[Span]:
     return spans
 
 
+_FIRM_AFTER = re.compile(rf"\s+(?:{FIRM_KINDS_EN})(?![\w])")
 # A reporting period or a year after a name is not part of it ("Norwood Freight Q3 2026").
 _PERIOD_TOKEN = re.compile(r"[QH][1-4]|[1-4]Q|FY'?\d{2,4}|(?:19|20)\d{2}", re.IGNORECASE)
 # Days and months are capitalised in English and name no subject or place: "Will it rain on
