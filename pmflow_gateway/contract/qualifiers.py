@@ -164,6 +164,19 @@ _SEATS = (
     ("stand", _words(r"看台", r"seated tickets?|balcony|circle seats?")),
     ("vip", _words(r"VIP|贵宾", r"vip")),
 )
+# How many bedrooms a home has: a two-bedroom rent is not a one-bedroom one.
+_ROOMS = (("studio", _words(r"开间|单间", r"studios?")), *(
+    (f"{n} bed", _words(rf"{zh}居室?|{zh}室|{zh}房(?!价|租|东)",
+                        rf"{n}[- ]?(?:bed(?:room)?s?|br|bd)|{en}[- ]bed(?:room)?s?"))
+    for n, zh, en in ((1, "一", "one"), (2, "[两二]", "two"), (3, "三", "three"),
+                      (4, "四", "four"))))
+# Which round of admissions: the early round's admit rate is not the regular round's.
+_ROUNDS = (
+    ("early", _words(r"提前批|提前招生", r"early (?:decision|action|round|applicants?"
+                     r"|admissions?)")),
+    ("regular", _words(r"普通批|统招|普通类", r"regular (?:decision|round|applicants?"
+                       r"|admissions?)")),
+)
 _FUELS = (
     ("diesel", _words(r"柴油", r"diesel")),
     ("petrol", _words(r"汽油|9[2258]号", r"petrol|gasoline|unleaded|super 9[58]|premium 9[58]"
@@ -179,6 +192,9 @@ _AWARDS = (
     ("actor", _words(r"最佳男主角|最佳男演员|影帝", r"best actor")),
     ("actress", _words(r"最佳女主角|最佳女演员|影后", r"best actress")),
     ("screenplay", _words(r"最佳编剧|最佳剧本", r"best (?:screenplay|script)")),
+    # The best supporting actor is not the best actor (最佳男配角, 最佳男主角).
+    ("supporting actor", _words(r"最佳男配角", r"best supporting actor")),
+    ("supporting actress", _words(r"最佳女配角", r"best supporting actress")),
 )
 _STAGES = (
     ("final", _words(r"总决赛|决赛", r"grand final|finals mvp|the final")),
@@ -257,6 +273,26 @@ _CONFIRMED = _words(r"官方宣布|正式|确认|公告|通过|施行|生效|辟
                     r"|officials? said|said in a statement|(?:come|comes|came|coming) into "
                     r"(?:force|effect)|(?:take|takes|took) effect|in force|in effect")
 # A question about a rumour or a proposal asks about it, not past it: "是真的吗", "is it true".
+# A price on a condition: with a trade-in, a contract or a coupon, for members, on the first
+# day of sale.
+_A_DEAL = _words(r"以旧换新|券后|到手价|叠加|优惠券|补贴后|折后|会员价|首发优惠|限时|秒杀|满减"
+                 r"|分期",
+                 r"trade-?ins?|with an eligible|with a new \d+-month|on a \d+-month|coupon"
+                 r"|promo(?:tion(?:al)?)?|discount(?:ed|s)?|rebate|bundle|member price"
+                 r"|after (?:a |the )?(?:credit|rebate|discount)")
+_LIST_PRICE = _words(r"官方售价|售价为|起售价|定价|官方指导价|建议零售价",
+                     r"list price|retail price|full price|starts at|starting at|msrp|rrp"
+                     r"|recommended retail|unlocked")
+_ASKS_A_PRICE = _words(r"多少钱|售价|价格|几块|贵不贵|多贵",
+                       r"how much (?:is|are|does|do|will)|price of|(?:what|how much) does .{1,40}"
+                       r" cost|(?<!share )(?<!stock )(?<!gas )price(?:d)?$")
+_FINAL_COUNT = _words(r"最终结果|最终计票|正式结果|官方结果|认证",
+                      r"certified|certification showed|final (?:results?|count|tally|vote)"
+                      r"|official (?:results?|count|tally)")
+_PROVISIONAL_COUNT = _words(r"初步|领先|暂时|部分计票|非官方",
+                            r"leads?|leading|ahead|early (?:returns|results|count)|preliminary"
+                            r"|unofficial|projected|partial (?:results|count)|(?:votes|ballots)"
+                            r" (?:still )?(?:being|to be) counted|with \d+% of")
 _ASKS_ABOUT_A_CLAIM = _words(r"是真的吗|真的吗|是否属实|传闻|网传|谣言|爆料|草案|提议",
                              r"is it true|true that|rumou?rs?|proposals?|proposed|draft|plans? to")
 # A market's level at its close, against one during the day.
@@ -326,7 +362,10 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("utility", _UTILITIES),
     Dimension("ticket", _TICKETS),
     Dimension("seat", _SEATS),
-    Dimension("fuel", _FUELS, applies=lambda q: bool(_A_FUEL.search(q))),
+    Dimension("rooms", _ROOMS),
+    Dimension("round", _ROUNDS),
+    Dimension("fuel", _FUELS, required=frozenset({"diesel", "premium", "lpg"}),
+              applies=lambda q: bool(_A_FUEL.search(q))),
     Dimension("award", _AWARDS),
     Dimension("stage", _STAGES),
     Dimension("distance", _DISTANCES),
@@ -345,6 +384,14 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("claim", (("unconfirmed", _UNCONFIRMED), ("confirmed", _CONFIRMED)),
               default=lambda q: frozenset({"confirmed"}),
               applies=lambda q: not _ASKS_ABOUT_A_CLAIM.search(q)),
+    # "How much is the phone" asks its price, not what it costs with a trade-in, a plan or a
+    # coupon (以旧换新, 券后到手价) unless the question asks about the deal.
+    Dimension("offer", (("deal", _A_DEAL), ("list", _LIST_PRICE)),
+              default=lambda q: frozenset({"list"}),
+              applies=lambda q: bool(_ASKS_A_PRICE.search(q)) and not _A_DEAL.search(q)),
+    # The final, certified count is not the one of election night ("Draper leads with 51.8%").
+    Dimension("count", (("final", _FINAL_COUNT), ("provisional", _PROVISIONAL_COUNT)),
+              applies=lambda q: bool(_FINAL_COUNT.search(q))),
     Dimension("session", (("close", _AT_THE_CLOSE), ("intraday", _INTRADAY)),
               applies=lambda q: bool(_A_MARKET.search(q))),
     Dimension("modality", (("forecast", _FORECAST), ("actual", _ACTUAL)),
@@ -426,8 +473,9 @@ def clash(question: str, sentence: str) -> str | None:
         if said and not said & asked:
             return (f"{dimension.name}: says {', '.join(sorted(said))}, "
                     f"asked {', '.join(sorted(asked))}")
-        if not said and asked & dimension.required:
-            return f"{dimension.name}: does not state {', '.join(sorted(asked))}"
+        if missing := (asked & dimension.required) - said:
+            # "Premium gasoline" is not answered by the average price of gasoline.
+            return f"{dimension.name}: does not state {', '.join(sorted(missing))}"
     return (_other_grade(question, sentence) or _other_year(question, sentence)
             or _other_month(question, sentence) or _other_version(question, sentence)
             or _other_numbered(question, sentence) or _other_route(question, sentence))
@@ -499,7 +547,6 @@ def _numbered(text: str) -> frozenset[tuple[str, str]]:
             found.add((letters.casefold(), number))
     found |= {("line", m.group(1).casefold()) for m in _NAMED_LINE.finditer(text)
               if m.group(1).casefold() not in _FUNCTION_WORDS | _NOT_A_LINE_NAME}
-    found |= {("award", _award(m.group(1) or m.group(2))) for m in _AWARD.finditer(text)}
     return frozenset(found)
 
 
@@ -510,18 +557,6 @@ _NOT_A_LINE_NAME = frozenset({"main", "bottom", "front", "finish", "start", "tim
                               "shore", "coast", "fault", "tree", "power", "supply", "credit",
                               "sky", "waiting", "goal", "touch", "side", "base", "trend",
                               "online", "hard", "fine", "same", "other", "new", "old", "each"})
-# An award's category: the best supporting actor is not the best actor (最佳男配角, 最佳男主角).
-_AWARD = re.compile(
-    r"最佳((?:男|女)?(?:主角|配角|演员)|影片|导演|编剧|新人|摄影|剪辑|纪录片|动画片|短片|外语片|原创音乐)"
-    r"|(?<![A-Za-z])(?i:best)\s+((?:(?i:supporting|lead|leading|new|original|adapted|foreign"
-    r"|animated|international|feature)\s+)*(?i:actor|actress|picture|film|director|screenplay"
-    r"|song|score|album|novel|newcomer|documentary|cinematography|editing))(?![A-Za-z])")
-
-
-def _award(category: str) -> str:
-    return " ".join(category.casefold().replace("leading", "lead").split())
-
-
 # Letters and a number that are no model's name: a quarter, a half, a fiscal year.
 _YEAR_LIKE = re.compile(r"(?i:q[1-4]|h[12]|fy\d+)")
 
@@ -798,7 +833,7 @@ _FUNCTION_WORDS = frozenset({
     "happens", "happened", "place", "held", "night", "nite", "morning", "evening", "afternoon",
     "week", "weekend", "month", "season", "ago", "recently", "lately", "news", "headline",
     "headlines", "update", "updates", "info", "information", "story", "stories", "detail",
-    "details", "happening", "report", "reports", "say", "says", "said"})
+    "details", "happening", "report", "reports", "say", "says", "said", "per"})
 _ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+")
 
 

@@ -335,7 +335,7 @@ def counted_noun(question: str) -> str | None:
 # a line giving the price does not state. Either unit of a family answers (miles or km).
 _UNIT_FAMILIES = tuple(re.compile(p, re.IGNORECASE) for p in (
     r"(?<![a-z])mah(?![a-z])|毫安",
-    r"(?<![a-z])kwh(?![a-z])|千瓦时",
+    r"(?<![a-z])(?:kwh|kilowatt[- ]hours?)(?![a-z])|千瓦时",
     r"(?<![a-z])(?:km|kilomet(?:er|re)s?|miles?)(?![a-z/])|公里|千米",
     r"(?<![a-z])(?:mph|kph|km/h)(?![a-z])|时速|公里/小时",
     r"(?<![a-z])(?:megapixels?|mp)(?![a-z])|像素",
@@ -356,6 +356,21 @@ def unit_asked(question: str) -> re.Pattern[str] | None:
 
 
 _NUMBER_BEFORE = re.compile(r"\d[\s-]*$")
+
+# A value per unit of what is bought: "per kwh", "a gallon", 每升, 每度.
+_PER = r"(?:(?<![a-z])(?:per|a|an|each|every)\s+|/\s*)"
+_PER_UNITS = tuple(
+    re.compile(rf"{_PER}(?:{en})(?![a-z])|(?:每|/)\s*(?:{zh})", re.IGNORECASE)
+    for en, zh in ((r"kwh|kilowatt[- ]hours?", "度|千瓦时"), (r"gallons?", "加仑"),
+                   (r"lit(?:re|er)s?", "升"), (r"kg|kilo(?:gram)?s?", "公斤|千克"),
+                   (r"pounds?|lbs?", "磅"), (r"therms?", "立方米")))
+
+
+def per_unit_asked(question: str) -> re.Pattern[str] | None:
+    """What a line must say of a value asked per unit ("how much per kwh"): that it is per
+    that unit, not a total that merely names it ("a home using 900 kWh will pay $11.70
+    more")."""
+    return next((unit for unit in _PER_UNITS if unit.search(question)), None)
 
 
 def slot_reason(slot: Slot) -> str:

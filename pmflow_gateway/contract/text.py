@@ -114,6 +114,11 @@ def split_sentences(text: str) -> list[str]:
     return [s for s in sentences if s]
 
 
+# "as of 9:30 a.m. Central, Friday": a time's zone goes on with its sentence.
+_TIME_ZONE_AFTER = re.compile(r"(?<=[ap]\.m\.)\s+(?:Central|Eastern|Pacific|Mountain|Atlantic"
+                              r"|[ECMP][SD]?T|GMT|UTC|local time)\b")
+
+
 def _split_at_full_stops(text: str) -> list[str]:
     stops = {m.end() for m in _FULL_STOP.finditer(text)}
     if not stops:
@@ -121,7 +126,7 @@ def _split_at_full_stops(text: str) -> list[str]:
     pieces, start = [], 0
     for boundary in sentencex.get_sentence_boundaries("en", text):
         end = len(text[:boundary["end_index"]].rstrip())
-        if end in stops:
+        if end in stops and not _TIME_ZONE_AFTER.match(text, end):
             pieces.append(text[start:end].strip())
             start = end
     pieces.append(text[start:].strip())

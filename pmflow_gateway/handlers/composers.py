@@ -55,6 +55,7 @@ from pmflow_gateway.contract.slots import (
     fills,
     names_a_person,
     names_a_person_by_role,
+    per_unit_asked,
     proper_names,
     slot_reason,
     states_a_price,
@@ -160,7 +161,21 @@ def candidates(items: list[ExternalEvidence], terms: list[tuple[str, float]], ch
             if plan is None or ((others_answer or not (names_something_else(plan, s)
                                                         or about_another(plan, s)))
                                 and _says_more(plan, s) and fits_the_question(plan, s)
-                                and not _is_title(s, item.title))]
+                                and not _is_title(s, item.title)
+                                and not _INTRODUCES_A_LIST.search(s)
+                                and _DATELINE.sub("", s).strip())]
+
+
+# A line that announces what follows states nothing itself: "…开放时间安排如下。", "The new
+# fares are as follows:".
+# What a line that only dates its page is made of: "Central, Friday, November 27." (cut from
+# "as of 9:30 a.m. Central, Friday, November 27") states nothing.
+_DATELINE = re.compile(
+    r"(?i:(?<![a-z])(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february"
+    r"|march|april|may|june|july|august|september|october|november|december|[ap]\.?m\.?"
+    r"|central|eastern|pacific|mountain|local time|gmt|utc|[ecpm][sd]?t|as of|updated)(?![a-z]))"
+    r"|\d+|[\s,.:;()（）。，：]|[年月日号时分]|星期.|周[一二三四五六日天]|上午|下午|截至|更新")
+_INTRODUCES_A_LIST = re.compile(r"(?:如下|以下)[。：:]?\s*$|(?i:as follows|the following)[.:]?\s*$")
 
 
 def _under_a_variant(c: Candidate, items: list[ExternalEvidence], other_editions: set[int],
@@ -225,6 +240,11 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     if today is not None and not years_of(wanted) and (year := _year_from_now(wanted, today)):
         # "明年中考什么时候报名" asks of 2027: "2026年中考网上报名于12月4日开始" is last year's.
         wanted = f"{wanted} {year}"
+    if today is not None and _LAST_MONTH.search(wanted):
+        # "2 bed rent last month" asks of October in November: "an early read of November
+        # listings … $1,371" is not it.
+        month = (today.replace(day=1) - timedelta(days=1)).month
+        wanted = f"{wanted} {month}月" if chinese else f"{wanted} {_MONTH_NAMES[month - 1]}"
     slot = asked_slot(question)
     wanted_names = tuple(asked_names(plan))
     # A figure of another metric, period, role or occasion (revenue for profit, a quarter
@@ -263,6 +283,15 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         found = [c for c in found if c.n not in behind
                  or not _only_past(c.text, today, behind[c.n][1])]
     if plan.query_kind is not QueryKind.weather:
+        if (today is not None and day not in (None, "today", "tonight")
+                and (near := day_offsets(day, today)) is not None):
+            # "Is the Kestrel Line running this weekend": an October page's "third weekend
+            # closure on the line this year" is about its own weekends, unless it prints
+            # this one's dates.
+            asked_dates = {today + timedelta(days=d) for d in near}
+            found = [c for c in found if c.n not in behind
+                     or behind[c.n][1] <= MAX_DAYS_BEFORE_A_DAY
+                     or days_printed(c.text, today) & asked_dates]
         behind = {}
     if day == "period" and plan.query_kind is QueryKind.weather:
         return _period_lines([c for c in found if c.n not in behind or any(
@@ -300,6 +329,9 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             # lantern fair's tickets however well it names the town.
             found = [c for c in found if mentions_thing(
                 f"{items[c.n - 1].title} {items[c.n - 1].snippet}", things)]
+        if (per := per_unit_asked(question)) is not None:
+            # "how much per kwh": a line must give a value per kWh, not a bill that names kWh.
+            found = [c for c in found if per.search(c.text)]
         if (unit := unit_asked(question)) is not None:
             # "nimbra x4 battery mah": a line with no mAh states no capacity.
             found = [c for c in found if unit.search(c.text)]
@@ -584,6 +616,9 @@ def _of_past_years(text: str, today: date) -> bool:
 # "Last year, the council approved the ban, which comes into force on 1 March": still to come.
 _STILL_TO_COME = re.compile(r"将|起施行|起实施|(?<![A-Za-z])(?:will|comes? into force|takes? effect"
                             r"|from (?:next|\d))(?![A-Za-z])", re.IGNORECASE)
+_LAST_MONTH = re.compile(r"上个?月|(?<![a-z])(?:last|previous) month(?![a-z])", re.IGNORECASE)
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
+                "september", "october", "november", "december")
 # A year named by its distance from now: the year after this one, or one before it.
 _YEARS_FROM_NOW = ((re.compile(r"明年|(?<![a-z])next year(?![a-z])", re.IGNORECASE), 1),
                    (re.compile(r"去年|(?<![a-z])last year(?![a-z])", re.IGNORECASE), -1),
@@ -620,6 +655,11 @@ def _dated_months_ago(text: str, today: date) -> bool:
         else:
             gaps.append((today.year - int(year)) * 12 + today.month - month)
     return bool(gaps) and min(gaps) >= _MONTHS_OLD
+
+
+# A page written longer ago than this speaks of its own days: its "this weekend" or "on
+# Saturday" is not the one asked now.
+MAX_DAYS_BEFORE_A_DAY = 7
 
 
 def _written_before_today(items: list[ExternalEvidence],

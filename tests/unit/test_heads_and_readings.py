@@ -18,6 +18,7 @@ from pmflow_gateway.contract.qualifiers import (
 from pmflow_gateway.contract.relevance import about_another, firm_readings, names
 from pmflow_gateway.contract.scoring import LATEST_WINDOW, TODAY_WINDOW, freshness_window
 from pmflow_gateway.contract.statuses import firm_ambiguity_reason, which_one
+from pmflow_gateway.contract.text import split_sentences
 from pmflow_gateway.contract.when import asked, day_offset, offsets_spoken_of
 from pmflow_gateway.handlers.composers import compose_extractive
 from pmflow_gateway.handlers.planners.rules import plan_by_rules
@@ -213,3 +214,103 @@ def test_a_line_about_a_person_the_question_did_not_name_comes_last() -> None:
                     "初步计票结果显示，民生联盟在总计120个议席中获得67席。",
                     title="南汐议会选举初步结果")
     assert "67席" in compose_extractive("南汐大选民生联盟拿了多少席", seats, [page]).answer
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    ("how much is the quarl phone 9 pro",
+     "The carrier will cut the Quarl Phone 9 Pro to $899 with an eligible trade-in."),
+    ("澄澜X5 Pro多少钱", "据电商平台预告，澄澜X5 Pro首日叠加优惠券后到手价为4599元。"),
+    ("What's the average price of premium gasoline in Quarlbury this week?",
+     "The average price of gasoline in Quarlbury fell to $3.07 a gallon this week."),
+    ("final certified vote share for ida quarl in fernholt",
+     "Quarl leads Venn with 51.8% of the vote after election night."),
+])
+def test_a_deal_an_unmarked_grade_or_an_early_count_does_not_answer(question: str,
+                                                                     line: str) -> None:
+    assert clash(question, line) is not None
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    ("how much is the quarl phone 9 pro", "The Quarl Phone 9 Pro starts at $1,099."),
+    ("quarl phone 9 pro trade-in deal", "It drops to $899 with an eligible trade-in."),
+    ("What's the average price of premium gasoline in Quarlbury this week?",
+     "Premium gasoline averaged $3.89 a gallon."),
+    ("final certified vote share for ida quarl in fernholt",
+     "Certified results show Quarl won 52.4% of the vote."),
+    ("how much is quarlow paying for brenmoor bakeries",
+     "Quarlow agreed to pay $1.2 billion for Brenmoor, the companies announced."),
+])
+def test_the_asked_kind_of_price_grade_or_count_answers(question: str, line: str) -> None:
+    assert clash(question, line) is None
+
+
+def test_a_value_asked_per_unit_is_one_per_that_unit() -> None:
+    question = "how much will quarl valley electric charge per kwh from december"
+    plan = plan_by_rules(question)
+    page = evidence("https://utility.example/1", "Regulators approved the Quarl Valley "
+                    "Electric rate increase. A typical home using 900 kWh a month will pay about "
+                    "$11.70 more. The new rate is 18.4 cents per kilowatt-hour from December 1.",
+                    title="Regulators approve Quarl Valley Electric rate increase")
+    answer = compose_extractive(question, plan, [page]).answer
+    assert "18.4 cents" in answer
+    assert "$11.70" not in answer
+
+
+def test_a_line_that_announces_a_list_states_nothing() -> None:
+    question = "澄汀图书馆元旦当天开门吗"
+    plan = plan_by_rules(question, locale="zh-CN")
+    page = evidence("https://lib.example/1", "澄汀图书馆2027年元旦假期开放时间安排如下。"
+                    "1月1日闭馆，1月2日至1月3日正常开放。",
+                    title="澄汀图书馆2027年元旦假期开放安排")
+    assert "如下" not in compose_extractive(question, plan, [page]).answer
+
+
+def test_last_month_is_the_month_before_today() -> None:
+    question = "2 bed rent quarlfield last month"
+    plan = plan_by_rules(question)
+    # The evidence was retrieved on 2 December: last month is November.
+    early = evidence("https://homes.example/dec", "An early read of December listings shows "
+                     "the median asking rent for a two-bedroom apartment in Quarlfield at $1,371.",
+                     title="Early December read: Quarlfield rents keep softening")
+    november = evidence("https://homes.example/nov", "The median asking rent for a two-bedroom "
+                        "apartment in Quarlfield was $1,385 in November.",
+                        title="Quarlfield rents ease in November")
+    answer = compose_extractive(question, plan, [early, november]).answer
+    assert "$1,385" in answer
+    assert "$1,371" not in answer
+
+
+def test_a_time_keeps_its_zone_and_a_dateline_states_nothing() -> None:
+    text = ("Cash bids at Quarl Co-op as of 9:30 a.m. Central, Friday, November 27. "
+            "Corn was bid at $4.12 a bushel. Doors open at 9 a.m. The show starts at 8 p.m.")
+    assert split_sentences(text) == [
+        "Cash bids at Quarl Co-op as of 9:30 a.m. Central, Friday, November 27.",
+        "Corn was bid at $4.12 a bushel.", "Doors open at 9 a.m.", "The show starts at 8 p.m."]
+    question = "quarl co-op corn bid"
+    plan = plan_by_rules(question)
+    page = evidence("https://grain.example/1", "Central, Friday, November 27.",
+                    title="Cash grain bids - Quarl Co-op")
+    assert compose_extractive(question, plan, [page]).answer == ""
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    ("2 bed rent quarlfield last month", "One-bedroom units had a median rent of $1,120."),
+    ("岑湾两居室租金多少", "一居室平均租金2100元。"),
+    ("quarl ridge regular decision acceptance rate",
+     "Quarl Ridge released early decision results, admitting 14.2% of applicants."),
+])
+def test_another_home_size_or_admissions_round_does_not_answer(question: str, line: str) -> None:
+    assert clash(question, line) is not None
+
+
+def test_an_old_pages_weekend_is_not_this_one() -> None:
+    question = "is the quarl line running this weekend"
+    plan = plan_by_rules(question)
+    old = evidence("https://metro.example/oct", "It is the third weekend closure on the Quarl "
+                   "Line this year.", title="Quarl Line to close for track renewal in October")
+    old = old.model_copy(update={"raw_metadata": {"published_at": "2026-10-20T08:00:00+00:00"}})
+    assert compose_extractive(question, plan, [old]).answer == ""
+    # The evidence was retrieved on Wednesday 2 December: this weekend is the 5th and 6th.
+    dated = old.model_copy(update={"snippet": "No Quarl Line trams will run on Saturday 5 "
+                                              "December and Sunday 6 December."})
+    assert "5 December" in compose_extractive(question, plan, [dated]).answer
