@@ -283,15 +283,6 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         found = [c for c in found if c.n not in behind
                  or not _only_past(c.text, today, behind[c.n][1])]
     if plan.query_kind is not QueryKind.weather:
-        if (today is not None and day not in (None, "today", "tonight")
-                and (near := day_offsets(day, today)) is not None):
-            # "Is the Kestrel Line running this weekend": an October page's "third weekend
-            # closure on the line this year" is about its own weekends, unless it prints
-            # this one's dates.
-            asked_dates = {today + timedelta(days=d) for d in near}
-            found = [c for c in found if c.n not in behind
-                     or behind[c.n][1] <= MAX_DAYS_BEFORE_A_DAY
-                     or days_printed(c.text, today) & asked_dates]
         behind = {}
     if day == "period" and plan.query_kind is QueryKind.weather:
         return _period_lines([c for c in found if c.n not in behind or any(
@@ -655,11 +646,6 @@ def _dated_months_ago(text: str, today: date) -> bool:
         else:
             gaps.append((today.year - int(year)) * 12 + today.month - month)
     return bool(gaps) and min(gaps) >= _MONTHS_OLD
-
-
-# A page written longer ago than this speaks of its own days: its "this weekend" or "on
-# Saturday" is not the one asked now.
-MAX_DAYS_BEFORE_A_DAY = 7
 
 
 def _written_before_today(items: list[ExternalEvidence],
