@@ -892,7 +892,10 @@ def priced_things(question: str, names: tuple[str, ...] = ()) -> tuple[str, ...]
     characters or more. Empty when the question says only what kind of value it asks
     ("AAPL share price", "金澜阁今天金价")."""
     if not CJK.search(question):
-        return tuple(s for s in topic_words(question, names) if s not in _VALUE_KIND_STEMS)
+        # What follows "after", "since" or "despite" is the story, not the thing priced:
+        # "what's X valued at now after the IPO flop".
+        head = _A_CLAUSE_AFTER.split(question, maxsplit=1)[0]
+        return tuple(s for s in topic_words(head, names) if s not in _VALUE_KIND_STEMS)
     rest = question
     for name in sorted(names, key=len, reverse=True):
         rest = rest.replace(name, " ")
@@ -917,6 +920,8 @@ def mentions_thing(text: str, things: tuple[str, ...]) -> bool:
     return mentions_topic(text, things) or not _ENGLISH_WORD.search(text)
 
 
+_A_CLAUSE_AFTER = re.compile(r"(?<![A-Za-z])(?:after|since|following|because|despite|amid"
+                             r"|now that|given that)(?![A-Za-z])", re.IGNORECASE)
 # Words that say what kind of value is asked, not what it is of ("share price", "exchange
 # rate", "maximum fine", "first-half revenue", "how much did X pay").
 _VALUE_KIND_STEMS = frozenset(_stem(w)[:5] for w in (

@@ -118,6 +118,11 @@ SETS = {
                      frozenset({"court", "election", "fuel", "market", "namesake", "product",
                                 "rumour", "subsidiary", "ticket", "utility", "weather"}),
                      max_wrong=14, min_refusals=5, min_clarify=3),
+    # Served on a Friday (2026-11-27, midnight in China), the day after Thanksgiving.
+    "set17": HeldOut(DATA / "answers_heldout17.jsonl", DATA / "answer_corpus_heldout17.json", 71,
+                     frozenset({"admissions", "company", "deal", "election", "fuel", "mission",
+                                "product", "sports", "weather"}),
+                     max_wrong=9, min_refusals=5, min_clarify=5),
 }
 
 
