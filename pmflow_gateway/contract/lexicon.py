@@ -78,6 +78,8 @@ def unknown_chinese_head(text: str) -> str:
                 text[at:at + n] in words for n in range(2, MAX_ZH_WORD_CHARS + 1)):
             head = text[:at]
             break
+    if len(head) in (2, 3) and head[0] in CHINESE_SURNAMES:
+        return head  # a person's name is whole: 祁海峰 is not 祁海
     # A name ends at its suffix: 青港队 of 青港队签奥卡福花了多少转会费.
     end = next((i for i, c in enumerate(head) if i >= 1 and c in NAME_ENDS), None)
     if end is not None:
@@ -95,6 +97,12 @@ def unknown_chinese_head(text: str) -> str:
 
 # The characters a place's or a team's name commonly ends in, each common as a word of its own
 # (州, 山, 队; 和 of 曦和, 永和).
+# The commonest Chinese surnames: a head of two or three characters that starts with one is a
+# person's name, kept whole.
+CHINESE_SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕"
+    "丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃"
+    "武戴莫孔向汤祁樊")
 NAME_ENDS = frozenset("州市县区镇乡村湾江河湖海山川岛港城路街桥门楼阁园台坊庄堡口洲峰队和")
 
 

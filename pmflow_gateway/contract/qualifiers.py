@@ -166,8 +166,9 @@ _SEATS = (
 )
 # How many bedrooms a home has: a two-bedroom rent is not a one-bedroom one.
 _ROOMS = (("studio", _words(r"开间|单间", r"studios?")), *(
-    (f"{n} bed", _words(rf"{zh}居室?|{zh}室|{zh}房(?!价|租|东)",
-                        rf"{n}[- ]?(?:bed(?:room)?s?|br|bd)|{en}[- ]bed(?:room)?s?"))
+    (f"{n} bed", _words(rf"{zh}居室?|{zh}室|{n}[室居]|{zh}房(?!价|租|东)",
+                        rf"{n}[- ]?(?:bed(?:room)?s?|br|bd)|{en}[- ]bed(?:room)?s?"
+                        rf"|{en}-\s+(?:and|or|to)\s+\w+[- ]bed(?:room)?s?"))
     for n, zh, en in ((1, "一", "one"), (2, "[两二]", "two"), (3, "三", "three"),
                       (4, "四", "four"))))
 # Which round of admissions: the early round's admit rate is not the regular round's.
@@ -262,7 +263,8 @@ _UNCONFIRMED = _words(
     r"rumou?r(?:s|ed)?|reportedly|unconfirmed|speculat\w+|leaked|tipped to"
     r"|(?:people|persons?|sources?) (?:familiar|close) (?:with|to)|sources? (?:say|said)"
     r"|according to (?:people|sources|(?:two|three|several) people|a person)"
-    r"|in (?:advanced |early |exclusive )?talks"
+    r"|in (?:advanced |early |exclusive )?talks (?:to (?:buy|acquire|merge|sell|take over)"
+    r"|over a (?:deal|sale|takeover|merger)|about a (?:deal|sale|takeover|merger))"
     r"|proposals?|proposed|proposes|proposing|considering|considers|under consideration"
     r"|would (?:introduce|limit|ban|charge|cap|raise|cut)|consultation"
     r"|draft (?:law|bill|rules?|regulations?|bylaw|plan|proposals?|guidelines?|ordinance)")
@@ -275,10 +277,9 @@ _CONFIRMED = _words(r"官方宣布|正式|确认|公告|通过|施行|生效|辟
 # A question about a rumour or a proposal asks about it, not past it: "是真的吗", "is it true".
 # A price on a condition: with a trade-in, a contract or a coupon, for members, on the first
 # day of sale.
-_A_DEAL = _words(r"以旧换新|券后|到手价|叠加|优惠券|补贴后|折后|会员价|首发优惠|限时|秒杀|满减"
-                 r"|分期",
+_A_DEAL = _words(r"以旧换新|券后|到手价|优惠券|补贴后|折后价|会员价|首发优惠|秒杀价|满减",
                  r"trade-?ins?|with an eligible|with a new \d+-month|on a \d+-month|coupon"
-                 r"|promo(?:tion(?:al)?)?|discount(?:ed|s)?|rebate|bundle|member price"
+                 r"|promo(?:tional)? (?:price|code)|discounted (?:to|price)|member price"
                  r"|after (?:a |the )?(?:credit|rebate|discount)")
 _LIST_PRICE = _words(r"官方售价|售价为|起售价|定价|官方指导价|建议零售价",
                      r"list price|retail price|full price|starts at|starting at|msrp|rrp"
@@ -289,8 +290,11 @@ _ASKS_A_PRICE = _words(r"多少钱|售价|价格|几块|贵不贵|多贵",
 _FINAL_COUNT = _words(r"最终结果|最终计票|正式结果|官方结果|认证",
                       r"certified|certification showed|final (?:results?|count|tally|vote)"
                       r"|official (?:results?|count|tally)")
-_PROVISIONAL_COUNT = _words(r"初步|领先|暂时|部分计票|非官方",
-                            r"leads?|leading|ahead|early (?:returns|results|count)|preliminary"
+_A_VOTE = _words(r"选举|计票|得票|票数|投票|当选",
+                 r"votes?|ballots?|elections?|elected|mayoral|polls?|turnout|referendum")
+_PROVISIONAL_COUNT = _words(r"初步|暂时领先|部分计票|非官方",
+                            r"leads? (?:\w+ )?with|leading (?:\w+ )?with|early (?:returns|results"
+                            r"|count)|preliminary"
                             r"|unofficial|projected|partial (?:results|count)|(?:votes|ballots)"
                             r" (?:still )?(?:being|to be) counted|with \d+% of")
 _ASKS_ABOUT_A_CLAIM = _words(r"是真的吗|真的吗|是否属实|传闻|网传|谣言|爆料|草案|提议",
@@ -391,7 +395,7 @@ DIMENSIONS: tuple[Dimension, ...] = (
               applies=lambda q: bool(_ASKS_A_PRICE.search(q)) and not _A_DEAL.search(q)),
     # The final, certified count is not the one of election night ("Draper leads with 51.8%").
     Dimension("count", (("final", _FINAL_COUNT), ("provisional", _PROVISIONAL_COUNT)),
-              applies=lambda q: bool(_FINAL_COUNT.search(q))),
+              applies=lambda q: bool(_FINAL_COUNT.search(q) and _A_VOTE.search(q))),
     Dimension("session", (("close", _AT_THE_CLOSE), ("intraday", _INTRADAY)),
               applies=lambda q: bool(_A_MARKET.search(q))),
     Dimension("modality", (("forecast", _FORECAST), ("actual", _ACTUAL)),
@@ -473,12 +477,14 @@ def clash(question: str, sentence: str) -> str | None:
         if said and not said & asked:
             return (f"{dimension.name}: says {', '.join(sorted(said))}, "
                     f"asked {', '.join(sorted(asked))}")
-        if missing := (asked & dimension.required) - said:
+        if (missing := (asked & dimension.required) - said) and (
+                not said or dimension.name == "fuel"):
             # "Premium gasoline" is not answered by the average price of gasoline.
             return f"{dimension.name}: does not state {', '.join(sorted(missing))}"
     return (_other_grade(question, sentence) or _other_year(question, sentence)
             or _other_month(question, sentence) or _other_version(question, sentence)
-            or _other_numbered(question, sentence) or _other_route(question, sentence))
+            or _other_numbered(question, sentence) or _other_named_line(question, sentence)
+            or _other_route(question, sentence))
 
 
 # A route, from where to where: "the first sailing from Dorsey Skerry to Quillhaven will", and
@@ -545,18 +551,27 @@ def _numbered(text: str) -> frozenset[tuple[str, str]]:
             found |= {("line", n) for n in re.findall(r"\d+", line or bus or other)}
         elif not _YEAR_LIKE.fullmatch(letters + number):
             found.add((letters.casefold(), number))
-    found |= {("line", m.group(1).casefold()) for m in _NAMED_LINE.finditer(text)
-              if m.group(1).casefold() not in _FUNCTION_WORDS | _NOT_A_LINE_NAME}
     return frozenset(found)
 
 
+def _named_lines(text: str, *, any_case: bool) -> frozenset[str]:
+    """The lines a text names by a word ("the Kestrel Line"); a question may write them in
+    lower case, a page writes them capitalised."""
+    pattern = _NAMED_LINE_ANY_CASE if any_case else _NAMED_LINE
+    return frozenset(m.group(1).casefold() for m in pattern.finditer(text)
+                     if m.group(1).casefold() not in _FUNCTION_WORDS | _NOT_A_LINE_NAME)
+
+
 # A line named by a word, not a number: the Kestrel Line is not the Heron Line.
-_NAMED_LINE = re.compile(r"(?<![A-Za-z])([A-Za-z][a-z]+)\s+[Ll]ine(?![A-Za-z])(?!\s*\d)")
-_NOT_A_LINE_NAME = frozenset({"main", "bottom", "front", "finish", "start", "time", "dead",
-                              "head", "product", "phone", "hot", "help", "party", "picket",
-                              "shore", "coast", "fault", "tree", "power", "supply", "credit",
-                              "sky", "waiting", "goal", "touch", "side", "base", "trend",
-                              "online", "hard", "fine", "same", "other", "new", "old", "each"})
+_NAMED_LINE = re.compile(r"(?<![A-Za-z])([A-Z][a-z]+)\s+Line(?![A-Za-z])(?!\s*\d)")
+_NAMED_LINE_ANY_CASE = re.compile(r"(?<![A-Za-z])([A-Za-z][a-z]+)\s+[Ll]ine(?![A-Za-z])(?!\s*\d)")
+_NOT_A_LINE_NAME = frozenset({
+    "main", "bottom", "front", "finish", "start", "starting", "time", "dead", "head", "product",
+    "phone", "hot", "help", "party", "picket", "shore", "coast", "fault", "tree", "power",
+    "supply", "credit", "sky", "waiting", "goal", "touch", "side", "base", "trend", "online",
+    "hard", "fine", "same", "other", "new", "old", "each", "whole", "entire", "rail", "railway",
+    "light", "subway", "metro", "tram", "bus", "train", "long", "poverty", "service", "branch",
+    "district", "circle", "first", "last", "next"})
 # Letters and a number that are no model's name: a quarter, a half, a fiscal year.
 _YEAR_LIKE = re.compile(r"(?i:q[1-4]|h[12]|fy\d+)")
 
@@ -572,6 +587,18 @@ def _other_numbered(question: str, sentence: str) -> str | None:
         numbers = {n for k, n in said if k == kind}
         if numbers and not numbers & {n for k, n in asked if k == kind}:
             return f"{kind} {', '.join(sorted(numbers))}, asked another"
+    return None
+
+
+def _other_named_line(question: str, sentence: str) -> str | None:
+    """The Kestrel Line is not the Heron Line: a line the question names by a word must be
+    the one the sentence names, where it names one."""
+    asked = _named_lines(question, any_case=True)
+    if not asked:
+        return None
+    said = _named_lines(sentence, any_case=False)
+    if said and not said & asked:
+        return f"line {', '.join(sorted(said))}, asked another"
     return None
 
 
@@ -909,14 +936,13 @@ def priced_things(question: str, names: tuple[str, ...] = ()) -> tuple[str, ...]
 
 def mentions_thing(text: str, things: tuple[str, ...]) -> bool:
     """Whether a page names one of the `priced_things`: an English stem as `mentions_topic`
-    reads it, a Chinese run by two of its characters side by side, or by its last (the
-    noun's head: 票 of 门票). A page in the other script cannot tell, and passes."""
+    reads it, a Chinese run by two of its characters side by side (牛肉 is not 猪肉). A page
+    in the other script cannot tell, and passes."""
     if not things:
         return True
     if CJK.search(things[0]):
         return not CJK.search(text) or any(
-            run[i:i + 2] in text for run in things for i in range(len(run) - 1)) or any(
-            run[-1] in text for run in things)
+            run[i:i + 2] in text for run in things for i in range(len(run) - 1))
     return mentions_topic(text, things) or not _ENGLISH_WORD.search(text)
 
 
@@ -937,7 +963,8 @@ _ZH_NOT_A_THING = re.compile(
     r"多少钱|多少元|多少|几块钱?|几元|价格|价钱|售价|价位|报价|收费|费用|多贵|贵不贵|怎么样|如何|大概"
     r"|大约|左右|最新|现在|目前|当前|请问|需要|收盘|开盘|收报|上涨|下跌|涨了|跌了|[一每](?:斤|公斤|千克|升|吨|克"
     r"|张|人|位|次|晚|个月|月|年)|上个?月|本月|去年|今年|前年|明年|上半年|下半年|全年|前三季度"
-    r"|第?[一二三四1-4]季度|上个?季度|季度|上个?(?:星期|周)|预期|预计|预测|目标|那个|这个|[是的了吗呢啊呀要卖买价钱元"
+    r"|第?[一二三四1-4]季度|上个?季度|季度|上个?(?:星期|周)|预期|预计|预测|目标|那个|这个"
+    r"|合计|总共|共计|累计|一共|总计|总额|平均|均价|大约|大概|[是的了吗呢啊呀要卖买价钱元"
     r"那这它他她]")
 _ZH_RUN = re.compile(f"[{CJK_CHARS}]{{2,}}")
 

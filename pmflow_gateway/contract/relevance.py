@@ -915,10 +915,15 @@ def firm_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> tuple[str, l
 
 @functools.lru_cache(maxsize=1024)
 def _firm_named(name: str) -> re.Pattern[str]:
+    """A firm of the name as a page writes one: the name and its kind at the head of a
+    sentence or a clause (澄峰电气披露…, "Corvane Logistics posted"), the kind capitalised in
+    English ("Corvane capital spending" names no firm)."""
     if CJK.search(name):
-        return re.compile(rf"{re.escape(name)}(?:{_FIRM_KINDS_ZH})")
-    return re.compile(rf"(?<![\w]){re.escape(name)}\s+(?:{FIRM_KINDS_EN})(?![\w])",
-                      re.IGNORECASE)
+        return re.compile(rf"(?:^|(?<=[。，；：、（(“\s]))(?:据|由)?{re.escape(name)}"
+                          rf"(?:{_FIRM_KINDS_ZH})(?=[（(，、]|(?:公司|集团)?(?:发布|公布|披露|宣布|表示|称"
+                          rf"|公告|实现|营收|净利|股价|今年|上半年|第?[一二三四]季度|前三季度|\d))")
+    kinds = "|".join(k.title() for k in FIRM_KINDS_EN.split("|"))
+    return re.compile(rf"(?<![\w])(?i:{re.escape(name)})\s+(?:{kinds})(?![\w])")
 
 
 @functools.lru_cache(maxsize=4096)

@@ -44,9 +44,12 @@ _NUMBERED_RELEASE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.%])|(?<![\w.])v
 LATEST_WINDOW = timedelta(days=90)
 _ASKS_LATEST = re.compile(r"最新|最近一期|(?<![a-z])(?:latest|most recent|newest)(?![a-z])",
                           re.IGNORECASE)
-# A figure asked for today (今天猪肉多少钱, petrol price today) is this week's at the oldest:
-# a price or a rate from a page a month old was a month ago's.
-TODAY_WINDOW = timedelta(days=7)
+# A price asked for today (今天猪肉多少钱, petrol price today) is this fortnight's at the
+# oldest: a price from a page a month old was a month ago's. Not a standard or a count
+# (最低工资标准, the population today), which change by the year.
+TODAY_WINDOW = timedelta(days=14)
+_ASKS_A_PRICE = re.compile(r"多少钱|价格|价钱|(?<![a-z])(?:price|prices|cost|costs)(?![a-z])",
+                           re.IGNORECASE)
 _ASKS_TODAY = re.compile(r"今天|今日|今晚|(?<![a-z])(?:today|tonight)(?![a-z])",
                          re.IGNORECASE)
 _FIGURES = (Slot.amount, Slot.quantity, Slot.share)
@@ -67,7 +70,7 @@ def freshness_window(plan: ExternalQueryPlan) -> timedelta:
         window = min(window, PERSISTS_WINDOW)
     if _ASKS_LATEST.search(asked) and asked_slot(asked) in _FIGURES:
         window = min(window, LATEST_WINDOW)
-    if _ASKS_TODAY.search(asked) and asked_slot(asked) in _FIGURES:
+    if _ASKS_TODAY.search(asked) and _ASKS_A_PRICE.search(asked):
         window = min(window, TODAY_WINDOW)
     return window
 

@@ -173,7 +173,8 @@ _ZH_NAME_BY_ROLE = (
 _ZH_NAME_CONTEXT = re.compile(
     rf"[{CJK_CHARS}]{{2,4}}(?:表示|称|说|接任|出任|担任|当选|执教|执掌|夺冠|获胜|获得|赢得|领衔|率队|为|是|打进|攻入"
     r"|梅开二度|收获|摘得|夺得|捧得|捧起|斩获|拿下|战胜|击败|加冕|问鼎|以\d)|" + _ZH_NAME_BY_ROLE)
-_ZH_ROLE_NAME = re.compile(_ZH_NAME_BY_ROLE)
+# A person's title before the name, not 由 (由于…) nor a winner (冠军奖金).
+_ZH_ROLE_NAME = re.compile(_ZH_NAME_BY_ROLE.replace("(?:由|", "(?:").replace("|冠军|得主", ""))
 _ZH_PLACE = re.compile(
     rf"在[{CJK_CHARS}A-Za-z]{{2,12}}(?:举行|举办|进行|开幕|开赛|揭幕|召开|上演|打响)"
     rf"|(?:位于|坐落于|地处|设在|设于|落户|总部在)[{CJK_CHARS}A-Za-z]{{2,}}|[{CJK_CHARS}]{{2,10}}"
@@ -310,10 +311,13 @@ _PERSON = re.compile(
 
 
 def names_a_person_by_role(sentence: str) -> bool:
-    """Whether a sentence names a person as one (`_PERSON`), or a Chinese one by the role
-    before the name (财务总监祁慧敏): not by what the name does, which a party or a team does
-    too (民生联盟获得67席)."""
-    return bool(_PERSON.search(sentence) or _ZH_ROLE_NAME.search(sentence))
+    """Whether a sentence names a person by the title before the name (Mr, Dr; 财务总监祁慧敏):
+    not by what the name does or says, which a party, a team or a council does too
+    (民生联盟获得67席, "Pellbrook Council said")."""
+    return bool(_HONORIFIC.search(sentence) or _ZH_ROLE_NAME.search(sentence))
+
+
+_HONORIFIC = re.compile(r"(?<![A-Za-z])(?:Mr|Mrs|Ms|Miss|Dr|Prof|Sir|Dame)\.?\s+[A-Z]")
 
 
 def names_a_person(sentence: str) -> bool:
@@ -357,20 +361,23 @@ def unit_asked(question: str) -> re.Pattern[str] | None:
 
 _NUMBER_BEFORE = re.compile(r"\d[\s-]*$")
 
-# A value per unit of what is bought: "per kwh", "a gallon", 每升, 每度.
-_PER = r"(?:(?<![a-z])(?:per|a|an|each|every)\s+|/\s*)"
+# A value per unit of what is bought: "per kwh", 每升; a line says it per, a, each or "/" (18.4
+# cents per kWh, $4.10/gal, 3.5元/吨 of water per cubic metre).
 _PER_UNITS = tuple(
-    re.compile(rf"{_PER}(?:{en})(?![a-z])|(?:每|/)\s*(?:{zh})", re.IGNORECASE)
-    for en, zh in ((r"kwh|kilowatt[- ]hours?", "度|千瓦时"), (r"gallons?", "加仑"),
-                   (r"lit(?:re|er)s?", "升"), (r"kg|kilo(?:gram)?s?", "公斤|千克"),
-                   (r"pounds?|lbs?", "磅"), (r"therms?", "立方米")))
+    (re.compile(rf"(?<![a-z])per\s+(?:{en})(?![a-z])|每\s*(?:{zh})", re.IGNORECASE),
+     re.compile(rf"(?:(?<![a-z])(?:per|a|an|each)\s+|/\s*)(?:{en}|{short})(?![a-z])"
+                rf"|(?:每|/)\s*(?:{zh})", re.IGNORECASE))
+    for en, short, zh in ((r"kwh|kilowatt[- ]hours?", "kwh", "度|千瓦时"),
+                          (r"gallons?", "gal", "加仑"), (r"lit(?:re|er)s?", "l", "升"),
+                          (r"kg|kilo(?:gram)?s?", "kg", "公斤|千克"),
+                          (r"cubic met(?:re|er)s?|m3", "m3", "立方米|吨")))
 
 
 def per_unit_asked(question: str) -> re.Pattern[str] | None:
     """What a line must say of a value asked per unit ("how much per kwh"): that it is per
     that unit, not a total that merely names it ("a home using 900 kWh will pay $11.70
     more")."""
-    return next((unit for unit in _PER_UNITS if unit.search(question)), None)
+    return next((said for asked, said in _PER_UNITS if asked.search(question)), None)
 
 
 def slot_reason(slot: Slot) -> str:

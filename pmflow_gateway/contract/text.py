@@ -116,7 +116,7 @@ def split_sentences(text: str) -> list[str]:
 
 # "as of 9:30 a.m. Central, Friday": a time's zone goes on with its sentence.
 _TIME_ZONE_AFTER = re.compile(r"(?<=[ap]\.m\.)\s+(?:Central|Eastern|Pacific|Mountain|Atlantic"
-                              r"|[ECMP][SD]?T|GMT|UTC|local time)\b")
+                              r"|[ECMP][SD]?T|GMT|UTC|local time)\b(?!\s+[A-Z])")
 
 
 def _split_at_full_stops(text: str) -> list[str]:

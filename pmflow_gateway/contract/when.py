@@ -46,15 +46,16 @@ _EN_FORMS: tuple[tuple[str, str], ...] = (
 )
 _PERIOD = re.compile(
     r"未来\s*[0-9一二三四五六七八九十两几]+\s*(?:个)?\s*(?:天|日|周|星期|小时)|这几天|近几天|最近几天|接下来几天"
-    r"|本周(?!末)|这周(?!末)|这个星期|下周(?![一二三四五六日末]|天(?!气))|下个?星期(?![一二三四五六日]|天(?!气))"
+    r"|本周(?!末)|这周(?!末)|这个星期|下周(?![一二三四五六日末]|天(?![气津水门台]))|下个?星期(?![一二三四五六日]|天(?![气津水门台]))"
     r"|(?<![a-z])(?:next|coming)\s+(?:\d+|few|several)\s+(?:days|weeks)(?![a-z])"
     r"|(?<![a-z])(?:this|next|the coming) week(?![a-z])|(?<![a-z])coming days(?![a-z])",
     re.IGNORECASE)
 _WEEKEND = re.compile(
     r"(?:本|这个?|下个?)?周末|(?<![a-z])(?:this |next |the |on the )?weekend(?![a-z])",
     re.IGNORECASE)
-# 周天 is Sunday, but 下周天气 is next week's weather.
-_ZH_DAY_OF_WEEK = re.compile(r"(下个?|这个?|本)?(?:周|星期|礼拜)([一二三四五六日]|天(?!气))")
+# 周天 is Sunday, but 下周天气 is next week's weather and 下周天津 next week in 天津.
+_ZH_DAY_OF_WEEK = re.compile(
+    r"(下个?|这个?|本)?(?:周|星期|礼拜)([一二三四五六日]|天(?![气津水门台]))")
 _EN_DAY_OF_WEEK = re.compile(
     r"(?<![a-z])(?:(?:next|this|on|coming) )?(monday|tuesday|wednesday|thursday|friday"
     r"|saturday|sunday)s?(?![a-z])", re.IGNORECASE)

@@ -25,6 +25,7 @@ from pmflow_gateway.contract.qualifiers import (
     clash_under,
     mentions_thing,
     mentions_topic,
+    months_of,
     of_an_earlier_meeting,
     possessed_words,
     priced_things,
@@ -163,7 +164,7 @@ def candidates(items: list[ExternalEvidence], terms: list[tuple[str, float]], ch
                                 and _says_more(plan, s) and fits_the_question(plan, s)
                                 and not _is_title(s, item.title)
                                 and not _INTRODUCES_A_LIST.search(s)
-                                and _DATELINE.sub("", s).strip())]
+                                and not _only_a_dateline(s))]
 
 
 # A line that announces what follows states nothing itself: "…开放时间安排如下。", "The new
@@ -175,7 +176,18 @@ _DATELINE = re.compile(
     r"|march|april|may|june|july|august|september|october|november|december|[ap]\.?m\.?"
     r"|central|eastern|pacific|mountain|local time|gmt|utc|[ecpm][sd]?t|as of|updated)(?![a-z]))"
     r"|\d+|[\s,.:;()（）。，：]|[年月日号时分]|星期.|周[一二三四五六日天]|上午|下午|截至|更新")
-_INTRODUCES_A_LIST = re.compile(r"(?:如下|以下)[。：:]?\s*$|(?i:as follows|the following)[.:]?\s*$")
+_DATELINE_MARK = re.compile(r"(?i:(?<![a-z])(?:central|eastern|pacific|mountain|local time|gmt|utc"
+                            r"|[ecpm][sd]?t|as of|updated)(?![a-z]))|截至|更新")
+
+
+def _only_a_dateline(sentence: str) -> bool:
+    """Whether a line only dates its page ("Central, Friday, November 27.", "Updated 9:30
+    a.m. ET."): a time zone, "as of" or "updated" and nothing but the date and time."""
+    return bool(_DATELINE_MARK.search(sentence)) and not _DATELINE.sub("", sentence).strip()
+
+
+_INTRODUCES_A_LIST = re.compile(r"如下[。：:]?\s*$|以下[：:]\s*$"
+                                r"|(?i:as follows|the following)[.:]?\s*$")
 
 
 def _under_a_variant(c: Candidate, items: list[ExternalEvidence], other_editions: set[int],
@@ -237,10 +249,13 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         return _compare_lines(plan, items, chinese, asked)
     today = _today(items, chinese)
     wanted = f"{question} {plan.topic}"
-    if today is not None and not years_of(wanted) and (year := _year_from_now(wanted, today)):
+    compares = _COMPARES.search(wanted)
+    if (today is not None and not years_of(wanted) and not compares
+            and (year := _year_from_now(wanted, today))):
         # "明年中考什么时候报名" asks of 2027: "2026年中考网上报名于12月4日开始" is last year's.
         wanted = f"{wanted} {year}"
-    if today is not None and _LAST_MONTH.search(wanted):
+    if (today is not None and _LAST_MONTH.search(wanted) and not compares
+            and not months_of(wanted)):
         # "2 bed rent last month" asks of October in November: "an early read of November
         # listings … $1,371" is not it.
         month = (today.replace(day=1) - timedelta(days=1)).month
@@ -607,6 +622,12 @@ def _of_past_years(text: str, today: date) -> bool:
 # "Last year, the council approved the ban, which comes into force on 1 March": still to come.
 _STILL_TO_COME = re.compile(r"将|起施行|起实施|(?<![A-Za-z])(?:will|comes? into force|takes? effect"
                             r"|from (?:next|\d))(?![A-Za-z])", re.IGNORECASE)
+# A question that compares with last year or last month asks of now (比去年多多少, 环比).
+_COMPARES = re.compile(
+    r"比(?:去年|上年|上个?月)|同比|环比|今年|本月"
+    r"|(?<![a-z])(?:than|compared (?:with|to)|from|since|versus|vs\.?) (?:last|the previous)"
+    r" (?:year|month)(?![a-z])|(?<![a-z])this (?:year|month)(?![a-z])"
+    r"|year[- ]on[- ]year|month[- ]on[- ]month", re.IGNORECASE)
 _LAST_MONTH = re.compile(r"上个?月|(?<![a-z])(?:last|previous) month(?![a-z])", re.IGNORECASE)
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
                 "september", "october", "november", "december")

@@ -62,7 +62,7 @@ def test_a_page_must_name_the_thing_priced() -> None:
     things = ("猪肉",)
     assert not mentions_thing("岑湾灯会门票公布：日场票80元，夜场票120元。", things)
     assert mentions_thing("岑湾价格监测：猪肉零售均价每斤26.8元。", things)
-    assert mentions_thing("参观须知：成人票30元。", ("门票",))  # the noun's head, 票
+    assert not mentions_thing("岑湾价格监测：牛肉零售均价每斤42元。", things)  # beef is not pork
     assert mentions_thing("Pork is $4.10 a pound.", things)  # another script cannot tell
 
 
@@ -301,3 +301,84 @@ def test_a_time_keeps_its_zone_and_a_dateline_states_nothing() -> None:
 ])
 def test_another_home_size_or_admissions_round_does_not_answer(question: str, line: str) -> None:
     assert clash(question, line) is not None
+
+
+# ---------------------------------------------------------------- what the rules leave alone
+
+
+@pytest.mark.parametrize(("question", "names"), [
+    ("祁澄峰被判了几年", ["祁澄峰"]),  # a person's name is whole, never 祁澄
+    ("想问下岑湾电动车罚多少", ["岑湾"]),  # a filler is no name
+    ("韩雪澄州演唱会门票", ["韩雪", "澄州"]),
+])
+def test_a_person_is_whole_and_a_filler_no_name(question: str, names: list[str]) -> None:
+    assert plan_by_rules(question, locale="zh-CN").subject_entities == names
+
+
+def test_a_day_of_the_month_is_no_crafts_number_and_tianjin_no_sunday() -> None:
+    assert plan_by_rules("上海十五号有雨吗", locale="zh-CN").location_hint == "上海"
+    assert plan_by_rules("这个月二十号发工资吗", locale="zh-CN").subject_entities == []
+    assert asked("下周天津天气怎么样").day == "period"
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    ("What was the final result of the Quarl derby?",
+     "Quarl Rovers beat Harlow 2-1 after going ahead in the 20th minute."),
+    ("What were the official results of the Quarl mayoral election?",
+     "Ida Venn won with 51.8% of the vote, finishing ahead of Lee Keane."),
+    ("How much is an adult ticket to Quarl Zoo?",
+     "Adult tickets cost $25, and discounts are available for groups."),
+    ("岑湾今天猪肉多少钱一斤", "受节日需求叠加影响，岑湾猪肉零售均价涨至每斤26.8元。"),
+    ("Who is the president and CEO of Quarlow?",
+     "Ida Venn, Quarlow's chief executive, said revenue rose."),
+    ("Who won the Quarl Grand Prix and who took pole?", "Ida Venn won the Quarl Grand Prix."),
+    ("Is the Quarl Line running this weekend?",
+     "Engineering work will close the whole line this weekend."),
+    ("When does Line 6 open?", "The rail line opens on December 28."),
+    ("Is the Quarl Line strike still on?",
+     "Unions and management remain in talks, and the strike continues on Friday."),
+    ("What is the average rent for a 2 bedroom in Quarlbury?",
+     "Rents for two- and three-bedroom homes rose 4% to $2,100 and $2,600."),
+])
+def test_ordinary_lines_meet_no_new_dimension(question: str, line: str) -> None:
+    assert clash(question, line) is None
+
+
+def test_a_comparison_with_last_year_or_month_asks_of_now() -> None:
+    question = "岑湾今年高考报名人数比去年多多少"
+    plan = plan_by_rules(question, locale="zh-CN")
+    page = evidence("https://edu.example/2026",
+                    "岑湾2026年高考报名人数为5.2万人，比去年增加3000人。"
+                    "2025年岑湾高考报名人数为4.9万人。", title="岑湾2026年高考报名人数公布")
+    assert "3000人" in compose_extractive(question, plan, [page]).answer
+
+
+def test_per_unit_below_and_a_bare_date_are_read_as_meant() -> None:
+    question = "How much is diesel per gallon in Quarlbury?"
+    page = evidence("https://fuel.example/1", "Diesel in Quarlbury averaged $4.10/gal on Tuesday.",
+                    title="Quarlbury fuel prices")
+    assert "$4.10" in compose_extractive(question, plan_by_rules(question), [page]).answer
+    question = "岑湾金枫山儿童免票身高标准是多少"
+    page = evidence("https://park.example/1", "岑湾金枫山景区儿童免票标准为身高1.2米以下。",
+                    title="岑湾金枫山景区门票优惠政策")
+    assert "1.2米" in compose_extractive(question, plan_by_rules(question, locale="zh-CN"),
+                                        [page]).answer
+    question = "When is the Quarl Marathon?"
+    page = evidence("https://run.example/1", "The Quarl Marathon 2026 date is set. Sunday, "
+                    "October 12.", title="Quarl Marathon 2026")
+    assert "October 12" in compose_extractive(question, plan_by_rules(question), [page]).answer
+
+
+def test_a_firm_is_read_where_a_page_writes_one() -> None:
+    plan = plan_by_rules("What was Quarlow's revenue last quarter?")
+    assert firm_readings(plan, ["Quarlow Systems reported revenue of $412 million. "
+                                "Quarlow capital spending rose."]) is None
+    zh = plan_by_rules("棠溪最新财报营收多少", locale="zh-CN")
+    assert firm_readings(zh, ["棠溪汽车发布三季度财报。棠溪智能驾驶系统获奖。",
+                              "棠溪建设的新工厂开工。"]) is None
+    assert plan_by_rules("quarlow capital expenditure 2026").subject_entities == ["quarlow"]
+
+
+def test_a_standing_figure_asked_for_today_keeps_its_kinds_window() -> None:
+    plan = plan_by_rules("岑湾今天最低工资标准是多少", locale="zh-CN")
+    assert freshness_window(plan) > TODAY_WINDOW

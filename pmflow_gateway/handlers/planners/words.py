@@ -18,7 +18,13 @@ from pmflow_gateway.contract.gazetteer import (
     NAME_VARIANT_WORDS,
     NOT_NAMES,
 )
-from pmflow_gateway.contract.lexicon import is_everyday_word, is_misspelling, unknown_chinese_head
+from pmflow_gateway.contract.lexicon import (
+    CHINESE_SURNAMES,
+    NAME_ENDS,
+    is_everyday_word,
+    is_misspelling,
+    unknown_chinese_head,
+)
 from pmflow_gateway.contract.places import (
     PlaceMention,
     find_places,
@@ -141,12 +147,15 @@ EN_STOP = frozenset(ENGLISH_STOP_WORDS)
 _NOT_NAMES = frozenset(NOT_NAMES)
 _VARIANT_WORDS = frozenset(NAME_VARIANT_WORDS)
 FILLERS = re.compile(
-    r"^(?:帮我|请问|请|麻烦|我想知道|想知道|我想问)?(?:查一下|查查|看看|看一下|搜一下|告诉我)?"
+    r"^(?:帮我|请问下?|请|麻烦|我想知道|想知道|我想问下?|想问下?|求问|问下)?"
+    r"(?:查一下|查下|查查|看看|看一下|看下|搜一下|告诉我)?"
     r"|[？?！!。.\s]+$"
     r"|^(?:please |can you (?:tell me|check) )", re.IGNORECASE)
 # A craft, a ship or a mission named by its number (澄光二号, 天舟七号): the number is the name's.
 _ZH_NUMBERED_NAME = re.compile(
-    rf"[{CJK_CHARS}]{{2,4}}?[一二三四五六七八九十]{{1,3}}号(?![线楼院门口站台车])")
+    rf"([{CJK_CHARS}]{{2,4}}?)[一二三四五六七八九十]{{1,3}}号(?![线楼院门口站台车])")
+# Before a day of the month (上海十五号, 这个月二十号) or a numbered document (中央一号文件).
+_NOT_A_CRAFT = re.compile(r"[年月周天日]|今|明|这个|下个|上个|中央")
 _ZH_SUFFIX_NAME = re.compile(
     rf"[{CJK_CHARS}]{{2,4}}(?:汽车|科技|集团|银行|证券|控股|股份|电器|电子|地产|置业|保险|医药|制药"
     r"|能源|传媒|物流|航空|食品|矿业|化工|钢铁|光电|重工|实业)")
@@ -249,7 +258,8 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
             cut = _institution_start(m.group())
             if len(m.group()) - cut >= 4:
                 found.append(Span(m.start() + cut, m.end(), m.group()[cut:]))
-        found += [Span(m.start(), m.end(), m.group()) for m in _ZH_NUMBERED_NAME.finditer(text)]
+        found += [Span(m.start(), m.end(), m.group()) for m in _ZH_NUMBERED_NAME.finditer(text)
+                  if not _NOT_A_CRAFT.search(m.group(1)) and not find_places(m.group(1))]
         for m in _ZH_SUFFIX_NAME.finditer(text):
             name = m.group()
             # "这家理想汽车" -> "理想汽车": the name starts after the last function word.
@@ -280,24 +290,19 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
         name = lead.group(1) if lead else ""
         if not (name and not (set(name) & _NAME_STOP_CHARS) and not is_noise(name)):
             name = _unknown_head(asked)
-            if len(name) >= 5 and name[0] in _SURNAMES:
-                # 林知夏霁川演唱会: 林知夏's concert in 霁川, two names no page writes together.
+            cut = 3 if len(name) >= 5 else 2 if len(name) == 4 and name[-1] in NAME_ENDS else 0
+            if cut and name[0] in CHINESE_SURNAMES:
+                # 林知夏霁川演唱会: 林知夏's concert in 霁川, two names no page writes together
+                # (韩雪澄州: 韩雪 and 澄州).
                 start = text.find(name)
-                return [Span(start, start + 3, name[:3]),
-                        Span(start + 3, start + len(name), name[3:])]
+                return [Span(start, start + cut, name[:cut]),
+                        Span(start + cut, start + len(name), name[cut:])]
         if name:
             start = text.find(name)
             # A name that ends in a town's or county's suffix is a place (望澄镇, 岚汀县).
             lead_span = Span(start, start + len(name), name, is_place=name[-1] in "镇乡县")
             kept.append(lead_span if lead_span.is_place else _with_team_word(text, lead_span))
     return kept
-
-
-# The commonest Chinese surnames: a head of five characters or more that starts with one is a
-# person's name of three and a place's.
-_SURNAMES = frozenset("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘"
-                      "于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹"
-                      "薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
 
 
 def _unknown_head(asked: str) -> str:
@@ -566,7 +571,11 @@ def _rare_words(text: str, lower: str) -> list[Span]:
     return spans
 
 
-_FIRM_AFTER = re.compile(rf"\s+(?:{FIRM_KINDS_EN})(?![\w])")
+# The kind of firm after a lower-case name, unless it starts an everyday compound
+# ("corvane capital expenditure", "pellbrook bank holiday").
+_FIRM_AFTER = re.compile(rf"\s+(?:{FIRM_KINDS_EN})(?![\w])(?!\s+(?:expenditure|spending|gains"
+                         r"|markets?|bills?|prices?|day|holidays?|accounts?|stage|updates?"
+                         r"|review|plan|plans|costs?|rate|rates)(?![\w]))")
 # A reporting period or a year after a name is not part of it ("Norwood Freight Q3 2026").
 _PERIOD_TOKEN = re.compile(r"[QH][1-4]|[1-4]Q|FY'?\d{2,4}|(?:19|20)\d{2}", re.IGNORECASE)
 # Days and months are capitalised in English and name no subject or place: "Will it rain on
