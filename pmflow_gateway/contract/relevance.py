@@ -303,7 +303,8 @@ def _named(form: str, text: str, fold: str) -> bool:
     forms, and `in` costs a fraction of a pattern search."""
     needle, exact, pattern = _needle(form)
     if needle is not None and needle not in (text if exact else fold):
-        if exact and CJK.search(form) and (undotted := _NAME_DOT.sub("", text)) != text:
+        if exact and ("·" in text or "・" in text) and not form.isascii() and (
+                undotted := _NAME_DOT.sub("", text)) != text:
             # A dot may part a Chinese name where the question does not: 山海归途 is
             # 《山海·归途》, 埃隆马斯克 埃隆·马斯克.
             return _named(form, undotted, fold)

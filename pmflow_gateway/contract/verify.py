@@ -213,7 +213,7 @@ def ambiguous_firm(plan: ExternalQueryPlan, question: str,
                                                            tuple[str, list[str]] | None]:
     """The evidence, or none and (name, firms) when it reads a bare asked name as several
     firms and the question does not say which (`firm_readings`)."""
-    found = firm_readings(plan, [evidence_text(i) for i in items])
+    found = firm_readings(plan, (evidence_text(i) for i in items))
     if found is None or any(f.casefold() in question.casefold() for f in found[1]):
         return items, None
     return [], found

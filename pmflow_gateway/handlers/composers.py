@@ -714,8 +714,8 @@ def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
     def of_someone_else(c: Candidate) -> bool:
         # "同案被告人、原财务总监祁慧敏被判处有期徒刑五年" is the co-defendant's, though it repeats
         # "被判" of "韩立峥被判了几年": a line about a person the question did not name comes last
-        # (unless a person is what was asked).
-        return (slot is not Slot.person and names_a_person_by_role(c.text)
+        # (unless a person is what was asked, or the weather).
+        return (slot is not Slot.person and not weather and names_a_person_by_role(c.text)
                 and not any(names(n, c.text, plan.query_kind) for n in asked_names(plan)))
     return max(carrying, key=lambda c: (round(fresh.get(c.n, 0.0), 1), in_full(c),
                                         not of_someone_else(c),

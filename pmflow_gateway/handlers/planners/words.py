@@ -258,7 +258,8 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
             cut = _institution_start(m.group())
             if len(m.group()) - cut >= 4:
                 found.append(Span(m.start() + cut, m.end(), m.group()[cut:]))
-        found += [Span(m.start(), m.end(), m.group()) for m in _ZH_NUMBERED_NAME.finditer(text)
+        found += [Span(m.start(), m.end(), m.group())
+                  for m in (_ZH_NUMBERED_NAME.finditer(text) if "号" in text else ())
                   if not _NOT_A_CRAFT.search(m.group(1)) and not find_places(m.group(1))]
         for m in _ZH_SUFFIX_NAME.finditer(text):
             name = m.group()
