@@ -274,7 +274,6 @@ _CONFIRMED = _words(r"官方宣布|正式|确认|公告|通过|施行|生效|辟
                     r"confirmed|announced|officially|formally|adopted|approved|passed|enacted"
                     r"|officials? said|said in a statement|(?:come|comes|came|coming) into "
                     r"(?:force|effect)|(?:take|takes|took) effect|in force|in effect")
-# A question about a rumour or a proposal asks about it, not past it: "是真的吗", "is it true".
 # A price on a condition: with a trade-in, a contract or a coupon, for members, on the first
 # day of sale.
 _A_DEAL = _words(r"以旧换新|券后|到手价|优惠券|补贴后|折后价|会员价|首发优惠|秒杀价|满减",
@@ -297,6 +296,7 @@ _PROVISIONAL_COUNT = _words(r"初步|暂时领先|部分计票|非官方",
                             r"|count)|preliminary"
                             r"|unofficial|projected|partial (?:results|count)|(?:votes|ballots)"
                             r" (?:still )?(?:being|to be) counted|with \d+% of")
+# A question about a rumour or a proposal asks about it, not past it: "是真的吗", "is it true".
 _ASKS_ABOUT_A_CLAIM = _words(r"是真的吗|真的吗|是否属实|传闻|网传|谣言|爆料|草案|提议",
                              r"is it true|true that|rumou?rs?|proposals?|proposed|draft|plans? to")
 # A market's level at its close, against one during the day.

@@ -32,6 +32,7 @@ from pmflow_gateway.contract.qualifiers import (
     same_period_clause,
     states_what_was_asked,
     topic_words,
+    year_asked,
     years_of,
 )
 from pmflow_gateway.contract.relevance import (
@@ -259,7 +260,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         # "2 bed rent last month" asks of October in November: "an early read of November
         # listings … $1,371" is not it.
         month = (today.replace(day=1) - timedelta(days=1)).month
-        wanted = f"{wanted} {month}月" if chinese else f"{wanted} {_MONTH_NAMES[month - 1]}"
+        wanted = f"{wanted} {month}月" if chinese else f"{wanted} {_MONTH_NAMES[month]}"
     slot = asked_slot(question)
     wanted_names = tuple(asked_names(plan))
     # A figure of another metric, period, role or occasion (revenue for profit, a quarter
@@ -629,17 +630,17 @@ _COMPARES = re.compile(
     r" (?:year|month)(?![a-z])|(?<![a-z])this (?:year|month)(?![a-z])"
     r"|year[- ]on[- ]year|month[- ]on[- ]month", re.IGNORECASE)
 _LAST_MONTH = re.compile(r"上个?月|(?<![a-z])(?:last|previous) month(?![a-z])", re.IGNORECASE)
-_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
-                "september", "october", "november", "december")
-# A year named by its distance from now: the year after this one, or one before it.
-_YEARS_FROM_NOW = ((re.compile(r"明年|(?<![a-z])next year(?![a-z])", re.IGNORECASE), 1),
-                   (re.compile(r"去年|(?<![a-z])last year(?![a-z])", re.IGNORECASE), -1),
-                   (re.compile(r"前年|(?<![a-z])the year before last(?![a-z])", re.IGNORECASE), -2))
+# Each month's full name ("may" is its only one), by its number.
+_MONTH_NAMES = {number: name for name, number in sorted(MONTHS.items(), key=lambda m: len(m[0]))}
+_NEXT_YEAR = re.compile(r"明年|(?<![a-z])next year(?![a-z])", re.IGNORECASE)
 
 
 def _year_from_now(question: str, today: date) -> int | None:
-    return next((today.year + ahead for pattern, ahead in _YEARS_FROM_NOW
-                 if pattern.search(question)), None)
+    """The year a question names by its distance from now: next year, or one before
+    (`year_asked`: 去年, "last year", 前年)."""
+    if _NEXT_YEAR.search(question):
+        return today.year + 1
+    return year_asked(question, today)
 
 
 _ASKS_A_YEAR_BEFORE = re.compile(
