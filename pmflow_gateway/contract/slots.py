@@ -13,6 +13,7 @@ import re
 from enum import StrEnum
 
 from pmflow_gateway.contract.dates import DAY_MENTION, MONTHS, VISIBLE_DATE
+from pmflow_gateway.contract.places import find_places
 from pmflow_gateway.contract.text import CJK_CHARS, cached_if_short
 
 
@@ -198,9 +199,10 @@ def asked_slot(question: str) -> Slot:
     return Slot.any
 
 
-def fills(slot: Slot, sentence: str, asked: tuple[str, ...] = ()) -> bool:
+def fills(slot: Slot, sentence: str, asked: tuple[str, ...] = (), question: str = "") -> bool:
     """Whether the sentence carries a value of the slot's kind; `asked` are the names the
-    question gave, which are never the name that answers "who"."""
+    question gave, which are never the name that answers "who", nor is a name the
+    `question` says a word of."""
     if slot is Slot.any:
         return True
     if slot is Slot.amount:
@@ -220,6 +222,8 @@ def fills(slot: Slot, sentence: str, asked: tuple[str, ...] = ()) -> bool:
         return bool(VISIBLE_DATE.search(sentence) or _DATE.search(sentence)
                     or DAY_MENTION.search(sentence))
     if slot is Slot.person:
+        if _A_HUMAN_ASKED.search(question) and not CJK_ANY.search(sentence):
+            return someone_named(sentence, asked, question)
         return bool(proper_names(sentence, asked) or _ZH_NAME_CONTEXT.search(sentence))
     if slot is Slot.name:
         return bool(proper_names(sentence, asked) or _ZH_NAME_CONTEXT.search(sentence)
@@ -308,6 +312,57 @@ _PERSON = re.compile(
     r"|(?:elected|appointed|named|chose|hired|promoted|picked|selected)\s+(?:[a-z]+\s+){0,2}"
     r"[A-Z][a-z]+\s+[A-Z][a-z'’-]+"
     r"|[A-Z][a-z]+\s+[A-Z][a-z'’-]+,?\s+(?:said|says|told|who|aged?\s+\d)")
+
+
+CJK_ANY = re.compile(f"[{CJK_CHARS}]")
+# A question that asks for a person by what only a person is ("who is the prosecutor"): a
+# team, a country or a firm answers "who won", never these.
+_A_HUMAN_ASKED = re.compile(_EN.format(
+    r"prosecutors?|judges?|lawyers?|attorneys?|officers?|guards?|spokes(?:man|woman|person)"
+    r"|actors?|actress|singers?|authors?|writers?|directors?|characters?|protagonist|ceo"
+    r"|chief executive|president|chair(?:man|woman)?|coach|manager|mayor|governor|minister"
+    r"|premier|chancellor|secretary|captain|founder|co-founder|witness|victims?|suspects?"
+    r"|gunman|shooter|defendants?|ambassador|senator|congress(?:man|woman)|official|doctor"
+    r"|scientists?|researchers?|players?|pitcher|quarterback|goalkeeper|striker|scorer"
+    r"|hostages?|prisoners?|journalists?|reporter|host|presenter|head of"), re.IGNORECASE)
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def someone_named(sentence: str, asked: tuple[str, ...], question: str) -> bool:
+    """Whether an English sentence names someone the question did not: a name of two words or
+    more ("Eva-Marie Persson") or one after a title ("Dr Ames"), none of whose words the
+    question says, and not a place ("New York"). A single word names a country, a firm or a
+    team as often as a person ("Sweden", "WikiLeaks")."""
+    said = set(_WORD.findall(question.casefold()))
+    for name in proper_names(sentence, asked):
+        words = name.split()
+        while words and words[0].casefold() in said:
+            words = words[1:]  # "Governor Elsa Varnholt" asked of the governor: Elsa Varnholt
+        if len(words) < 2 and not _HONORIFIC_BEFORE.search(sentence, 0, sentence.find(name)):
+            continue
+        if any(w in said for w in _WORD.findall(" ".join(words).casefold())):
+            continue
+        if _INSTITUTION.search(name) or _is_place(name):
+            continue
+        return True
+    return False
+
+
+# The last word of a name that is an institution's, a place's or a thing's, not a person's.
+_INSTITUTION = re.compile(
+    r"\s(?:Embassy|Consulate|Court|House|Party|Council|Ministry|Department|Office|Agency"
+    r"|Committee|Commission|University|College|School|Hospital|Church|Bank|Group|Inc|Corp"
+    r"|Company|Association|Union|Republic|Kingdom|Street|Road|Avenue|Square|Park|Cent(?:er|re)"
+    r"|Stadium|Arena|Hall|Airport|Station|Bridge|River|Lake|Island|Police|Army|Navy|Force"
+    r"|Network|Times|Post|News|Press|Service|Institute|Foundation|League|Cup|Championship"
+    r"|Prize|Awards?|Act|Bill|Administration|Government|Senate|Assembly|Parliament|Congress"
+    r"|Board|Authority|Bureau|Corporation|Ltd|Club|Team|Federation|Organi[sz]ation)\.?$")
+_HONORIFIC_BEFORE = re.compile(r"(?<![A-Za-z])(?:Mr|Mrs|Ms|Miss|Dr|Prof|Sir|Dame)\.?\s+$")
+
+
+def _is_place(name: str) -> bool:
+    found = find_places(name)
+    return bool(found) and found[0].start == 0 and found[0].end >= len(name.rstrip(".,"))
 
 
 def names_a_person_by_role(sentence: str) -> bool:

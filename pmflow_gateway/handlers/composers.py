@@ -174,7 +174,8 @@ def candidates(items: list[ExternalEvidence], terms: list[tuple[str, float]], ch
 # "as of 9:30 a.m. Central, Friday, November 27") states nothing.
 _DATELINE = re.compile(
     r"(?i:(?<![a-z])(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february"
-    r"|march|april|may|june|july|august|september|october|november|december|[ap]\.?m\.?"
+    r"|march|april|may|june|july|august|september|october|november|december"
+    r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|[ap]\.?m\.?"
     r"|central|eastern|pacific|mountain|local time|gmt|utc|[ecpm][sd]?t|as of|updated)(?![a-z]))"
     r"|\d+|[\s,.:;()（）。，：]|[年月日号时分]|星期.|周[一二三四五六日天]|上午|下午|截至|更新")
 _DATELINE_MARK = re.compile(r"(?i:(?<![a-z])(?:central|eastern|pacific|mountain|local time|gmt|utc"
@@ -183,8 +184,21 @@ _DATELINE_MARK = re.compile(r"(?i:(?<![a-z])(?:central|eastern|pacific|mountain|
 
 def _only_a_dateline(sentence: str) -> bool:
     """Whether a line only dates its page ("Central, Friday, November 27.", "Updated 9:30
-    a.m. ET."): a time zone, "as of" or "updated" and nothing but the date and time."""
-    return bool(_DATELINE_MARK.search(sentence)) and not _DATELINE.sub("", sentence).strip()
+    a.m. ET.", "SUTTERVALE, Pa. — Saturday, Nov. 28, 2026."): a time zone, "as of",
+    "updated" or a news dateline's place, and nothing but the date and time."""
+    place = _PLACE_DATELINE.match(sentence)
+    rest = sentence[place.end():] if place else sentence
+    return (bool(place or _DATELINE_MARK.search(rest))
+            and not _DATELINE.sub("", _FORECAST_ISSUED.sub("", rest)).strip())
+
+
+# A news dateline's place: the town in capitals, its state or country, a dash ("QUILLHAVEN,
+# Maine —", "BRIMSLEY, Ga. -").
+_PLACE_DATELINE = re.compile(r"[A-Z][A-Z.'’ -]{2,40}(?:,\s*[A-Z][A-Za-z.]*(?:\s[A-Z][A-Za-z.]*)?)?"
+                             r"\s*(?:\([A-Za-z]+\)\s*)?[—–-]+\s*")
+# What says a page was written, not what it says: "Forecast updated 3:45 p.m.", "Posted".
+_FORECAST_ISSUED = re.compile(r"(?i:(?<![a-z])(?:forecast|report|story|article)?\s*(?:updated"
+                              r"|issued|posted|published|last updated)(?![a-z]))")
 
 
 _INTRODUCES_A_LIST = re.compile(r"如下[。：:]?\s*$|以下[：:]\s*$"
@@ -306,12 +320,14 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     if day == "period":
         pass  # "news this week": the freshness window keeps the week, every line may answer
     elif day is not None or plan.query_kind is QueryKind.weather:
+        if plan.query_kind is QueryKind.weather:
+            found = _under_day_labels(found, items)
         every_line = found
         found = _on_the_day(found, day, behind, today)
     if plan.query_kind is not QueryKind.weather and slot is not Slot.any:
         # Only a sentence that carries the asked kind of value answers: a headline or a
         # dateline never does.
-        found = [c for c in found if fills(slot, c.text, wanted_names)]
+        found = [c for c in found if fills(slot, c.text, wanted_names, question)]
         if slot is Slot.amount and asked_metrics(wanted) and not asks_a_change(wanted):
             # Revenue or profit is an amount: "海外收入占比提升至37%" is no revenue.
             found = [c for c in found if fills(slot, without_shares(c.text), wanted_names)]
@@ -390,8 +406,11 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
              for c in found]
     # A line that names the person a "who" question asks for answers it, whatever words of
     # the question it repeats: "Ismay Carrow was elected with 1,204 votes."
+    # So does a forecast's line with a temperature, under its day's heading ("Friday: ...
+    # High 44°F."), though it repeats no word of the question.
     carrying = [c for c in found if c.hits > 0
-                or (slot is Slot.person and is_cjk(c.text) == chinese and names_a_person(c.text))]
+                or (slot is Slot.person and is_cjk(c.text) == chinese and names_a_person(c.text))
+                or (plan.query_kind is QueryKind.weather and reads_temperature(c.text))]
     if (plan.answer_contract is AnswerContract.direct_fact or not carrying
             or day not in (None, "period") or slot is not Slot.any):
         freshness = ({c.n: items[c.n - 1].freshness_score for c in carrying}
@@ -489,6 +508,33 @@ def _only_a_place(plan: ExternalQueryPlan) -> bool:
     names = asked_names(plan)
     return bool(names) and all(place_of(n) is not None or n == plan.location_hint
                                for n in names)
+
+
+# A forecast's day heading: "Friday:", "Friday night:", "Tonight:", "周五：", "明天：".
+_DAY_LABEL = re.compile(
+    r"(?i:(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow)(?: night)?"
+    r"|this (?:morning|afternoon|evening))\s*[:：]"
+    r"|(?:周[一二三四五六日天]|星期[一二三四五六日天]|今天|明天|后天|今晚|明晚|今夜)(?:白天|夜间)?\s*[:：]")
+_ANY_DAY = re.compile(r"(?i:(?<![a-z])(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight"
+                      r"|tomorrow|weekend)(?![a-z]))|周[一二三四五六日天末]|星期|今天|明天|后天|今晚|明晚|今夜")
+
+
+def _under_day_labels(found: list[Candidate], items: list[ExternalEvidence]) -> list[Candidate]:
+    """A forecast's lines under a day heading are that day's: "Friday: rain developing after
+    10 a.m. High 44°F. Chance of rain 70%." reads as one line, up to the next line that names
+    a day. Only lines next to each other in the page join, as the page wrote them."""
+    out: list[Candidate] = []
+    end = -1  # the position in its page of the last line joined to out[-1]
+    for c in found:
+        last = out[-1] if out else None
+        if (last is not None and last.n == c.n and c.position == end + 1
+                and _DAY_LABEL.match(last.text) and not _ANY_DAY.search(c.text)
+                and (joined := f"{last.text} {c.text}") in items[c.n - 1].snippet):
+            out[-1] = replace(last, text=joined, hits=last.hits + c.hits)
+        else:
+            out.append(c)
+        end = c.position
+    return out
 
 
 def _on_the_day(found: list[Candidate], day: str | None, behind: dict[int, tuple[date, int]],
