@@ -171,6 +171,18 @@ _ROOMS = (("studio", _words(r"开间|单间", r"studios?")), *(
                         rf"|{en}-\s+(?:and|or|to)\s+\w+[- ]bed(?:room)?s?"))
     for n, zh, en in ((1, "一", "one"), (2, "[两二]", "two"), (3, "三", "three"),
                       (4, "四", "four"))))
+# A loan's, a deposit's or a bond's term: the 30-year rate is not the 15-year one, 5年期以上LPR
+# not 1年期.
+_TERMS = tuple(
+    (f"{n} year", _words(rf"(?<!\d){n}\s*年期|{zh}年期|{n}\s*年(?:固定|定期)",
+                         rf"(?<!\d){n}[- ]?(?:years?|yrs?)(?: fixed| adjustable| term)?"
+                         rf"|{en}[- ]years?"))
+    for n, zh, en in ((1, "一", "one"), (2, "两", "two"), (3, "三", "three"), (5, "五", "five"),
+                      (7, "七", "seven"), (10, "十", "ten"), (15, "十五", "fifteen"),
+                      (20, "二十", "twenty"), (30, "三十", "thirty")))
+_A_TERM_RATE = _words(r"房贷|贷款|利率|LPR|lpr|国债|存款|定期|公积金|收益率",
+                      r"mortgages?|loans?|lpr|apr|bonds?|treasur(?:y|ies)|yields?|deposits?"
+                      r"|cds?|notes?|fixed|refinanc\w*")
 # Which round of admissions: the early round's admit rate is not the regular round's.
 _ROUNDS = (
     ("early", _words(r"提前批|提前招生", r"early (?:decision|action|round|applicants?"
@@ -259,8 +271,12 @@ _ACTUAL = _words(
 # that does not ask about one asks what is so.
 _UNCONFIRMED = _words(
     r"网传|网上流传|流传|爆料|传闻|传言|据传|或将|自媒体称|有自媒体|未经证实|尚未确定|尚未公布"
-    r"|提议|草案|征求意见|知情人士|消息人士|洽谈中|谈判中",
-    r"rumou?r(?:s|ed)?|reportedly|unconfirmed|speculat\w+|leaked|tipped to"
+    r"|提议|草案|征求意见|知情人士|消息人士|洽谈中|谈判中|机构预测|多家机构|市场预期|或(?:将|可|于)?(?:下调|上调|降至|升至|调降"
+    r"|调升|降息|加息)"
+    # A line or clause that opens with a condition says what would be, not what is.
+    r"|(?:^|[，,：:])\s*(?:若|如果|假如|倘若|一旦)(?!干)",
+    r"rumou?r(?:s|ed)?|reportedly|unconfirmed|speculat\w+|leaks?|leaked|tipped(?: to)?"
+    r"|allegedly|reported (?:at|to be)|^(?:if|should|unless)"
     r"|(?:people|persons?|sources?) (?:familiar|close) (?:with|to)|sources? (?:say|said)"
     r"|according to (?:people|sources|(?:two|three|several) people|a person)"
     r"|in (?:advanced |early |exclusive )?talks (?:to (?:buy|acquire|merge|sell|take over)"
@@ -367,6 +383,10 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("ticket", _TICKETS),
     Dimension("seat", _SEATS),
     Dimension("rooms", _ROOMS),
+    # A rate of a term not stated is no answer for the term asked: "7/1 ARM: rate 5.62%" for
+    # the 20-year fixed rate.
+    Dimension("term", _TERMS, required=frozenset(name for name, _ in _TERMS),
+              applies=lambda q: bool(_A_TERM_RATE.search(q))),
     Dimension("round", _ROUNDS),
     Dimension("fuel", _FUELS, required=frozenset({"diesel", "premium", "lpg"}),
               applies=lambda q: bool(_A_FUEL.search(q))),
@@ -435,7 +455,7 @@ def states_what_was_asked(question: str, sentence: str) -> bool:
 
 
 _NAMED_VALUES = frozenset({"ticket", "seat", "fuel", "award", "stage", "utility", "role",
-                           "quarter", "distance", "admission", "customer", "tier"})
+                           "quarter", "distance", "admission", "customer", "tier", "term"})
 
 
 def asked_clause(question: str, sentence: str) -> str | None:
@@ -463,7 +483,8 @@ def asked_clause(question: str, sentence: str) -> str | None:
 
 
 # "and" between two names joins them ("between Kelsby and Orran Island"), not two clauses.
-_CLAUSE = re.compile(r"[，;；、]|,(?!\d)|\s+(?:and|while|whereas|but)\s+(?![A-Z])")
+_CLAUSE = re.compile(r"[，;；、]|,(?!\d)|(?<=[%％\u4e00-\u9fff]),"
+                     r"|\s+(?:and|while|whereas|but)\s+(?![A-Z])")
 # A price or a rate, not a year or a day: what a clause of a tariff or a price list gives.
 _AMOUNT = re.compile(r"[£$€¥]\s?\d|\d[\d,]*(?:\.\d+)?\s*(?:元|角|分钱|%|％|p\b|pence|cents?)")
 
@@ -478,7 +499,7 @@ def clash(question: str, sentence: str) -> str | None:
             return (f"{dimension.name}: says {', '.join(sorted(said))}, "
                     f"asked {', '.join(sorted(asked))}")
         if (missing := (asked & dimension.required) - said) and (
-                not said or dimension.name == "fuel"):
+                not said or dimension.name in ("fuel", "term")):
             # "Premium gasoline" is not answered by the average price of gasoline.
             return f"{dimension.name}: does not state {', '.join(sorted(missing))}"
     return (_other_grade(question, sentence) or _other_year(question, sentence)
@@ -633,12 +654,19 @@ _A_SIDE = _words(r"队|女篮|女足|女排|比分|比赛|赛果",
                  r"team|side|club|fc|united|rovers|athletic|town|city|wanderers|rangers|result"
                  r"|score|match|game|fixture|play|played|win|won|beat|lost")
 _SAID_BY_THE_TITLE = frozenset({"utility", "sport", "team", "quarter"})
+# A page whose headline labels it a leak or a rumour ("Leak: ...", "传闻：...") says what is
+# not yet so in every line. A headline's "reportedly" or "proposed" labels nothing.
+_RUMOUR_PAGE = re.compile(r"^\s*(?:(?i:leak(?:ed|s)?|rumou?rs?|unconfirmed|gossip|transfer talk)"
+                          r"\s*[:：|—–-]|(?:传闻|网传|爆料|小道消息)\s*[:：|丨])")
 
 
 def clash_under(question: str, sentence: str, title: str) -> str | None:
     """Why the sentence, read under its page's title, states another utility, sport or
     team than the question's, or None."""
     for dimension, asked in asked_values(question):
+        if (dimension.name == "claim" and _RUMOUR_PAGE.match(title) and "confirmed" in asked
+                and not dimension.stated(sentence)):
+            return "claim: its page is headed as a leak or a rumour, asked what is so"
         if dimension.name not in _SAID_BY_THE_TITLE or dimension.stated(sentence):
             continue
         said = dimension.stated(title)

@@ -78,16 +78,16 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
         re.IGNORECASE)),
     (Slot.date, re.compile(
         r"什么时候|何时|哪天|哪一天|几号|几月|哪年|哪一年|日期|上市时间|发布时间|开售时间|施行|生效|截止"
-        r"|" + _EN.format(r"when|what date|which date|release date|launch date|on sale date"
+        r"|" + _EN.format(r"when|whens|what date|which date|release date|launch date|on sale date"
                           r"|due date|deadline|what day|which day|how soon|until when"),
         re.IGNORECASE)),
     (Slot.place, re.compile(
-        r"在哪|哪里|哪儿|何地|何处|什么地方|地点|" + _EN.format(r"where|which city|which venue"
-                                                         r"|what venue|what city"),
+        r"在哪|哪里|哪儿|何地|何处|什么地方|地点|" + _EN.format(
+            r"where|wheres|which city|which venue|what venue|what city"),
         re.IGNORECASE)),
     (Slot.person, re.compile(
         r"是谁|谁是|谁[赢获拿当任做接打进得投]|谁的|哪位|哪个人|" + _EN.format(
-            r"who|whom|whose|which (?:player|driver|team|person|candidate|company)"),
+            r"who|whom|whose|whos|which (?:player|driver|team|person|candidate|company)"),
         re.IGNORECASE)),
     # "Which agency", "what's the name of", "names of": a proper name answers, whatever it
     # names (a place, a day or a person was asked above).

@@ -289,6 +289,11 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
                       and clash(wanted, f"{c.text} {items[c.n - 1].title}"))
              and clash_under(wanted, c.text, items[c.n - 1].title) is None
              and not _under_a_variant(c, items, other_editions, wanted_names)]
+    if plan.query_kind is not QueryKind.weather and (off := _called_off(
+            found, items, slot, topic_words(question, wanted_names))):
+        # "Is the strike still on for Monday", "what time does the parade start": the newest
+        # page's "The strike is called off" answers, whatever an older page scheduled.
+        return Draft(answer="\n".join(with_marker(c.text, c.n) for c in off), cited=[off[0].n])
     if today is not None and (asked_days := days_printed(question, today)):
         # "12月9日对南湾海狮的比分": a line that prints another day is about another day.
         # Nor does a line about when the sides met before, dated or not.
@@ -386,8 +391,10 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         asks_now = not _PAST_TENSE.search(question)
         # How things stand now: a figure dated months back ("94% of capacity in mid-June") is
         # not it while a line gives a later one.
-        found = [c for c in found if not _dated_months_ago(c.text, today)
-                 and not (asks_now and _of_past_years(c.text, today))] or found
+        # A role dated years back still stands: "Mayer was named chairman in March 2018".
+        found = [c for c in found if not _states_a_figure(c.text) or (
+            not _dated_months_ago(c.text, today)
+            and not (asks_now and _of_past_years(c.text, today)))] or found
     if not _ASKS_A_YEAR_BEFORE.search(wanted):
         # "去年同期，3号线末班车为22:45": a line about this time last year is not now, nor is
         # "去年同期，公司第三季度营收为41.20亿元" this year's third quarter.
@@ -510,6 +517,32 @@ def _only_a_place(plan: ExternalQueryPlan) -> bool:
                                for n in names)
 
 
+_CALLED_OFF = re.compile(
+    r"(?i:(?<![a-z])(?:called off|postponed|cancell?ed|scrapped|suspended|averted|rescheduled"
+    r"|put off|pushed back)(?![a-z]))|取消|推迟|延期|暂停举办|叫停|改期")
+
+
+def _called_off(found: list[Candidate], items: list[ExternalEvidence], slot: Slot,
+                stems: tuple[str, ...]) -> list[Candidate]:
+    """The newest page's line that calls off, postpones or cancels what the question asks of
+    (`stems`, its words) and an older page scheduled, under a headline that says so, and the
+    next line of that page when it gives the asked kind of value ("It will now be held on
+    Dec. 13"); none when no older page speaks of it. A launch page's "the launch was
+    postponed from Nov. 24" is history: its headline reports the launch."""
+    if not found or not stems:
+        return []
+    fresh = {c.n: items[c.n - 1].freshness_score for c in found}
+    newest = max(fresh.values())
+    off = [c for c in found if fresh[c.n] >= newest and _CALLED_OFF.search(c.text)
+           and _CALLED_OFF.search(items[c.n - 1].title) and mentions_topic(c.text, stems)]
+    if not off or all(score >= newest for score in fresh.values()):
+        return []
+    first = min(off, key=lambda c: c.position)
+    after = [c for c in found if c.n == first.n and c.position == first.position + 1
+             and slot is not Slot.any and fills(slot, c.text)]
+    return [first, *after]
+
+
 # A forecast's day heading: "Friday:", "Friday night:", "Tonight:", "周五：", "明天：".
 _DAY_LABEL = re.compile(
     r"(?i:(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow)(?: night)?"
@@ -604,7 +637,7 @@ def _today(items: list[ExternalEvidence], chinese: bool) -> date | None:
 _FULL_MONTHS = "|".join(sorted((m.capitalize() for m in MONTHS if len(m) > 3 or m == "may"),
                                key=len, reverse=True))
 _MONTH_DATED = re.compile(
-    rf"(?<![A-Za-z])(?P<en>{_FULL_MONTHS})(?![A-Za-z])(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?"
+    rf"(?<![A-Za-z])(?P<en>{_FULL_MONTHS})(?![A-Za-z])(?:\s+\d{{1,2}}(?!\d)(?:st|nd|rd|th)?)?"
     r"(?:,?\s+(?P<en_year>(?:19|20)\d\d))?"
     r"|(?:(?P<zh_year>(?:19|20)\d\d)\s*年\s*)?(?<!\d)(?P<zh>1[0-2]|0?[1-9])\s*月(?!份?以来)")
 # A figure dated this many months back or more is not how things stand now (a monthly
@@ -700,6 +733,10 @@ _IN_A_YEAR = re.compile(r"((?:19|20)\d\d)\s*年(?!\d)"
                         r"|(?<![A-Za-z])(?:in|during|since|from|for|of) ((?:19|20)\d\d)(?![\d\w])")
 
 
+def _states_a_figure(text: str) -> bool:
+    return fills(Slot.amount, text) or fills(Slot.quantity, text)
+
+
 def _dated_months_ago(text: str, today: date) -> bool:
     """Whether every month the sentence dates itself to is `_MONTHS_OLD` months or more before
     today's ("in mid-June", asked in December). A month without a year is the one nearest
@@ -764,7 +801,11 @@ def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
         # (unless a person is what was asked, or the weather).
         return (slot is not Slot.person and not weather and names_a_person_by_role(c.text)
                 and not any(names(n, c.text, plan.query_kind) for n in asked_names(plan)))
+    # What did happen is not told by what will: "the rocket will launch at 9:10" is a
+    # preview's, for "what time did it launch".
+    past = not weather and bool(_PAST_TENSE.search(wanted))
     return max(carrying, key=lambda c: (round(fresh.get(c.n, 0.0), 1), in_full(c),
+                                        not (past and _FUTURE.search(c.text)),
                                         not of_someone_else(c),
                                         term_hits(c.text, rest), is_cjk(c.text) == chinese,
                                         c.score, -c.n, -c.position))

@@ -86,3 +86,93 @@ def test_the_role_asked_is_not_part_of_the_name() -> None:
 
 def test_who_won_is_answered_by_a_team_or_a_country() -> None:
     assert fills(Slot.person, "Spain won the cup, beating Brazil 2-1.", (), "who won the cup")
+
+
+def test_whos_typed_without_its_apostrophe_still_asks_who() -> None:
+    from pmflow_gateway.contract.slots import asked_slot
+    assert asked_slot("whos the new harlow united manager") is Slot.person
+    assert asked_slot("wheres the final") is Slot.place
+
+
+# ---------------------------------------------------------------- a loan's term
+
+
+@pytest.mark.parametrize(("question", "line", "clashes"), [
+    ("ashby bank 20 year fixed rate", "30-year fixed: rate 5.99%, APR 6.12%.", True),
+    ("ashby bank 20 year fixed rate", "7/1 ARM: rate 5.62%, APR 6.58%.", True),  # no term said
+    ("ashby bank 30yr fixed apr", "30-year fixed: rate 5.99%, APR 6.12%.", False),
+    ("房贷5年期lpr现在多少", "1年期LPR为2.85%", True),
+    ("房贷5年期lpr现在多少", "5年期以上LPR为3.35%", False),
+    ("how many years has the coach signed for", "He signed a 3-year deal.", False),  # no rate
+])
+def test_the_term_of_a_rate_is_the_asked_one(question: str, line: str, clashes: bool) -> None:
+    from pmflow_gateway.contract.qualifiers import clash
+    assert (clash(question, line) is not None) is clashes
+
+
+def test_of_a_line_with_every_term_the_asked_terms_clause_answers() -> None:
+    from pmflow_gateway.contract.qualifiers import asked_clause
+    line = "11月20日,新一期LPR公布:1年期LPR为2.85%,5年期以上LPR为3.35%,均与上月持平。"
+    assert asked_clause("房贷5年期lpr现在多少", line) == "5年期以上LPR为3.35%。"
+
+
+# ---------------------------------------------------------------- not yet so
+
+
+@pytest.mark.parametrize("line", [
+    "某券商首席经济学家认为,5年期以上LPR或下调10个基点至3.25%。",
+    "业内人士表示,若LPR下调,存量房贷利率将在明年重定价日调整。",
+    "The midfielder has a release clause reported at £40 million.",
+])
+def test_a_prediction_a_condition_or_a_report_is_not_what_is_so(line: str) -> None:
+    from pmflow_gateway.contract.qualifiers import clash
+    assert clash("what is the rate now", line) is not None or clash("现在多少", line) is not None
+
+
+def test_a_page_headed_as_a_leak_says_no_price_in_any_line() -> None:
+    from pmflow_gateway.contract.qualifiers import clash_under
+    line = "A retailer listing shows the Wren Buds 3 at $199."
+    assert clash_under("wren buds 3 price", line, "Leak: Wren Buds 3 price spotted") is not None
+    assert clash_under("wren buds 3 price", line, "Wren Buds 3 launch: $179") is None
+    # A headline's "reportedly" labels nothing: real news headlines hedge.
+    assert clash_under("wren buds 3 price", line, "Wren reportedly prices Buds 3 at $199") is None
+
+
+# ---------------------------------------------------------------- called off
+
+
+def test_the_newest_page_calling_an_event_off_answers_what_an_older_one_scheduled() -> None:
+    question = "is the ormsby bus strike still on for monday"
+    plan = plan_by_rules(question, locale="en-US")
+    old = evidence("https://news.example/strike-deadline",
+                   "Ormsby bus drivers will walk off the job at 12:01 a.m. Monday unless a new "
+                   "contract is reached.", fresh=0.8, title="Ormsby bus drivers set strike date")
+    new = evidence("https://news.example/strike-off",
+                   "The bus strike is called off. The union reached a tentative agreement.",
+                   fresh=0.99, title="Strike called off: Ormsby transit and union reach deal")
+    answer = compose_extractive(question, plan, [old, new]).answer
+    assert "called off" in answer and "12:01" not in answer
+
+
+def test_a_postponement_in_a_pages_history_is_not_news() -> None:
+    question = "what time did the wren 1 rocket launch"
+    plan = plan_by_rules(question, locale="en-US")
+    old = evidence("https://space.example/preview", "The Wren 1 rocket will launch at 9:10 a.m.",
+                   fresh=0.7, title="Wren 1 launch preview")
+    new = evidence("https://space.example/launched",
+                   "The Wren 1 rocket launched at 10:42 a.m. The launch was postponed from "
+                   "Nov. 24 because of high winds.", fresh=0.99, title="Wren 1 rocket launches")
+    answer = compose_extractive(question, plan, [old, new]).answer
+    assert "10:42" in answer
+
+
+# ---------------------------------------------------------------- dated lines
+
+
+def test_a_month_before_a_year_is_that_years_month() -> None:
+    from datetime import date
+
+    from pmflow_gateway.handlers.composers import _dated_months_ago
+    today = date(2026, 12, 3)
+    assert not _dated_months_ago("A contract until June 2029.", today)
+    assert _dated_months_ago("Revenue was $4 million in June 2025.", today)
