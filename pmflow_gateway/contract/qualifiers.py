@@ -164,6 +164,15 @@ _SEATS = (
     ("stand", _words(r"看台", r"seated tickets?|balcony|circle seats?")),
     ("vip", _words(r"VIP|贵宾", r"vip")),
 )
+# A class of travel: a second-class fare is not a first-class one, nor business class.
+_CLASSES = (
+    ("second", _words(r"二等座|二等", r"second[- ]class|standard class|coach class")),
+    ("first", _words(r"一等座|一等", r"first[- ]class")),
+    ("business", _words(r"商务座|商务舱|公务舱", r"business[- ]class|business seats?")),
+    ("economy", _words(r"经济舱", r"economy(?: class)?")),
+    ("sleeper", _words(r"硬卧|软卧|卧铺", r"sleepers?|sleeping car|berths?")),
+    ("hard_seat", _words(r"硬座", r"hard seats?")),
+)
 # How many bedrooms a home has: a two-bedroom rent is not a one-bedroom one.
 _ROOMS = (("studio", _words(r"开间|单间", r"studios?")), *(
     (f"{n} bed", _words(rf"{zh}居室?|{zh}室|{n}[室居]|{zh}房(?!价|租|东)",
@@ -383,6 +392,7 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("ticket", _TICKETS),
     Dimension("seat", _SEATS),
     Dimension("rooms", _ROOMS),
+    Dimension("class", _CLASSES),
     # A rate of a term not stated is no answer for the term asked: "7/1 ARM: rate 5.62%" for
     # the 20-year fixed rate.
     Dimension("term", _TERMS, required=frozenset(name for name, _ in _TERMS),
@@ -455,7 +465,8 @@ def states_what_was_asked(question: str, sentence: str) -> bool:
 
 
 _NAMED_VALUES = frozenset({"ticket", "seat", "fuel", "award", "stage", "utility", "role",
-                           "quarter", "distance", "admission", "customer", "tier", "term"})
+                           "quarter", "distance", "admission", "customer", "tier", "term",
+                           "class"})
 
 
 def asked_clause(question: str, sentence: str) -> str | None:

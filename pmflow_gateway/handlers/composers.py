@@ -430,6 +430,8 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             return Draft(answer="\n".join(with_marker(c.text, c.n) for c in lines),
                          cited=[best.n])
         text = _asked_clauses(best.text, wanted, slot, wanted_names)
+        if slot is not Slot.any and not _ASKS_A_COMPARISON.search(wanted):
+            text = _without_comparisons(text, slot, wanted_names)
         return Draft(answer=with_marker(text, best.n), cited=[best.n])
     return _summary_lines(carrying, topic_words(question, wanted_names), _rest_terms(plan))
 
@@ -482,6 +484,38 @@ def _asked_clauses(text: str, wanted: str, slot: Slot, names: tuple[str, ...]) -
     if not fills(slot, kept, names):
         return text
     return kept + ("。" if is_cjk(kept) else ".")
+
+
+# A figure set beside the one before it: "up 9% from $378.5 million in the third quarter of
+# 2025", "from 6.27% last week", "from Wednesday's $2,887.55"; "，上年同期为3.98亿元",
+# "，前一交易日中间价为7.0915", "由6:00推迟至7:30" (of which "由6:00").
+_NUMBER_SAID = (r"[$€£¥]?\s?-?\d[\d,.]*"
+                r"(?:\s?(?:%|million|billion|trillion|bn|m|k|°[CF]?|a\.m\.|p\.m\.))?")
+_COMPARED = re.compile(
+    rf"(?i:,?\s*(?:(?:up|down)\s+)?(?:from|compared (?:with|to)|against|versus|vs\.?)"
+    rf"\s+(?:a\s+|an\s+|the\s+)?(?:revised\s+|[A-Z][a-z]+(?:'s|’s)\s+)?{_NUMBER_SAID}"
+    r"(?:\s+(?:in|on|for|at|during|a|the|last|this|previous|prior|same)\b[^,.;]*?)?(?=[,.;]|$))"
+    rf"|[，,]\s*(?:上年同期|去年同期|上年|前一交易日(?:中间价)?|上一交易日|上月|上期|此前|上周)为?\s*{_NUMBER_SAID}"
+    rf"(?:亿元|万元|元|亿|万|点|个基点)?(?=[，,。；;]|$)"
+    r"|由\s*[^，,。；由]{1,12}?(?=(?:推迟|提前|调整|上调|下调|降|升|涨|跌|增|减|改|延长|缩短)至)")
+_ASKS_A_COMPARISON = re.compile(
+    r"(?i:(?<![a-z])(?:compared?|change[sd]?|from|versus|vs|than|difference|rise|rose|fall|fell"
+    r"|up or down|increase|decrease|grow|growth|before|last (?:week|month|year)|previous"
+    r"|prior)(?![a-z]))|同比|环比|比上|较|增长|下降|涨了|跌了|变化|之前|此前|上年|去年|上月|上周"
+    r"|原来")
+
+
+def _without_comparisons(text: str, slot: Slot, names: tuple[str, ...]) -> str:
+    """A quoted figure without the figure it is set beside, when the question did not ask
+    for the comparison: "rose to 5.2% in October from 4.9% in September" is quoted "rose
+    to 5.2% in October". The line is kept whole when what is left no longer gives the
+    asked kind of value."""
+    kept = _COMPARED.sub("", text)
+    if kept == text:
+        return text
+    kept = re.sub(r"\s+([,.;，。；])", r"\1", kept)
+    kept = re.sub(r"([,，])\s*([,，])", r"\1", kept).strip()
+    return kept if fills(slot, kept, names) else text
 
 
 def _same_day_after(best: Candidate, lines: list[Candidate],

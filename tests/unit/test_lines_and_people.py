@@ -176,3 +176,54 @@ def test_a_month_before_a_year_is_that_years_month() -> None:
     today = date(2026, 12, 3)
     assert not _dated_months_ago("A contract until June 2029.", today)
     assert _dated_months_ago("Revenue was $4 million in June 2025.", today)
+
+
+# ---------------------------------------------------------------- the figure before
+
+
+@pytest.mark.parametrize(("line", "quoted"), [
+    ("Revenue was $41.6 million, up 9% from $37.8 million in the third quarter of 2025.",
+     "Revenue was $41.6 million, up 9%."),
+    ("The average rate fell to 6.18% this week, from 6.27% last week, the lowest since May.",
+     "The average rate fell to 6.18% this week, the lowest since May."),
+    ("Spot silver settled at $31.40 an ounce, up 0.9% from Wednesday's $31.12, as the dollar "
+     "slipped.", "Spot silver settled at $31.40 an ounce, up 0.9%, as the dollar slipped."),
+    ("归属于上市公司股东的净利润4.72亿元,同比增长18.6%,上年同期为3.98亿元。",
+     "归属于上市公司股东的净利润4.72亿元,同比增长18.6%。"),
+    ("Ticket prices range from $45 to $80.", "Ticket prices range from $45 to $80."),
+])
+def test_a_figure_is_quoted_without_the_one_it_is_set_beside(line: str, quoted: str) -> None:
+    from pmflow_gateway.handlers.composers import _without_comparisons
+    assert _without_comparisons(line, Slot.amount, ()) == quoted
+
+
+def test_a_question_that_asks_the_change_keeps_the_figure_before() -> None:
+    question = "how much did ashby revenue grow compared with last year"
+    plan = plan_by_rules(question, locale="en-US")
+    page = evidence("https://ashby.example/q3",
+                    "Ashby revenue was $41.6 million, up 9% from $37.8 million a year earlier.",
+                    title="Ashby reports third-quarter results")
+    assert "$37.8 million" in compose_extractive(question, plan, [page]).answer
+
+
+# ---------------------------------------------------------------- a class of travel
+
+
+def test_a_fare_of_another_class_is_no_answer() -> None:
+    from pmflow_gateway.contract.qualifiers import asked_clause, clash
+    line = "全程二等座票价38.5元，一等座61.5元。"
+    assert asked_clause("城际二等座票价多少", line) == "全程二等座票价38.5元。"
+    assert clash("城际商务座多少钱", line) is not None
+    assert clash("how much is a first class ticket", "Standard class costs £40.") is not None
+
+
+# ---------------------------------------------------------------- a follow-up's day
+
+
+def test_a_weather_follow_up_that_names_no_day_keeps_the_previous_day() -> None:
+    from pmflow_gateway.handlers.planners.rules import follow_up_question
+    assert follow_up_question("how windy will it get", "lantern bay maine high tomorrow").endswith(
+        "tomorrow")
+    assert follow_up_question("会下雨吗", "岑川明天最高几度").endswith("明天")
+    # Not a weather question: "when does he start" is not about yesterday.
+    assert "yesterday" not in follow_up_question("when does he start?", "who won yesterday")

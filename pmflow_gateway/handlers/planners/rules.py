@@ -195,6 +195,10 @@ def follow_up_question(question: str, previous: str) -> str:
             names = f"{names}{year.group()}"
         else:  # after the question: "pellimore 2026" would read as one name
             return f"{names} {question.rstrip('?？!！. ')} in {year.group()}"
+    if was and not asked and _kind(previous.lower(), subject, has_subject=True) is (
+            QueryKind.weather):
+        # "how windy is it gonna get" after tomorrow's high asks of tomorrow's wind.
+        return f"{names} {question} {was[0]}"
     return f"{names} {question}"
 
 
