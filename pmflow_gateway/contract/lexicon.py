@@ -60,6 +60,11 @@ def is_everyday_word(word: str) -> bool:
     return zipf(word) >= COMMON_ZIPF
 
 
+def is_chinese_word(text: str) -> bool:
+    """Whether `text` is an everyday Chinese word of two characters or more (目前, 此前)."""
+    return text in _chinese()[0]
+
+
 MAX_ZH_WORD_CHARS = 4
 NAME_CHAR_ZIPF = 4.5
 """A name ends in a character rarer than this as a word of its own (汀 of 雁汀, 峥 of 韩立峥),

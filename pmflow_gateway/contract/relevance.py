@@ -24,7 +24,7 @@ from pmflow_gateway.contract.gazetteer import (
     TERM_ALIASES,
 )
 from pmflow_gateway.contract.judged import Judged, json_of, of_the_last
-from pmflow_gateway.contract.lexicon import is_everyday_word
+from pmflow_gateway.contract.lexicon import is_chinese_word, is_everyday_word
 from pmflow_gateway.contract.metrics import asked_metrics, asked_periods, names_an_asked_metric
 from pmflow_gateway.contract.places import (
     Place,
@@ -803,10 +803,16 @@ def about_another(plan: ExternalQueryPlan, sentence: str) -> bool:
 
 # What kind of firm a name says it is: the same first word with another kind is another firm.
 _FIRM_KINDS_ZH = (r"集团|地产|置业|保险|银行|证券|控股|股份|科技|汽车|电器|电子|医药|制药|能源|传媒"
-                  r"|物流|航空|食品|建设|矿业|化工|钢铁|电力|电气|通信|软件|智能|光电|重工|机械|实业")
+                  r"|物流|航空|食品|建设|矿业|化工|钢铁|电力|电气|通信|软件|智能|光电|重工|机械|实业"
+                  r"|新能源|新材料|环保|生物|物业|水务|燃气|百货|半导体|机器人|航运|影业|酒业|乳业|纺织|家居")
 FIRM_KINDS_EN = (r"insurance|bank|building society|credit union|group|holdings|capital"
                   r"|technologies|systems|motors|energy|airlines|logistics|foods|properties"
                   r"|homes|pharma|pharmaceuticals|media|mining|steel|telecom|software|robotics")
+# More kinds a page writes after a firm's first name, capitalised ("Corvane Labs"): in
+# lower case, after a place, most are everyday words ("denver power outage").
+_MORE_FIRM_KINDS_EN = (r"labs|biotech|therapeutics|semiconductors?|electronics|materials|networks"
+                       r"|industries|airways|healthcare|chemicals|aerospace|automotive|studios"
+                       r"|realty|petroleum|utilities")
 _FIRM_KIND = re.compile(rf"(?:{_FIRM_KINDS_ZH})$|(?<![a-z])(?:{FIRM_KINDS_EN})$")
 
 
@@ -897,10 +903,12 @@ def firm_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> tuple[str, l
     """A bare name no list knows, asked of a firm's figures, that the evidence reads as two
     firms or more by the kind written after it ("Corvane Systems" and "Corvane Logistics" for
     "corvane", 澄峰科技 and 澄峰电气 for 澄峰): (the name, the firms). Nobody may guess which."""
+    pages = list(texts)
+    if plan.query_kind is not QueryKind.weather and (teams := _place_prefixed(plan, pages)):
+        return teams
     if plan.query_kind not in (QueryKind.company, QueryKind.market) and not (
             asked_metrics(plan.topic) or asked_periods(plan.topic)):
         return None
-    pages = list(texts)
     for name in plan.subject_entities:
         if (name == plan.location_hint or _FIRM_KIND.search(name.casefold())
                 or not _unknown_name(name)):
@@ -914,6 +922,25 @@ def firm_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> tuple[str, l
     return None
 
 
+def _place_prefixed(plan: ExternalQueryPlan, pages: list[str]) -> tuple[str, list[str]] | None:
+    """A bare Chinese name no list knows that the pages write after two places: 临舟海鹰 and
+    澄川海鹰 for 海鹰, two clubs of one nickname. A prefix is read only where a clause starts
+    with it, and an everyday word (此前, 目前) is none."""
+    for name in plan.subject_entities:
+        if (not CJK.search(name) or len(name) > 3 or name == plan.location_hint
+                or not _unknown_name(name)):
+            continue
+        found: dict[str, str] = {}
+        prefixed = re.compile(rf"(?:^|(?<=[。，；：、,;:\s]))([{CJK_CHARS}]{{2}}){re.escape(name)}")
+        for text in pages:
+            for m in prefixed.finditer(text):
+                if not is_chinese_word(m.group(1)):
+                    found.setdefault(m.group(1), m.group())
+        if len(found) >= 2:
+            return name, list(found.values())
+    return None
+
+
 @functools.lru_cache(maxsize=1024)
 def _firm_named(name: str) -> re.Pattern[str]:
     """A firm of the name as a page writes one: the name and its kind at the head of a
@@ -923,7 +950,7 @@ def _firm_named(name: str) -> re.Pattern[str]:
         return re.compile(rf"(?:^|(?<=[。，；：、（(“\s]))(?:据|由)?{re.escape(name)}"
                           rf"(?:{_FIRM_KINDS_ZH})(?=[（(，、]|(?:公司|集团)?(?:发布|公布|披露|宣布|表示|称"
                           rf"|公告|实现|营收|净利|股价|今年|上半年|第?[一二三四]季度|前三季度|\d))")
-    kinds = "|".join(k.title() for k in FIRM_KINDS_EN.split("|"))
+    kinds = "|".join(k.title() for k in f"{FIRM_KINDS_EN}|{_MORE_FIRM_KINDS_EN}".split("|"))
     return re.compile(rf"(?<![\w])(?i:{re.escape(name)})\s+(?:{kinds})(?![\w])")
 
 

@@ -227,3 +227,26 @@ def test_a_weather_follow_up_that_names_no_day_keeps_the_previous_day() -> None:
     assert follow_up_question("会下雨吗", "岑川明天最高几度").endswith("明天")
     # Not a weather question: "when does he start" is not about yesterday.
     assert "yesterday" not in follow_up_question("when does he start?", "who won yesterday")
+
+
+# ---------------------------------------------------------------- one name, two of them
+
+
+def test_a_nickname_two_places_write_before_it_is_asked_back() -> None:
+    from pmflow_gateway.contract.relevance import firm_readings
+    plan = plan_by_rules("岚鹰下一场比赛几点", locale="zh-CN")
+    pages = ["12月3日晚,男篮联赛第14轮,汀洲岚鹰主场以101比95获胜。此役过后岚鹰战绩9胜5负。",
+             "女排联赛第二阶段首轮,澄湾岚鹰将于12月5日19:30主场迎战西岭雪豹。"]
+    found = firm_readings(plan, pages)
+    assert found is not None and sorted(found[1]) == ["汀洲岚鹰", "澄湾岚鹰"]
+    # One place before it, and an everyday word ("此役过后岚鹰" is no place): one team.
+    assert firm_readings(plan, pages[:1]) is None
+
+
+def test_firms_of_newer_kinds_share_a_first_name() -> None:
+    from pmflow_gateway.contract.relevance import firm_readings
+    plan = plan_by_rules("岚湾三季度营收多少", locale="zh-CN")
+    pages = ["岚湾物流10月30日发布三季报:第三季度营业收入23.7亿元。",
+             "岚湾新能源10月28日晚间披露2026年第三季度报告。"]
+    found = firm_readings(plan, pages)
+    assert found is not None and sorted(found[1]) == ["岚湾新能源", "岚湾物流"]
