@@ -169,10 +169,16 @@ _CLASSES = (
     ("second", _words(r"二等座|二等", r"second[- ]class|standard class|coach class")),
     ("first", _words(r"一等座|一等", r"first[- ]class")),
     ("business", _words(r"商务座|商务舱|公务舱", r"business[- ]class|business seats?")),
-    ("economy", _words(r"经济舱", r"economy(?: class)?")),
-    ("sleeper", _words(r"硬卧|软卧|卧铺", r"sleepers?|sleeping car|berths?")),
+    ("economy", _words(r"经济舱", r"economy class|economy seats?|economy fares?")),
+    ("sleeper", _words(r"硬卧|软卧|卧铺", r"sleepers?|sleeping car")),
     ("hard_seat", _words(r"硬座", r"hard seats?")),
 )
+_A_FARE = _words(r"票|座|舱|车|航班|高铁|动车|城际|列车",
+                 r"fares?|tickets?|seats?|cabins?|flights?|trains?|rail|carriages?|travel")
+_A_TRANSFER = _words(r"转会|身价|违约金", r"transfer|fee|signing|sign(?:ed|s)? for")
+_TRANSFER_FEE = _words(r"转会费|以\d|签下|报价",
+                       r"fee|will pay|paid|pay|for £|for €|for \$|deal worth")
+_RELEASE_CLAUSE = _words(r"违约金|解约金", r"release clause|buy-?out clause")
 # How many bedrooms a home has: a two-bedroom rent is not a one-bedroom one.
 _ROOMS = (("studio", _words(r"开间|单间", r"studios?")), *(
     (f"{n} bed", _words(rf"{zh}居室?|{zh}室|{n}[室居]|{zh}房(?!价|租|东)",
@@ -183,9 +189,11 @@ _ROOMS = (("studio", _words(r"开间|单间", r"studios?")), *(
 # A loan's, a deposit's or a bond's term: the 30-year rate is not the 15-year one, 5年期以上LPR
 # not 1年期.
 _TERMS = tuple(
-    (f"{n} year", _words(rf"(?<!\d){n}\s*年期|{zh}年期|{n}\s*年(?:固定|定期)",
-                         rf"(?<!\d){n}[- ]?(?:years?|yrs?)(?: fixed| adjustable| term)?"
-                         rf"|{en}[- ]years?"))
+    (f"{n} year", _words(rf"(?<![\d一二两三四五六七八九十]){n}\s*年期"
+                         rf"|(?<![一二两三四五六七八九十]){zh}年期|(?<!\d){n}\s*年(?:固定|定期)",
+                         # Not "in 10 years", "five years ago", "10 years old".
+                         rf"(?<!in )(?<!\d)(?:{n}|{en})[- ]?(?:years?|yrs?)"
+                         r"(?![- ]?(?:ago|old|later|earlier|before|after|since))"))
     for n, zh, en in ((1, "一", "one"), (2, "两", "two"), (3, "三", "three"), (5, "五", "five"),
                       (7, "七", "seven"), (10, "十", "ten"), (15, "十五", "fifteen"),
                       (20, "二十", "twenty"), (30, "三十", "thirty")))
@@ -280,12 +288,8 @@ _ACTUAL = _words(
 # that does not ask about one asks what is so.
 _UNCONFIRMED = _words(
     r"网传|网上流传|流传|爆料|传闻|传言|据传|或将|自媒体称|有自媒体|未经证实|尚未确定|尚未公布"
-    r"|提议|草案|征求意见|知情人士|消息人士|洽谈中|谈判中|机构预测|多家机构|市场预期|或(?:将|可|于)?(?:下调|上调|降至|升至|调降"
-    r"|调升|降息|加息)"
-    # A line or clause that opens with a condition says what would be, not what is.
-    r"|(?:^|[，,：:])\s*(?:若|如果|假如|倘若|一旦)(?!干)",
-    r"rumou?r(?:s|ed)?|reportedly|unconfirmed|speculat\w+|leaks?|leaked|tipped(?: to)?"
-    r"|allegedly|reported (?:at|to be)|^(?:if|should|unless)"
+    r"|提议|草案|征求意见|知情人士|消息人士|洽谈中|谈判中",
+    r"rumou?r(?:s|ed)?|reportedly|unconfirmed|speculat\w+|leaked|tipped to"
     r"|(?:people|persons?|sources?) (?:familiar|close) (?:with|to)|sources? (?:say|said)"
     r"|according to (?:people|sources|(?:two|three|several) people|a person)"
     r"|in (?:advanced |early |exclusive )?talks (?:to (?:buy|acquire|merge|sell|take over)"
@@ -293,6 +297,19 @@ _UNCONFIRMED = _words(
     r"|proposals?|proposed|proposes|proposing|considering|considers|under consideration"
     r"|would (?:introduce|limit|ban|charge|cap|raise|cut)|consultation"
     r"|draft (?:law|bill|rules?|regulations?|bylaw|plan|proposals?|guidelines?|ordinance)")
+# What only a line says is not yet so (a question may use these words of what is): a
+# forecaster's call (机构预测, 或降至3.25%), a value reported to be, a condition on what will be
+# (若LPR下调，…将…).
+_NOT_YET_SO = re.compile(
+    r"机构预测|机构预计|或(?:将|可|于)?(?:下调|上调|降至|升至|调降|调升|降息|加息)"
+    r"|(?:^|[，,：:])\s*(?:若|如果|假如|倘若)(?!干)[^。；，,]{0,20}[，,][^。；]{0,30}?(?:将|会|可能)"
+    r"|(?i:(?<![a-z])(?:reported to be|is said to be valued|a leak of)(?![a-z]))")
+
+
+def says_what_is_not_yet_so(sentence: str) -> bool:
+    return bool(_NOT_YET_SO.search(sentence))
+
+
 # A rule in force is so: "when did the ban come into force" is not answered by the draft's
 # consultation dates (自媒体称…将于…起实施 is still hearsay).
 _CONFIRMED = _words(r"官方宣布|正式|确认|公告|通过|施行|生效|辟谣|官方",
@@ -392,7 +409,11 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("ticket", _TICKETS),
     Dimension("seat", _SEATS),
     Dimension("rooms", _ROOMS),
-    Dimension("class", _CLASSES),
+    Dimension("class", _CLASSES, applies=lambda q: bool(_A_FARE.search(q))),
+    # A player's release clause is not the fee a club pays for him.
+    Dimension("transfer", (("fee", _TRANSFER_FEE), ("clause", _RELEASE_CLAUSE)),
+              default=lambda q: frozenset({"fee"}),
+              applies=lambda q: bool(_A_TRANSFER.search(q))),
     # A rate of a term not stated is no answer for the term asked: "7/1 ARM: rate 5.62%" for
     # the 20-year fixed rate.
     Dimension("term", _TERMS, required=frozenset(name for name, _ in _TERMS),
@@ -510,7 +531,7 @@ def clash(question: str, sentence: str) -> str | None:
             return (f"{dimension.name}: says {', '.join(sorted(said))}, "
                     f"asked {', '.join(sorted(asked))}")
         if (missing := (asked & dimension.required) - said) and (
-                not said or dimension.name in ("fuel", "term")):
+                not said or dimension.name == "fuel"):
             # "Premium gasoline" is not answered by the average price of gasoline.
             return f"{dimension.name}: does not state {', '.join(sorted(missing))}"
     return (_other_grade(question, sentence) or _other_year(question, sentence)

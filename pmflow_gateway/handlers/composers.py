@@ -30,6 +30,7 @@ from pmflow_gateway.contract.qualifiers import (
     possessed_words,
     priced_things,
     same_period_clause,
+    says_what_is_not_yet_so,
     states_what_was_asked,
     topic_words,
     year_asked,
@@ -194,8 +195,8 @@ def _only_a_dateline(sentence: str) -> bool:
 
 # A news dateline's place: the town in capitals, its state or country, a dash ("QUILLHAVEN,
 # Maine —", "BRIMSLEY, Ga. -").
-_PLACE_DATELINE = re.compile(r"[A-Z][A-Z.'’ -]{2,40}(?:,\s*[A-Z][A-Za-z.]*(?:\s[A-Z][A-Za-z.]*)?)?"
-                             r"\s*(?:\([A-Za-z]+\)\s*)?[—–-]+\s*")
+_PLACE_DATELINE = re.compile(r"[A-Z][A-Z.'’ -]{2,40}(?:,\s*[A-Z][A-Za-z.]*(?:\s[A-Z][A-Za-z.]*)?"
+                             r"\s*(?:\([A-Za-z]+\)\s*)?|\s*\([A-Za-z]+\)\s*)[—–-]+\s*")
 # What says a page was written, not what it says: "Forecast updated 3:45 p.m.", "Posted".
 _FORECAST_ISSUED = re.compile(r"(?i:(?<![a-z])(?:forecast|report|story|article)?\s*(?:updated"
                               r"|issued|posted|published|last updated)(?![a-z]))")
@@ -289,16 +290,17 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
                       and clash(wanted, f"{c.text} {items[c.n - 1].title}"))
              and clash_under(wanted, c.text, items[c.n - 1].title) is None
              and not _under_a_variant(c, items, other_editions, wanted_names)]
-    if plan.query_kind is not QueryKind.weather and (off := _called_off(
-            found, items, slot, topic_words(question, wanted_names))):
-        # "Is the strike still on for Monday", "what time does the parade start": the newest
-        # page's "The strike is called off" answers, whatever an older page scheduled.
-        return Draft(answer="\n".join(with_marker(c.text, c.n) for c in off), cited=[off[0].n])
     if today is not None and (asked_days := days_printed(question, today)):
         # "12月9日对南湾海狮的比分": a line that prints another day is about another day.
         # Nor does a line about when the sides met before, dated or not.
         found = [c for c in found if (printed := days_printed(c.text, today)) & asked_days
                  or not (printed or of_an_earlier_meeting(c.text))]
+    if (plan.query_kind is not QueryKind.weather and not _CALLED_OFF.search(question)
+            and (off := _called_off(found, items, slot, topic_words(question, wanted_names),
+                                    asked_day(plan)))):
+        # "Is the strike still on for Monday", "what time does the parade start": the newest
+        # page's "The strike is called off" answers, whatever an older page scheduled.
+        return Draft(answer="\n".join(with_marker(c.text, c.n) for c in off), cited=[off[0].n])
     if plan.query_kind is not QueryKind.weather and (owned := possessed_words(question)):
         # What the question asks of the name is said in the sentence: "Vessaria's trade
         # balance" is not answered by Vessaria's unemployment rate.
@@ -329,6 +331,12 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             found = _under_day_labels(found, items)
         every_line = found
         found = _on_the_day(found, day, behind, today)
+    if not _ASKED_A_FORECAST.search(wanted):
+        # "房贷5年期lpr现在多少": a forecaster's "5年期LPR或降至3.25%" is not what it is.
+        found = [c for c in found if not says_what_is_not_yet_so(c.text)]
+        if _PAST_QUESTION.search(question):
+            # "How much snow did Osterby get Saturday": what will fall is no answer.
+            found = [c for c in found if not _only_future(c.text)]
     if plan.query_kind is not QueryKind.weather and slot is not Slot.any:
         # Only a sentence that carries the asked kind of value answers: a headline or a
         # dateline never does.
@@ -430,8 +438,8 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             return Draft(answer="\n".join(with_marker(c.text, c.n) for c in lines),
                          cited=[best.n])
         text = _asked_clauses(best.text, wanted, slot, wanted_names)
-        if slot is not Slot.any and not _ASKS_A_COMPARISON.search(wanted):
-            text = _without_comparisons(text, slot, wanted_names)
+        if slot is not Slot.any:
+            text = _without_comparisons(text, slot, wanted_names, wanted)
         return Draft(answer=with_marker(text, best.n), cited=[best.n])
     return _summary_lines(carrying, topic_words(question, wanted_names), _rest_terms(plan))
 
@@ -486,35 +494,61 @@ def _asked_clauses(text: str, wanted: str, slot: Slot, names: tuple[str, ...]) -
     return kept + ("。" if is_cjk(kept) else ".")
 
 
-# A figure set beside the one before it: "up 9% from $378.5 million in the third quarter of
-# 2025", "from 6.27% last week", "from Wednesday's $2,887.55"; "，上年同期为3.98亿元",
-# "，前一交易日中间价为7.0915", "由6:00推迟至7:30" (of which "由6:00").
-_NUMBER_SAID = (r"[$€£¥]?\s?-?\d[\d,.]*"
-                r"(?:\s?(?:%|million|billion|trillion|bn|m|k|°[CF]?|a\.m\.|p\.m\.))?")
+# A figure set beside the one before it, after a change: "up 9% from $378.5 million in the
+# third quarter of 2025", "fell to 6.18% this week, from 6.27% last week", "up 0.9% from
+# Wednesday's $2,887.55"; "，上年同期为3.98亿元", "，前一交易日中间价为7.0915", "由6:00推迟至7:30"
+# (of which "由6:00"). Never "from $45 to $80" (a range), nor "open from 6 a.m." (no change).
+_NUMBER_SAID = (r"[$€£¥]?\s?-?\d+(?:[.,]\d+)*(?![\d]|[.,]\d)"
+                r"(?:\s?(?:%|million|billion|trillion|bn|m|k|°[CF]?)(?![a-z]))?")
 _COMPARED = re.compile(
-    rf"(?i:,?\s*(?:(?:up|down)\s+)?(?:from|compared (?:with|to)|against|versus|vs\.?)"
+    rf"(?i:,?\s*(?:(?:up|down)\s+)?(?:from|compared (?:with|to)|versus)"
     rf"\s+(?:a\s+|an\s+|the\s+)?(?:revised\s+|[A-Z][a-z]+(?:'s|’s)\s+)?{_NUMBER_SAID}"
-    r"(?:\s+(?:in|on|for|at|during|a|the|last|this|previous|prior|same)\b[^,.;]*?)?(?=[,.;]|$))"
+    r"(?!\s+(?:to|through|until|and)\b)"
+    r"(?:\s+(?:in|on|for|during|a|the|last|this|previous|prior|same)\b[^,.;]*?)?"
+    r"(?=[,;]|\.(?!\d)|$))"
     rf"|[，,]\s*(?:上年同期|去年同期|上年|前一交易日(?:中间价)?|上一交易日|上月|上期|此前|上周)为?\s*{_NUMBER_SAID}"
-    rf"(?:亿元|万元|元|亿|万|点|个基点)?(?=[，,。；;]|$)"
-    r"|由\s*[^，,。；由]{1,12}?(?=(?:推迟|提前|调整|上调|下调|降|升|涨|跌|增|减|改|延长|缩短)至)")
+    r"[^\d，,。；;\s]{0,4}(?=[，,。；;]|$)"
+    r"|(?<![理经自因缘])由(?![于此来])\s*\d[^，,。；由]{0,10}?"
+    r"(?=(?:推迟|提前|调整|上调|下调|降|升|涨|跌|增|减|改|延长|缩短)至)")
+# What makes "from X" a change: a verb of change or "up"/"down" before it in the line.
+_CHANGED = re.compile(r"(?i:(?<![a-z])(?:rose|rise[sn]?|rising|fell|fall(?:s|en|ing)?|up|down"
+                      r"|increased|decreased|climbed|dropped|declined|grew|jumped|slipped|gained"
+                      r"|lost|edged|eased|surged|plunged|slid|advanced|improved|widened"
+                      r"|narrowed|settled|closed|was|were)(?![a-z]))")
 _ASKS_A_COMPARISON = re.compile(
     r"(?i:(?<![a-z])(?:compared?|change[sd]?|from|versus|vs|than|difference|rise|rose|fall|fell"
-    r"|up or down|increase|decrease|grow|growth|before|last (?:week|month|year)|previous"
-    r"|prior)(?![a-z]))|同比|环比|比上|较|增长|下降|涨了|跌了|变化|之前|此前|上年|去年|上月|上周"
-    r"|原来")
+    r"|up or down|increase|decrease|grow|growth|before|previous"
+    r"|prior|original(?:ly)?|old|used to)(?![a-z]))|同比|环比|比上|较|增长|下降|涨了|跌了|变化|之前"
+    r"|此前|原来|原定|原价|原本|调整前")
 
 
-def _without_comparisons(text: str, slot: Slot, names: tuple[str, ...]) -> str:
+def _without_comparisons(text: str, slot: Slot, names: tuple[str, ...],
+                         question: str = "") -> str:
     """A quoted figure without the figure it is set beside, when the question did not ask
     for the comparison: "rose to 5.2% in October from 4.9% in September" is quoted "rose
     to 5.2% in October". The line is kept whole when what is left no longer gives the
-    asked kind of value."""
-    kept = _COMPARED.sub("", text)
+    asked kind of value, or when the cut would name what the question names ("versus
+    Smith's 52%")."""
+    if (slot in _DATED_SLOTS and slot is not Slot.time) or _ASKS_A_COMPARISON.search(question):
+        return text
+    said = {w for w in re.findall(r"[a-z]{3,}", question.casefold())}
+
+    def cut(m: re.Match[str]) -> str:
+        part = m.group()
+        if part.lstrip(" ,，").startswith(("由", "，", ",")) or CJK.search(part):
+            return "" if slot is not Slot.time or part.lstrip().startswith("由") else part
+        if not _CHANGED.search(text, 0, m.end()) or slot is Slot.time:
+            return part
+        if said & {w.casefold() for w in re.findall(r"[A-Z][a-z]{2,}", part)}:
+            return part  # "versus Smith's 52%" asked of Smith
+        return ""
+    kept = _COMPARED.sub(cut, text)
     if kept == text:
         return text
     kept = re.sub(r"\s+([,.;，。；])", r"\1", kept)
     kept = re.sub(r"([,，])\s*([,，])", r"\1", kept).strip()
+    if text.rstrip()[-1:] in ".。" and kept[-1:] not in ".。":
+        kept += "。" if is_cjk(kept) else "."
     return kept if fills(slot, kept, names) else text
 
 
@@ -557,7 +591,7 @@ _CALLED_OFF = re.compile(
 
 
 def _called_off(found: list[Candidate], items: list[ExternalEvidence], slot: Slot,
-                stems: tuple[str, ...]) -> list[Candidate]:
+                stems: tuple[str, ...], day: str | None) -> list[Candidate]:
     """The newest page's line that calls off, postpones or cancels what the question asks of
     (`stems`, its words) and an older page scheduled, under a headline that says so, and the
     next line of that page when it gives the asked kind of value ("It will now be held on
@@ -568,12 +602,15 @@ def _called_off(found: list[Candidate], items: list[ExternalEvidence], slot: Slo
     fresh = {c.n: items[c.n - 1].freshness_score for c in found}
     newest = max(fresh.values())
     off = [c for c in found if fresh[c.n] >= newest and _CALLED_OFF.search(c.text)
-           and _CALLED_OFF.search(items[c.n - 1].title) and mentions_topic(c.text, stems)]
+           and _CALLED_OFF.search(items[c.n - 1].title) and mentions_topic(c.text, stems)
+           and not (day is not None and names_another_day(c.text, day))]
     if not off or all(score >= newest for score in fresh.values()):
         return []
     first = min(off, key=lambda c: c.position)
     after = [c for c in found if c.n == first.n and c.position == first.position + 1
              and slot is not Slot.any and fills(slot, c.text)]
+    if slot is not Slot.any and not after and not fills(slot, first.text):
+        return []  # "how much": a line that only calls it off gives no figure
     return [first, *after]
 
 
@@ -583,7 +620,9 @@ _DAY_LABEL = re.compile(
     r"|this (?:morning|afternoon|evening))\s*[:：]"
     r"|(?:周[一二三四五六日天]|星期[一二三四五六日天]|今天|明天|后天|今晚|明晚|今夜)(?:白天|夜间)?\s*[:：]")
 _ANY_DAY = re.compile(r"(?i:(?<![a-z])(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight"
-                      r"|tomorrow|weekend)(?![a-z]))|周[一二三四五六日天末]|星期|今天|明天|后天|今晚|明晚|今夜")
+                      r"|tomorrow|weekend|(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\.?\s*:"
+                      r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d"
+                      r")(?![a-z]))|周[一二三四五六日天末]|星期|今天|明天|后天|今晚|明晚|今夜|\d+\s*[月日号]")
 
 
 def _under_day_labels(found: list[Candidate], items: list[ExternalEvidence]) -> list[Candidate]:
@@ -725,6 +764,27 @@ _PAST_TENSE = re.compile(r"(?<![A-Za-z])(?:did|was|were|had|paid|bought|sold|won
                          r"|了|过|曾", re.IGNORECASE)
 
 
+# A question in the past tense, in English: Chinese 了 also ends a question about now (最近
+#咋样了, 降息了吗).
+_PAST_QUESTION = re.compile(r"(?i:(?<![a-z])(?:did|was|were|had)(?![a-z]))")
+_PAST_VERB = re.compile(r"(?i:(?<![a-z])(?:[a-z]{3,}ed|was|were|had|did|won|lost|went|came|rose"
+                        r"|fell|got|saw|hit|beat|made|paid|sold|bought|left|took|said|told"
+                        r"|spoke|gave|wrote|met|ran|held|led|began|became|brought|chose|drew"
+                        r"|grew|knew|stood|struck|set|cut|put|kept)(?![a-z]))")
+
+
+def _only_future(sentence: str) -> bool:
+    """Whether a line speaks only of what will be: "Saturday's high will be 27°F", not "it
+    launched at 10:42 and will deploy next week"."""
+    return bool(_FUTURE.search(sentence)) and not _PAST_VERB.search(sentence)
+
+
+# A question in the past tense about what was expected asks the expectation.
+_ASKED_A_FORECAST = re.compile(r"(?i:(?<![a-z])(?:forecasts?|expected|predicted|projected|guidance"
+                               r"|outlook|supposed|scheduled|planned|going to)(?![a-z]))"
+                               r"|预计|预测|预报|计划|原定")
+
+
 def _of_past_years(text: str, today: date) -> bool:
     """Whether a line dates what it says to years before today's, and to no other
     ("乐队2025年杭州演出的内场票价", "the fee was $40 in 2024"); a year that names a model
@@ -837,9 +897,9 @@ def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
                 and not any(names(n, c.text, plan.query_kind) for n in asked_names(plan)))
     # What did happen is not told by what will: "the rocket will launch at 9:10" is a
     # preview's, for "what time did it launch".
-    past = not weather and bool(_PAST_TENSE.search(wanted))
+    past = not weather and bool(_PAST_QUESTION.search(wanted))
     return max(carrying, key=lambda c: (round(fresh.get(c.n, 0.0), 1), in_full(c),
-                                        not (past and _FUTURE.search(c.text)),
+                                        not (past and _only_future(c.text)),
                                         not of_someone_else(c),
                                         term_hits(c.text, rest), is_cjk(c.text) == chinese,
                                         c.score, -c.n, -c.position))

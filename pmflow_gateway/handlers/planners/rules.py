@@ -195,11 +195,17 @@ def follow_up_question(question: str, previous: str) -> str:
             names = f"{names}{year.group()}"
         else:  # after the question: "pellimore 2026" would read as one name
             return f"{names} {question.rstrip('?？!！. ')} in {year.group()}"
-    if was and not asked and _kind(previous.lower(), subject, has_subject=True) is (
-            QueryKind.weather):
+    if was and not asked and not _NOW.search(lower) and _kind(
+            previous.lower(), subject, has_subject=True) is QueryKind.weather:
         # "how windy is it gonna get" after tomorrow's high asks of tomorrow's wind.
         return f"{names} {question} {was[0]}"
     return f"{names} {question}"
+
+
+# A follow-up about now names its time without a day: "what about the current temperature",
+# 是不是已经在下雨了.
+_NOW = re.compile(r"(?<![a-z])(?:now|current(?:ly)?|right now|at the moment|so far)(?![a-z])"
+                  r"|现在|目前|已经|正在|此刻|当前")
 
 
 # What has a year's edition: a prize, a cup, a festival, a season.
