@@ -123,6 +123,12 @@ SETS = {
                      frozenset({"admissions", "company", "deal", "election", "fuel", "mission",
                                 "product", "sports", "weather"}),
                      max_wrong=9, min_refusals=5, min_clarify=5),
+    # Served at 02:30 UTC on Friday 2026-12-04: Thursday evening in the US, Friday morning in
+    # China. Its labels count a right figure quoted beside a wrong one as wrong.
+    "set18": HeldOut(DATA / "answers_heldout18.jsonl", DATA / "answer_corpus_heldout18.json", 79,
+                     frozenset({"ambiguous", "certified", "followup", "role", "spot", "strike",
+                                "tomorrow", "yesterday"}),
+                     max_wrong=15, min_refusals=20, min_clarify=4),
 }
 
 
