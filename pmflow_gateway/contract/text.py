@@ -507,6 +507,11 @@ def has_url(text: str) -> bool:
     return bool(any(links(text)) or any(links(detection_form(text))) or hosts_named(text))
 
 
+def carries_prompt_markup(text: str) -> bool:
+    """The model prompt's `<evidence>` fence, in any spelling: never part of a reply."""
+    return bool(_EVIDENCE_TAG.search(text) or _EVIDENCE_TAG.search(folded(text)))
+
+
 def asked_text(question: str, plan: ExternalQueryPlan) -> str:
     """What the user asked about, by name: such names are not internal labels here."""
     return " ".join([question, plan.topic, *plan.subject_entities])

@@ -36,6 +36,7 @@ from pmflow_gateway.contract.text import (
     MAX_FIELD_CHARS,
     asked_text,
     cached_if_short,
+    carries_prompt_markup,
     contact_handles,
     folded,
     hosts_named,
@@ -400,6 +401,8 @@ def _draft_violations(answer: str, cited: list[int], urls: list[str],
         violations.append("answer names an internal source")
     if looks_like_instruction(answer):
         violations.append("answer carries instruction-like text")
+    if carries_prompt_markup(answer):
+        violations.append("answer carries the prompt's evidence markup")
     return tuple(dict.fromkeys(violations))
 
 
