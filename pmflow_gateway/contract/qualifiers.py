@@ -288,14 +288,24 @@ _ACTUAL = _words(
 # that does not ask about one asks what is so.
 _UNCONFIRMED = _words(
     r"网传|网上流传|流传|爆料|传闻|传言|据传|或将|自媒体称|有自媒体|未经证实|尚未确定|尚未公布"
-    r"|提议|草案|征求意见|知情人士|消息人士|洽谈中|谈判中",
-    r"rumou?r(?:s|ed)?|reportedly|unconfirmed|speculat\w+|leaked|tipped to"
+    r"|提议|草案|征求意见|知情人士|消息人士|洽谈中|谈判中"
+    # hearsay: who passes it on is no one who could know (据经销商渠道消息, 家长群里都在传)
+    r"|据[^，,。；：:]{0,8}(?:渠道|内部|知情|业内|接近|坊间|网友|经销商|4S店)[^，,。；：:]{0,6}"
+    r"(?:消息|透露|称)|渠道消息|内部消息|小道消息|都在传|群里.{0,4}传|传出|博主|大V|网友称|网友爆料"
+    r"|未获证实|未经官方|官方(?:尚)?未(?:回应|证实|确认|公布)|尚未(?:回应|证实|确认|官宣)",
+    r"rumou?r(?:s|ed)?|reportedly|unconfirmed|unverified|speculat\w+|leaked|tipped to"
+    r"|according to (?:a|an|one) (?:parent|post|user|blogger|tipster|leaker|insider|employee"
+    r"|listing|commenter|fan|resident|reader)|a parent who|bloggers?|leakers?|tipsters?"
+    r"|posted (?:on|to) (?:social media|facebook|reddit|tiktok|instagram|a forum)"
+    r"|social media posts?|(?:has|have|had) not (?:yet )?(?:been )?confirmed|not (?:yet )?"
+    r"been confirmed|(?:did|does|do) not confirm|declined to confirm|could not be confirmed"
     r"|(?:people|persons?|sources?) (?:familiar|close) (?:with|to)|sources? (?:say|said)"
     r"|according to (?:people|sources|(?:two|three|several) people|a person)"
     r"|in (?:advanced |early |exclusive )?talks (?:to (?:buy|acquire|merge|sell|take over)"
     r"|over a (?:deal|sale|takeover|merger)|about a (?:deal|sale|takeover|merger))"
     r"|proposals?|proposed|proposes|proposing|considering|considers|under consideration"
     r"|would (?:introduce|limit|ban|charge|cap|raise|cut)|consultation"
+    r"|(?:house|senate|assembly)(?:'s|’s)? version|(?:original|earlier) (?:bill|version)"
     r"|draft (?:law|bill|rules?|regulations?|bylaw|plan|proposals?|guidelines?|ordinance)")
 # What only a line says is not yet so (a question may use these words of what is): a
 # forecaster's call (机构预测, 或降至3.25%), a value reported to be, a condition on what will be
@@ -316,10 +326,36 @@ _CONFIRMED = _words(r"官方宣布|正式|确认|公告|通过|施行|生效|辟
                     r"confirmed|announced|officially|formally|adopted|approved|passed|enacted"
                     r"|officials? said|said in a statement|(?:come|comes|came|coming) into "
                     r"(?:force|effect)|(?:take|takes|took) effect|in force|in effect")
+# Holidays, each its own day or days.
+_HOLIDAYS = (
+    ("christmas", _words(r"圣诞", r"christmas(?: eve| day)?|xmas")),
+    ("new_year", _words(r"元旦|跨年|新年(?:假期|期间|当天|第一天)", r"new year'?s?(?: eve| day)?")),
+    ("thanksgiving", _words(r"感恩节", r"thanksgiving")),
+    ("easter", _words(r"复活节", r"easter")),
+    ("independence", _words(r"", r"independence day|fourth of july|july 4th")),
+    ("memorial", _words(r"", r"memorial day")),
+    ("labor", _words(r"劳动节|五一(?:假期|长假|期间|当天)", r"labou?r day")),
+    ("halloween", _words(r"万圣节", r"halloween")),
+    ("spring_festival", _words(r"春节|除夕|大年初", r"lunar new year|chinese new year")),
+    ("national_day", _words(r"国庆", r"")),
+    ("mid_autumn", _words(r"中秋", r"mid-autumn")),
+    ("dragon_boat", _words(r"端午", r"dragon boat")),
+    ("qingming", _words(r"清明", r"")),
+)
+# A confirmation said not to be there, or of a step before the law: the line says what is not
+# yet so.
+_DENIED = _words(r"官方(?:尚)?未(?:回应|证实|确认|公布)|未获(?:官方)?(?:证实|确认)"
+                 r"|尚未(?:证实|确认|官宣)",
+                 r"(?:has|have|had) not (?:yet )?(?:been )?confirmed|not (?:yet )?been confirmed"
+                 r"|(?:did|does|do) not confirm|declined to confirm|could not be confirmed"
+                 r"|no official confirmation"
+                 # a bill's version before the law: "As passed by the House, … would carry"
+                 r"|as (?:passed|approved|introduced) by the (?:house|senate|assembly|committee)")
 # A price on a condition: with a trade-in, a contract or a coupon, for members, on the first
 # day of sale.
 _A_DEAL = _words(r"以旧换新|券后|到手价|优惠券|补贴后|折后价|会员价|首发优惠|秒杀价|满减",
-                 r"trade-?ins?|with an eligible|with a new \d+-month|on a \d+-month|coupon"
+                 r"trade-?ins?|trade (?:it |one |your \w+ )?in|with an eligible"
+                 r"|with a new \d+-month|on a \d+-month|coupon"
                  r"|promo(?:tional)? (?:price|code)|discounted (?:to|price)|member price"
                  r"|after (?:a |the )?(?:credit|rebate|discount)")
 _LIST_PRICE = _words(r"官方售价|售价为|起售价|定价|官方指导价|建议零售价",
@@ -428,6 +464,8 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("admission", _ADMISSIONS),
     Dimension("customer", _CUSTOMERS),
     Dimension("tier", _TIERS),
+    # "Christmas Day hours" are not Thanksgiving's, nor the usual Sunday's.
+    Dimension("holiday", _HOLIDAYS, required=frozenset(name for name, _ in _HOLIDAYS)),
     # The edition asked, unless the question names the one before: 上一届's best film is
     # not this year's.
     Dimension("edition", (("previous", _PREVIOUS_EDITION),),
@@ -527,6 +565,8 @@ def clash(question: str, sentence: str) -> str | None:
         said = dimension.stated(sentence)
         if dimension.name == "event" and said == {"result", "schedule"}:
             said = frozenset({"result"})  # "won … and will face X next" reports a result
+        if dimension.name == "claim" and _DENIED.search(sentence):
+            said = frozenset({"unconfirmed"})  # "官方未回应", "has not confirmed"
         if said and not said & asked:
             return (f"{dimension.name}: says {', '.join(sorted(said))}, "
                     f"asked {', '.join(sorted(asked))}")
@@ -686,17 +726,19 @@ _A_SIDE = _words(r"队|女篮|女足|女排|比分|比赛|赛果",
                  r"team|side|club|fc|united|rovers|athletic|town|city|wanderers|rangers|result"
                  r"|score|match|game|fixture|play|played|win|won|beat|lost")
 _SAID_BY_THE_TITLE = frozenset({"utility", "sport", "team", "quarter"})
-# A page whose headline labels it a leak or a rumour ("Leak: ...", "传闻：...") says what is
+# A page whose headline labels it a leak or a rumour ("Leak: ...", "传闻：...", "曝…") or says
+# it is unconfirmed ("…? 官方未回应") says what is
 # not yet so in every line. A headline's "reportedly" or "proposed" labels nothing.
 _RUMOUR_PAGE = re.compile(r"^\s*(?:(?i:leak(?:ed|s)?|rumou?rs?|unconfirmed|gossip|transfer talk)"
-                          r"\s*[:：|—–-]|(?:传闻|网传|爆料|小道消息)\s*[:：|丨])")
+                          r"\s*[:：|—–-]|(?:传闻|网传|爆料|小道消息)\s*[:：|丨]|曝(?!光))")
 
 
 def clash_under(question: str, sentence: str, title: str) -> str | None:
     """Why the sentence, read under its page's title, states another utility, sport or
     team than the question's, or None."""
     for dimension, asked in asked_values(question):
-        if (dimension.name == "claim" and _RUMOUR_PAGE.match(title) and "confirmed" in asked
+        if (dimension.name == "claim" and "confirmed" in asked
+                and (_RUMOUR_PAGE.match(title) or _DENIED.search(title))
                 and not dimension.stated(sentence)):
             return "claim: its page is headed as a leak or a rumour, asked what is so"
         if dimension.name not in _SAID_BY_THE_TITLE or dimension.stated(sentence):

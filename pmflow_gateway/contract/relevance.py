@@ -58,6 +58,8 @@ _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 # A market page quotes a level: "closed at $231.40", "收报3412.56点", "中间价报7.1234".
 _QUOTE = re.compile(
     r"(?:(?:closed|closes|trades|traded|trading|opened|priced|quoted|stands?|stood|settled)"
+    # "closed Friday at $63.18"
+    r"(?:\s+(?:on\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|yesterday|today))?"
     r"\s+(?:at|near|around)|(?:rose|fell|gained|lost|climbed|slipped|dropped|jumped|eased"
     r"|firmed|weakened|strengthened)(?:\s+\d+(?:\.\d+)?\s*%)?\s+to|收报|收于|报价?|价格为|[价率]为"
     # An exchange rate: "set the reference rate at 14.82 crowns per dollar", "兑换2.35南屿币".
@@ -804,7 +806,9 @@ def about_another(plan: ExternalQueryPlan, sentence: str) -> bool:
 # What kind of firm a name says it is: the same first word with another kind is another firm.
 _FIRM_KINDS_ZH = (r"集团|地产|置业|保险|银行|证券|控股|股份|科技|汽车|电器|电子|医药|制药|能源|传媒"
                   r"|物流|航空|食品|建设|矿业|化工|钢铁|电力|电气|通信|软件|智能|光电|重工|机械|实业"
-                  r"|新能源|新材料|环保|生物|物业|水务|燃气|百货|半导体|机器人|航运|影业|酒业|乳业|纺织|家居")
+                  r"|新能源|新材料|环保|生物|物业|水务|燃气|百货|半导体|机器人|航运|影业|酒业|乳业|纺织|家居"
+                  r"|电池|动力|储能|光伏|芯片|微电子|精密|装备|农业|文旅|教育|数据|信息|网络|游戏|电商"
+                  r"|零售|医疗|健康|材料|投资|资本|信托|基金|租赁|船舶|轮胎|玻璃|水泥|纸业|药业|文化|体育")
 FIRM_KINDS_EN = (r"insurance|bank|building society|credit union|group|holdings|capital"
                   r"|technologies|systems|motors|energy|airlines|logistics|foods|properties"
                   r"|homes|pharma|pharmaceuticals|media|mining|steel|telecom|software|robotics")
@@ -951,7 +955,9 @@ def _firm_named(name: str) -> re.Pattern[str]:
                           rf"(?:{_FIRM_KINDS_ZH})(?=[（(，、]|(?:公司|集团)?(?:发布|公布|披露|宣布|表示|称"
                           rf"|公告|实现|营收|净利|股价|今年|上半年|第?[一二三四]季度|前三季度|\d))")
     kinds = "|".join(k.title() for k in f"{FIRM_KINDS_EN}|{_MORE_FIRM_KINDS_EN}".split("|"))
-    return re.compile(rf"(?<![\w])(?i:{re.escape(name)})\s+(?:{kinds})(?![\w])")
+    # Up to two capitalised words may come between: "Halvorsen Marine Systems".
+    return re.compile(rf"(?<![\w])(?i:{re.escape(name)})(?:\s+[A-Z][a-z]+){{0,2}}?\s+(?:{kinds})"
+                      rf"(?![\w])")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -996,8 +1002,15 @@ def asked_place(plan: ExternalQueryPlan) -> str:
     if plan.location_hint:
         return plan.location_hint
     return next((n for n in plan.subject_entities if n and (
-        _ZH_INSTITUTION_NAME.search(n) if CJK.search(n)
+        (_ZH_INSTITUTION_NAME.search(n) or _bare_zh_name(n)) if CJK.search(n)
         else not qualified_forms(n) and not find_places(n))), "")
+
+
+def _bare_zh_name(name: str) -> bool:
+    """A short Chinese name that no table knows and no dictionary has (霁溪): a place or a
+    firm, told apart from a namesake by the province or city a page writes before it."""
+    return (len(name) <= 3 and re.fullmatch(f"[{CJK_CHARS}]+", name) is not None
+            and _unknown_name(name) and not is_chinese_word(name))
 
 
 # A Chinese school, hospital, court or station: namesakes are told apart by the county or city

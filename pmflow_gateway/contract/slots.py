@@ -58,8 +58,13 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
     (Slot.score, re.compile(
         r"比分|几比几|比数|" + _EN.format(r"score|final score|scoreline"), re.IGNORECASE)),
     (Slot.time, re.compile(
-        r"几点|什么时间开|几时|(?<!哪天)(?<!什么时候)(?:首班车|末班车|头班车)|" + _EN.format(
+        r"几点|什么时间开|几时|营业时间|开放时间|(?<!哪天)(?<!什么时候)(?:首班车|末班车|头班车)|"
+        + _EN.format(
             r"what time|which time|kick-?off time|tip-?off time|start time|at what time"
+            # Opening hours: "open today, till when", "christmas day hours".
+            r"|(?:open|opens|close|closes)\b.{0,30}(?:till|until) when|till when"
+            r"|(?:opening|business|holiday|[a-z]+ day|weekend|sunday|saturday) hours"
+            r"|what are (?:the|its|their) hours|hours (?:today|tomorrow|on \w+)"
             # A timetable's first or last one is asked by its time of day, unless "when".
             r"|(?<!when )(?<!when will the )(?<!when does the )(?<!when is the )"
             r"(?:first|last) (?:train|bus|tram|ferry|sailing|boat|flight|departure)s?"
@@ -77,7 +82,7 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
             r"how many|number of|count of|population|inhabitants") + "|" + _COUNTED_NOUN,
         re.IGNORECASE)),
     (Slot.date, re.compile(
-        r"什么时候|何时|哪天|哪一天|几号|几月|哪年|哪一年|日期|上市时间|发布时间|开售时间|施行|生效|截止"
+        r"什么时候|啥时候|啥时|何时|哪天|哪一天|几号|几月|哪年|哪一年|日期|上市时间|发布时间|开售时间|施行|生效|截止"
         r"|" + _EN.format(r"when|whens|what date|which date|release date|launch date|on sale date"
                           r"|due date|deadline|what day|which day|how soon|until when"),
         re.IGNORECASE)),

@@ -114,9 +114,12 @@ def split_sentences(text: str) -> list[str]:
     return [s for s in sentences if s]
 
 
-# "as of 9:30 a.m. Central, Friday": a time's zone goes on with its sentence.
-_TIME_ZONE_AFTER = re.compile(r"(?<=[ap]\.m\.)\s+(?:Central|Eastern|Pacific|Mountain|Atlantic"
-                              r"|[ECMP][SD]?T|GMT|UTC|local time)\b(?!\s+[A-Z])")
+# "as of 9:30 a.m. Central, Friday", "as of 3 a.m. EST Sunday, Dec. 6": a time's zone goes on
+# with its sentence, and so do a day or a month after the zone.
+_TIME_ZONE_AFTER = re.compile(
+    r"(?<=[ap]\.m\.)\s+(?:Central|Eastern|Pacific|Mountain|Atlantic|[ECMP][SD]?T|GMT|UTC"
+    r"|local time)\b(?!\s+(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|(?:Jan|Feb|Mar|Apr"
+    r"|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\b)[A-Z])")
 
 
 def _split_at_full_stops(text: str) -> list[str]:

@@ -193,8 +193,9 @@ def _written_in(reading: str, question: str) -> bool:
     """Whether the question writes this reading of the place: a Chinese one anywhere, a
     Latin one as a word ("OR" is Oregon, not the end of "tomorrow"), an abbreviation in its
     capitals ("Fennick, ME", not "me")."""
-    if CJK.search(reading):
-        return reading in question
+    if CJK.search(reading):  # 浙江 writes 浙江省
+        return reading in question or (len(reading) > 2 and reading[:-1] in question
+                                       and reading[-1] in "省市")
     flags = (0 if reading.isupper() and len(reading) <= 3
              and not is_lower_case_state(reading.lower()) else re.IGNORECASE)
     return re.search(rf"(?<![A-Za-z]){re.escape(reading)}(?![A-Za-z])", question, flags) is not None

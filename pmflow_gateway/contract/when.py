@@ -277,6 +277,10 @@ def offsets_spoken_of(text: str, today: date, written_days_ago: int, *,
         first, last = min(printed), max(printed)
         if len(printed) >= 2 and (last - first).days <= MAX_RANGE_DAYS and _RANGE.search(text):
             return set(range((first - today).days, (last - today).days + 1))
+        if len(printed) == 1 and last >= today and _UNTIL_A_DAY.search(text):
+            # "Through Jan. 31, the clinic will be open Sundays from 9 a.m.": every day from
+            # when the page was written until then.
+            return set(range(-written_days_ago, (last - today).days + 1))
         return {(d - today).days for d in printed}
     spoken = {w.day for w in find_all(text)}  # "On Saturdays" is not about Sunday
     if "weekend" in spoken:
@@ -293,6 +297,10 @@ def offsets_spoken_of(text: str, today: date, written_days_ago: int, *,
     return offsets
 
 
+# One printed day that ends a span begun when the page was written.
+_UNTIL_A_DAY = re.compile(
+    rf"(?<![A-Za-z])(?:through|thru|until|till)\s+(?:[A-Z][a-z]+,?\s+)?(?:{_MONTH_NAME})\.?\s+\d"
+    r"|(?:截至|直至|直到)\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号]", re.IGNORECASE)
 # Two printed days joined as a span: "from 4 December until 7 December", 12月4日至12月7日.
 _RANGE = re.compile(r"(?<![A-Za-z])(?:until|till|to|through|thru)(?![A-Za-z])|[至到~～–—-]",
                     re.IGNORECASE)

@@ -354,7 +354,8 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             # A page's title says what its lines speak of: under "Lib Dems take Quarrendale
             # in Wexmoor by-election", "Ottilie Brannoch was elected" is the by-election's.
             found = [c for c in found if mentions_topic(
-                f"{c.text} {items[c.n - 1].title}" if names_a_person(c.text) else c.text,
+                f"{c.text} {items[c.n - 1].title}"
+                if names_a_person(c.text) or _REFERS_BACK.search(c.text) else c.text,
                 stems, need=2)]
         if slot in _FIGURES:
             # "Tessaly Motors reported revenue of $1.84 billion, while Grevholt has yet to
@@ -442,6 +443,15 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             text = _without_comparisons(text, slot, wanted_names, wanted)
         return Draft(answer=with_marker(text, best.n), cited=[best.n])
     return _summary_lines(carrying, topic_words(question, wanted_names), _rest_terms(plan))
+
+
+# A line that names its subject by what it is ("the clinic will be open Sundays", 该店): the
+# page's title says which one.
+_REFERS_BACK = re.compile(
+    r"(?<![A-Za-z])[Tt]he (?:clinic|company|firm|hospital|store|shop|restaurant|school|museum"
+    r"|library|park|pool|office|agency|facility|venue|bank|airline|airport|station|club"
+    r"|centre|center|branch|site|attraction|service|line|route)(?![A-Za-z])"
+    r"|该(?:店|院|馆|校|园|中心|公司|门店|景区|站|线路?|机构)")
 
 
 # Where a sentence may be cut into clauses: after a Chinese comma or a semicolon, and before
@@ -659,7 +669,9 @@ def _on_the_day(found: list[Candidate], day: str | None, behind: dict[int, tuple
     if on_day or by_date or day not in (None, "today", "tonight"):
         chosen = {*on_day, *by_date}
         return [c for c in found if c in chosen]
-    return [c for c in current if not names_another_day(c.text, day)
+    # A line that prints today's weekday or date is today's ("as of 3 a.m. Sunday, Dec. 6").
+    return [c for c in current if (not names_another_day(c.text, day) or (
+        today is not None and _on_date(c.text, day or "today", today, 0)))
             and (day != "tonight" or speaks_of_night(c.text))]
 
 

@@ -1,0 +1,145 @@
+"""What a line passes on from no one who could know is not so; a holiday's hours are that
+holiday's; a bare name two firms or two provinces share is not guessed. The names here are
+invented."""
+
+from __future__ import annotations
+
+import pytest
+
+from pmflow_gateway.contract.qualifiers import clash, clash_under
+from pmflow_gateway.contract.relevance import firm_readings, off_topic, place_readings
+from pmflow_gateway.contract.slots import Slot, asked_slot
+from pmflow_gateway.contract.text import split_sentences
+from pmflow_gateway.handlers.composers import compose_extractive
+from pmflow_gateway.handlers.planners.rules import plan_by_rules
+from pmflow_gateway.schemas import ExternalQueryPlan, QueryKind
+from tests.fakes import evidence
+
+# ---------------------------------------------------------------- hearsay
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    ("溯川中考报名啥时候截止", "家长群里都在传：因为系统升级，今年溯川中考报名延期至12月22日！"),
+    ("岚舟S5啥时候开卖", "据经销商渠道消息，岚舟S5将于12月12日开售，起售价16.99万元。"),
+    ("岚舟S5订单多少了", "有汽车博主发文称，岚舟S5发布后48小时内大定破3万台。"),
+    ("岚舟S5订单多少了", "岚舟S5大定破3万台？官方未回应。"),
+    ("when does winter break start for dunmore county schools",
+     "Dunmore County schools will start winter break on Dec. 16, according to a parent who "
+     "attended the meeting."),
+    ("how many points for a first offense under the new law",
+     "As passed by the House, a first offense would carry a $200 fine and three points."),
+    ("how much is the orrin 4", "The Orrin 4 will cost $899, the company has not confirmed."),
+])
+def test_hearsay_is_not_what_is_so(question: str, line: str) -> None:
+    assert clash(question, line) is not None
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    # An official body passed it on: that is so.
+    ("溯川现在的市长是谁", "据溯川市人大常委会消息，会议决定任命周立恒为溯川市代理市长。"),
+    ("岚舟S5啥时候开卖", "岚舟汽车官方宣布，岚舟S5将于12月18日正式开售。"),
+    ("is it true the orrin 4 costs $899", "A tipster says the Orrin 4 will cost $899."),
+])
+def test_a_source_that_could_know_or_a_question_about_the_rumour_keeps_the_line(
+        question: str, line: str) -> None:
+    assert clash(question, line) is None
+
+
+def test_a_page_headed_as_an_exposé_or_as_unanswered_says_what_is_not_yet_so() -> None:
+    question = "岚舟S5啥时候开卖"
+    line = "岚舟S5将于12月12日开售。"
+    assert clash_under(question, line, "曝岚舟S5将于12月12日开售") is not None
+    assert clash_under(question, line, "岚舟S5开售日期曝光？官方未回应") is not None
+    assert clash_under(question, line, "曝光率最高的新车岚舟S5：12月12日开售") is None
+
+
+def test_a_price_with_a_trade_in_written_apart_is_a_deal() -> None:
+    line = "Velto offers the Orrin 4 for $599 when you trade in an eligible phone."
+    assert clash("how much does the orrin 4 start at", line) is not None
+    assert clash("how much is the orrin 4 with a trade-in deal", line) is None
+
+
+# ---------------------------------------------------------------- holidays
+
+
+def test_a_holidays_hours_are_that_holidays() -> None:
+    question = "hollin urgent care christmas day hours"
+    assert asked_slot(question) is Slot.time
+    assert clash(question, "The clinic will be open on Thanksgiving Day from 10 a.m.") is not None
+    assert clash(question, "The clinic is open Sundays from 9 a.m. to 7 p.m.") is not None
+    assert clash(question, "On Christmas Day the clinic is open 10 a.m. to 2 p.m.") is None
+    assert clash("hollin urgent care sunday hours", "Open Sundays 9 a.m. to 7 p.m.") is None
+    # 最新年报 is the latest annual report, not the new year (新年).
+    assert clash("沃澜最新年报怎么样", "沃澜集团发布年度报告，全年营业收入812亿元。") is None
+
+
+@pytest.mark.parametrize("question", [
+    "is hollin urgent care open today, till when", "hollin urgent care weekend hours",
+    "哈林诊所营业时间"])
+def test_opening_hours_ask_a_time(question: str) -> None:
+    assert asked_slot(question) is Slot.time
+
+
+def test_hours_until_a_day_hold_every_day_until_then() -> None:
+    question = "is hollin urgent care in dunmore open today, till when"  # asked on Wednesday
+    plan = plan_by_rules(question, locale="en-US")
+    page = evidence(
+        "https://hollinhealth.example/news/winter-hours",
+        "To help with flu season, Hollin Urgent Care in Dunmore extends its weekday hours. "
+        "Through Jan. 31, 2027, the clinic will be open weekdays from 8 a.m. to 9 p.m. and "
+        "Wednesdays until 10 p.m.",
+        title="Extended winter hours at Dunmore urgent care")
+    answer = compose_extractive(question, plan, [page]).answer
+    assert "10 p.m." in answer
+
+
+# ---------------------------------------------------------------- lines and levels
+
+
+def test_a_time_zone_and_a_day_after_a_m_go_on_with_the_sentence() -> None:
+    text = ("GLENNOCK, Pa. — Current air quality as of 3 a.m. EST Wednesday, Dec. 2: AQI 131, "
+            "Unhealthy for Sensitive Groups. The main pollutant is PM2.5.")
+    first = split_sentences(text)[0]
+    assert "AQI 131" in first
+
+
+def test_a_close_with_its_weekday_between_quotes_a_level() -> None:
+    plan = ExternalQueryPlan(query_kind=QueryKind.market, topic="vennick energy stock price",
+                             subject_entities=["vennick energy"],
+                             search_queries=["vennick energy stock price"])
+    page = "Vennick Energy closes higher\nVennick Energy (VNKE) closed Friday at $41.07, up 2%."
+    assert off_topic(plan, page) is None
+
+
+# ---------------------------------------------------------------- namesakes
+
+
+def test_two_firms_of_one_bare_name_are_not_guessed() -> None:
+    plan = ExternalQueryPlan(query_kind=QueryKind.company, topic="tarrow q3 revenue",
+                             subject_entities=["tarrow"], search_queries=["tarrow q3 revenue"])
+    pages = ["Tarrow Marine Systems, the boat-electronics maker, reported revenue of $91 million.",
+             "Tarrow Robotics Inc. today reported third-quarter revenue of $388 million."]
+    readings = firm_readings(plan, pages)
+    assert readings is not None and len(readings[1]) == 2
+    zh = ExternalQueryPlan(query_kind=QueryKind.company, topic="沃澜三季度营收多少",
+                           subject_entities=["沃澜"], search_queries=["沃澜三季度营收多少"])
+    readings = firm_readings(zh, ["沃澜科技10月30日发布三季报，营收12.1亿元。",
+                                  "沃澜电池公布三季报，第三季度营收88.5亿元。"])
+    assert readings is not None and len(readings[1]) == 2
+
+
+def test_one_firm_named_two_ways_is_one() -> None:
+    plan = ExternalQueryPlan(query_kind=QueryKind.company, topic="tarrow q3 revenue",
+                             subject_entities=["tarrow"], search_queries=["tarrow q3 revenue"])
+    pages = ["Tarrow Robotics Inc. today reported third-quarter revenue of $388 million.",
+             "Tarrow Robotics shares rose 4% after the report."]
+    assert firm_readings(plan, pages) is None
+
+
+def test_a_bare_chinese_name_two_provinces_share_is_asked_which() -> None:
+    plan = ExternalQueryPlan(query_kind=QueryKind.generic_web, topic="澜溪今天空气咋样",
+                             subject_entities=["澜溪"], search_queries=["澜溪今天空气咋样"])
+    pages = ["浙江省澜溪市生态环境监测中心发布：澜溪市区PM2.5浓度为80微克/立方米。",
+             "四川省澜溪县环境监测站数据：县城PM2.5浓度为41微克/立方米。"]
+    assert place_readings(plan, pages) == ["浙江省", "四川省"]
+    assert place_readings(plan, pages[:1]) == []
