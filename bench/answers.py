@@ -39,6 +39,7 @@ from pmflow_gateway.handlers.planners.rules import RulesPlanner
 from pmflow_gateway.mcp_server.corpus import served_at
 from pmflow_gateway.ports import Deps
 from pmflow_gateway.schemas import RouteDecided
+from pmflow_gateway.schemas.envelope import replaying_at
 from pmflow_gateway.settings import Settings
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
@@ -116,7 +117,8 @@ async def run(labels: list[dict[str, Any]], *, corpus: Path = CORPUS) -> list[Sc
             await adapter.warm_up(60.0)
             scored = []
             for label in labels:
-                outcome = await ask_in_process(route_event(label, clock.now()), deps)
+                with replaying_at(clock.now()):  # a corpus may be served later than today
+                    outcome = await ask_in_process(route_event(label, clock.now()), deps)
                 status = outcome.answer.status.value if outcome.answer else "skipped"
                 reply = outcome.reply.text if outcome.reply else ""
                 verdict, why = score(label, status, reply)

@@ -129,6 +129,11 @@ SETS = {
                      frozenset({"ambiguous", "certified", "followup", "role", "spot", "strike",
                                 "tomorrow", "yesterday"}),
                      max_wrong=15, min_refusals=20, min_clarify=4),
+    # Served at 09:00 UTC on Sunday 2026-12-06, before dawn in the US.
+    "set19": HeldOut(DATA / "answers_heldout19.jsonl", DATA / "answer_corpus_heldout19.json", 64,
+                     frozenset({"ambiguous", "conflicting", "followup", "official", "timezone",
+                                "who", "yes"}),
+                     max_wrong=14, min_refusals=19, min_clarify=4),
 }
 
 

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from pydantic import ValidationError
+
+from bench.answers import route_event
 from pmflow_gateway.schemas import ExternalEvidence, ExternalQueryPlan
+from pmflow_gateway.schemas.envelope import replaying_at
 from pmflow_gateway.schemas.export import SCHEMA_DIR, rendered
 
 
@@ -93,3 +100,14 @@ def test_clipped_fields_are_cut_and_their_bounds_still_refuse() -> None:
     with pytest.raises(ValidationError, match="at most 16 items"):
         # Only a list or a text is cut: anything else is refused over the bound.
         ExternalQueryPlan.model_validate({**base, "subject_entities": ("x",) * 40})
+
+
+def test_an_event_from_the_future_is_refused_unless_a_replay_of_that_moment() -> None:
+    label = {"question": "weather tomorrow in lantern bay maine", "locale": "en-US"}
+    tomorrow = datetime.now(UTC) + timedelta(days=1)
+    with pytest.raises(ValidationError, match="in the future"):
+        route_event(label, tomorrow)
+    with replaying_at(tomorrow):  # bench.answers on a corpus served tomorrow
+        assert route_event(label, tomorrow).occurred_at == tomorrow
+    with pytest.raises(ValidationError, match="in the future"):
+        route_event(label, tomorrow)
