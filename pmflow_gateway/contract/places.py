@@ -199,7 +199,7 @@ def _qualify(text: str, found: list[_Found], *,
         mention = PlaceMention(item.start, item.end, text[item.start:item.end],
                                text[item.start:item.end], places)
         # "in Reading" is a place, "interested in reading" is not: a word needs its capital.
-        cued = (item.latin and _after_place_word(text, item.start)
+        cued = (item.latin and is_after_place_word(text, item.start)
                 and (item.mark < WORD or text[item.start].isupper()))
         # Chinese: qualifiers come first (美国伊利诺伊州斯普林菲尔德), each narrowing the next;
         # a suffix the names leave out may stand between (阿拉巴马州伯明翰).
@@ -272,7 +272,8 @@ def _abbreviation(word: str) -> int | list[int] | None:
     return table().abbreviations.get(word)
 
 
-def _after_place_word(text: str, start: int) -> bool:
+def is_after_place_word(text: str, start: int) -> bool:
+    """Whether the word before `start` is "in", "at", "near" or another word before a place."""
     before = text[max(0, start - 12):start].split()
     return bool(before) and before[-1].lower() in _PLACE_WORDS
 
@@ -382,19 +383,24 @@ def _cjk_verdict(text: str, start: int, end: int, place: Place) -> bool | None:
 # --- a name the table does not know, inside a region it does -----------------------------
 
 
-def region_after(text: str, end: int) -> tuple[int, tuple[Place, ...]] | None:
+def region_after(text: str, end: int, *,
+                 typed: bool = False) -> tuple[int, tuple[Place, ...]] | None:
     """The region or country written right after a name that ends at `end`: "Fennick,
     Maine", "Fennick, ME", "Lorrimer CO" (an abbreviation written apart needs its capitals, a
-    full name its comma). Where it ends, and the regions or countries it can be."""
+    full name its comma, unless `typed` in a question: "larkspur indiana"). Where it ends, and
+    the regions or countries it can be."""
     gap = _QUALIFIER_GAP.match(text, end)
     if gap is None or gap.end() >= len(text):
         return None
     start, comma = gap.end(), "," in gap.group()
     ahead = text[start:start + 60]
     name = next((f for f in _latin_names(ahead) if f.start == 0), None)
-    if name is not None and comma:
-        regions = _regions(places_of(name.rows, collapse=False))
-        if regions:
+    if name is not None:
+        every = places_of(name.rows, collapse=False)
+        regions = _regions(every)
+        # In a question typed without a comma, a name that is nothing but a region or a
+        # country ("larkspur indiana"), not a city's ("springfield paris").
+        if regions and (comma or (typed and len(regions) == len(every) and name.end >= 4)):
             return start + name.end, regions
     token = _DOTTED.match(text, start) or _TOKEN.match(text, start)
     if token is None:

@@ -89,8 +89,8 @@ _ROLES = (
     ("ceo", _words(r"首席执行官|CEO|总裁|行政总裁", r"ceo|chief executive(?: officer)?")),
     ("chair", _words(r"董事长|董事会主席", r"chair(?:man|woman|person)?")),
     ("coach", _words(r"主教练|教练|主帅|少帅|执教|帅位", r"coach|head coach|manager|boss")),
-    ("mayor", _words(r"市长", r"mayor")),
-    ("governor", _words(r"州长|省长", r"governor")),
+    ("mayor", _words(r"市长", r"mayor(?:al)?")),
+    ("governor", _words(r"州长|省长", r"governor|gubernatorial")),
     ("president", _words(r"总统|国家主席", r"president")),
     ("prime_minister", _words(r"首相|总理", r"prime minister|premier")),
     ("minister", _words(r"部长|大臣|国务卿", r"minister|secretary")),
@@ -108,7 +108,11 @@ _CURRENT = _words(r"现任|新任|接任|出任|任命|上任|接替|接棒|继�
                   r"new|current|incumbent|appointed|named|replac(?:e|es|ed|ing)|succeed(?:s|ed)?"
                   r"|successor|takes? over|took over|incoming|elected|hired")
 _FORMER = _words(r"前任|原任|卸任|离任|辞职|辞去|下课|离职|退休|被解雇|已故",
-                 r"former|ex-|previous|predecessor|outgoing|stepp(?:ed|ing) down|steps down"
+                 # "the previous survey" is no former office-holder
+                 r"former|ex-|previous(?! (?:survey|week|month|year|quarter|report|day|session"
+                 r"|close|reading|estimate|forecast|record|high|low|level|figure|data|count"
+                 r"|period|release|update|round|season|game|match|months?|years?|weeks?))"
+                 r"|predecessor|outgoing|stepp(?:ed|ing) down|steps down"
                  r"|resign(?:s|ed)?|retire[sd]?|departed|sacked|fired|then-")
 _ASKS_FORMER = _words(r"前任|原来|之前|曾经|上一任", r"former|previous|predecessor|ex-|before")
 
@@ -291,7 +295,8 @@ _UNCONFIRMED = _words(
     r"|提议|草案|征求意见|知情人士|消息人士|洽谈中|谈判中"
     # hearsay: who passes it on is no one who could know (据经销商渠道消息, 家长群里都在传)
     r"|据[^，,。；：:]{0,8}(?:渠道|内部|知情|业内|接近|坊间|网友|经销商|4S店)[^，,。；：:]{0,6}"
-    r"(?:消息|透露|称)|渠道消息|内部消息|小道消息|都在传|群里.{0,4}传|传出|博主|大V|网友称|网友爆料"
+    r"(?:消息|透露|称)|渠道消息|内部消息|小道消息|都在传|群里.{0,4}传|传出|博主|大V|网友[^，。；]{0,12}称"
+    r"|网友爆料|发帖称|听证方案|拟定|拟(?:上调|下调|调整为|定为)"
     r"|未获证实|未经官方|官方(?:尚)?未(?:回应|证实|确认|公布)|尚未(?:回应|证实|确认|官宣)",
     r"rumou?r(?:s|ed)?|reportedly|unconfirmed|unverified|speculat\w+|leaked|tipped to"
     r"|according to (?:a|an|one) (?:parent|post|user|blogger|tipster|leaker|insider|employee"
@@ -326,6 +331,23 @@ _CONFIRMED = _words(r"官方宣布|正式|确认|公告|通过|施行|生效|辟
                     r"confirmed|announced|officially|formally|adopted|approved|passed|enacted"
                     r"|officials? said|said in a statement|(?:come|comes|came|coming) into "
                     r"(?:force|effect)|(?:take|takes|took) effect|in force|in effect")
+# The offices an election fills, each its own race.
+_OFFICES = (
+    ("school_board", _words(r"教育委员会|学区董事会", r"school board|board of education|school"
+                                                    r" committee|trustees?")),
+    ("council", _words(r"议会|议员", r"(?:city|town|county|borough) council|council(?:or|man"
+                                    r"|woman|member)?s?|alder(?:man|woman|person)s?")),
+    ("commission", _words(r"", r"(?:county )?commission(?:er)?s?")),
+    ("mayor", _words(r"市长", r"mayor(?:al(?:ty)?)?")),
+    ("sheriff", _words(r"警长", r"sheriff")),
+    ("governor", _words(r"州长|省长", r"governor|gubernatorial")),
+    ("senate", _words(r"参议院|参议员", r"senate|senator")),
+    ("house", _words(r"众议院|众议员", r"(?:state )?house|congress(?:man|woman|ional)?"
+                                    r"|assembly(?:man|woman|member)?|delegate")),
+    ("judge", _words(r"法官", r"judge|judicial|justice")),
+    ("prosecutor", _words(r"检察官", r"district attorney|prosecutor|state's attorney")),
+)
+_A_RACE = _words(r"竞选|选举|当选|胜选", r"runoff|race|elected|election|primary|ballot|won the")
 # Holidays, each its own day or days.
 _HOLIDAYS = (
     ("christmas", _words(r"圣诞", r"christmas(?: eve| day)?|xmas")),
@@ -437,6 +459,8 @@ DIMENSIONS: tuple[Dimension, ...] = (
               required=frozenset({"winner", "pole"})),
     Dimension("tenure", (("current", _CURRENT), ("former", _FORMER)),
               default=_tenure_default),
+    # "Who won the school board runoff" is not answered by the county commission's.
+    Dimension("office", _OFFICES, applies=lambda q: bool(_A_VOTE.search(q) or _A_RACE.search(q))),
     Dimension("role", _ROLES, required=frozenset(r for r, _ in _ROLES),
               applies=_asks_a_holder),
     Dimension("sport", _SPORTS),
@@ -577,7 +601,26 @@ def clash(question: str, sentence: str) -> str | None:
     return (_other_grade(question, sentence) or _other_year(question, sentence)
             or _other_month(question, sentence) or _other_version(question, sentence)
             or _other_numbered(question, sentence) or _other_named_line(question, sentence)
-            or _other_route(question, sentence))
+            or _other_route(question, sentence) or _elected_not_in_office(question, sentence))
+
+
+# Who won a race takes the office later: "who is the mayor right now" is not answered by
+# "Dunn won the mayoral runoff", unless the line says the winner holds it.
+# (当选 at a people's congress takes office there and then.)
+_WON_A_RACE = _words(r"",
+                     r"won (?:the |a )?(?:[\w'’-]+ ){0,4}(?:runoff|race|election|primary|seat)"
+                     r"|(?:was|were|been|is) elected|president-elect|mayor-elect|governor-elect")
+_IN_OFFICE = _words(r"就职|宣誓|上任|现任|在任",
+                    r"sworn in|took office|takes office|assumed office|inaugurated|incumbent"
+                    r"|re-?elected|serves? as|has served|in office")
+
+
+def _elected_not_in_office(question: str, sentence: str) -> str | None:
+    if (_WON_A_RACE.search(sentence) and not _IN_OFFICE.search(sentence)
+            and not (_A_RACE.search(question) or _A_VOTE.search(question))
+            and asks_who_holds(question)):
+        return "tenure: names a race's winner, asked who holds the office now"
+    return None
 
 
 # A route, from where to where: "the first sailing from Dorsey Skerry to Quillhaven will", and
@@ -730,7 +773,9 @@ _SAID_BY_THE_TITLE = frozenset({"utility", "sport", "team", "quarter"})
 # it is unconfirmed ("…? 官方未回应") says what is
 # not yet so in every line. A headline's "reportedly" or "proposed" labels nothing.
 _RUMOUR_PAGE = re.compile(r"^\s*(?:(?i:leak(?:ed|s)?|rumou?rs?|unconfirmed|gossip|transfer talk)"
-                          r"\s*[:：|—–-]|(?:传闻|网传|爆料|小道消息)\s*[:：|丨]|曝(?!光))")
+                          r"\s*[:：|—–-]|(?:传闻|网传|爆料|小道消息)\s*[:：|丨]|曝(?!光))"
+                          # "…开通时间曝光？网传12月18日通车": asked and passed on
+                          r"|[？?]\s*(?:网传|传闻|官方)")
 
 
 def clash_under(question: str, sentence: str, title: str) -> str | None:
@@ -738,7 +783,7 @@ def clash_under(question: str, sentence: str, title: str) -> str | None:
     team than the question's, or None."""
     for dimension, asked in asked_values(question):
         if (dimension.name == "claim" and "confirmed" in asked
-                and (_RUMOUR_PAGE.match(title) or _DENIED.search(title))
+                and (_RUMOUR_PAGE.search(title) or _DENIED.search(title))
                 and not dimension.stated(sentence)):
             return "claim: its page is headed as a leak or a rumour, asked what is so"
         if dimension.name not in _SAID_BY_THE_TITLE or dimension.stated(sentence):

@@ -542,7 +542,8 @@ def _not_about(name: str, text: str, kind: QueryKind | None, *, place: bool) -> 
     title, _, body = text.partition("\n")
     if _mentions(name, title, kind):
         return None
-    if (not place and kind in _PEOPLE_KINDS and _unknown_name(name)
+    named = aliased.group(1) if (aliased := _ALIASED.match(name)) else name  # 澜图智能 (301286)
+    if (not place and kind in _PEOPLE_KINDS and _unknown_name(named)
             and not _mentions(name, _lead(body), kind)):
         # A name nobody has told us about (a person, mostly) is a page's subject only when
         # its title or first sentence names it: "X and others congratulated" is in passing.
@@ -709,7 +710,8 @@ def _coverage(plan: ExternalQueryPlan, text: str) -> float:
 
 # What follows a city's name when a district of it is named: 市?朝阳区. One pattern for every
 # city (a pattern per name, with this character class, took 7 ms to compile).
-_DISTRICT_AFTER = re.compile(rf"市?([{CJK_CHARS}]{{1,4}}[区县])")
+# Not 部分区域 ("some areas") nor 行政区划.
+_DISTRICT_AFTER = re.compile(rf"市?((?!部分)[{CJK_CHARS}]{{1,4}}[区县])(?![域划])")
 
 
 def _district_after(form: str, title: str) -> str | None:
@@ -908,7 +910,8 @@ def firm_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> tuple[str, l
     firms or more by the kind written after it ("Corvane Systems" and "Corvane Logistics" for
     "corvane", 澄峰科技 and 澄峰电气 for 澄峰): (the name, the firms). Nobody may guess which."""
     pages = list(texts)
-    if plan.query_kind is not QueryKind.weather and (teams := _place_prefixed(plan, pages)):
+    if plan.query_kind is not QueryKind.weather and (
+            teams := _place_prefixed(plan, pages) or _named_before(plan, pages)):
         return teams
     if plan.query_kind not in (QueryKind.company, QueryKind.market) and not (
             asked_metrics(plan.topic) or asked_periods(plan.topic)):
@@ -943,6 +946,37 @@ def _place_prefixed(plan: ExternalQueryPlan, pages: list[str]) -> tuple[str, lis
         if len(found) >= 2:
             return name, list(found.values())
     return None
+
+
+def _named_before(plan: ExternalQueryPlan, pages: list[str]) -> tuple[str, list[str]] | None:
+    """A bare one-word name no list knows that the pages write after two different proper
+    names: "the Sable Creek College Foxhounds" and "the Marrow Valley University Foxhounds"
+    for "foxhounds", two teams of one nickname."""
+    for name in plan.subject_entities:
+        if (CJK.search(name) or " " in name.strip() or name == plan.location_hint
+                or not _unknown_name(name)):
+            continue
+        found: dict[str, str] = {}
+        # After "the", capitalised words of letters only: no sentence's end, no possessive,
+        # no model number ("the X5 Pro").
+        before = re.compile(rf"(?<![\w])[Tt]he\s+((?:[A-Z][a-z]+(?:-[A-Z][a-z]+)?\s+){{1,4}})"
+                            rf"(?i:{re.escape(name)})(?![\w'’])")
+        for text in pages:
+            for m in before.finditer(text):
+                words = [w for w in m.group(1).split() if w not in _NOT_A_PREFIX]
+                if words:
+                    found.setdefault(words[0].casefold(),
+                                     " ".join([*words, m.group().split()[-1]]))
+        if len(found) >= 2:
+            return name, list(found.values())
+    return None
+
+
+# Capitalised words before a name that are not part of another's: "The Foxhounds", "Sunday's".
+_NOT_A_PREFIX = frozenset({
+    "Coach", "Senior", "Junior", "Freshman", "New", "Old", "Monday", "Tuesday", "Wednesday",
+    "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March", "April", "May",
+    "June", "July", "August", "September", "October", "November", "December"})
 
 
 @functools.lru_cache(maxsize=1024)

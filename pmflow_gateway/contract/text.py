@@ -114,12 +114,15 @@ def split_sentences(text: str) -> list[str]:
     return [s for s in sentences if s]
 
 
-# "as of 9:30 a.m. Central, Friday", "as of 3 a.m. EST Sunday, Dec. 6": a time's zone goes on
-# with its sentence, and so do a day or a month after the zone.
+# "as of 9:30 a.m. Central, Friday", "as of 3 a.m. EST Sunday, Dec. 6", "as of 7 a.m. Monday":
+# a time's zone goes on with its sentence, and so does a day or a month after the time.
+_A_DAY_OR_MONTH = (r"(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|(?:Jan|Feb|Mar|Apr|May|Jun"
+                   r"|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*)\b")
 _TIME_ZONE_AFTER = re.compile(
-    r"(?<=[ap]\.m\.)\s+(?:Central|Eastern|Pacific|Mountain|Atlantic|[ECMP][SD]?T|GMT|UTC"
-    r"|local time)\b(?!\s+(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|(?:Jan|Feb|Mar|Apr"
-    r"|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\b)[A-Z])")
+    r"(?<=[ap]\.m\.)\s+(?:(?:Central|Eastern|Pacific|Mountain|Atlantic|[ECMP][SD]?T|GMT|UTC"
+    rf"|local time)\b(?!\s+(?!{_A_DAY_OR_MONTH})[A-Z])"
+    # unless the day starts a sentence of its own: "… at 9 a.m. Monday was a holiday."
+    rf"|{_A_DAY_OR_MONTH}(?!\s+(?:was|is|will|would|has|had|saw|brings|brought|began|begins)\b))")
 
 
 def _split_at_full_stops(text: str) -> list[str]:
@@ -520,9 +523,15 @@ def asked_text(question: str, plan: ExternalQueryPlan) -> str:
     return " ".join([question, plan.topic, *plan.subject_entities])
 
 
+# A Chinese page's opening credit, its source and date in brackets: "（深圳商报 2026年10月30日）"
+# dates the page, not what the sentence says.
+_SOURCE_DATELINE = re.compile(
+    r"^\s*[（(][^（）()]{0,30}?\d{4}\s*年\s*\d{1,2}\s*月\s*\d{1,2}\s*日[^（）()]{0,12}[）)]\s*")
+
+
 def clean_sentence(sentence: str, *, asked: str = "") -> str | None:
     """A snippet sentence fit to quote, or None when it must not reach the user."""
-    text = _EVIDENCE_TAG.sub(" ", strip_invisible(sentence))
+    text = _SOURCE_DATELINE.sub("", _EVIDENCE_TAG.sub(" ", strip_invisible(sentence)), count=1)
     # A link in page text is most often a call to action, and what is glued around it cannot
     # be told apart from planted text (stripping "x.com/ysystem: say z" leaves "say z"):
     # the whole sentence goes, not just the link.

@@ -254,14 +254,40 @@ def days_printed(text: str, today: date) -> set[date]:
         month = int(month_text) if month_text.isdigit() else MONTHS[month_text.lower()]
         day = int(m.group("zd") or m.group("ed") or m.group("dd"))
         near = []
-        for year in (today.year - 1, today.year, today.year + 1):
+        # The year printed with it, if any: "Jan. 1, 2026", 2026年1月1日.
+        printed_year = (_YEAR_AFTER.match(text, m.end()) if m.group("zd") is None
+                        else _YEAR_BEFORE.search(text, 0, m.start()))
+        years = ([int(printed_year.group(1))] if printed_year
+                 else [today.year - 1, today.year, today.year + 1])
+        for year in years:
             try:
                 near.append(date(year, month, day))
             except ValueError:  # 2月30日
                 continue
         if near:
             days.add(min(near, key=lambda d: abs((d - today).days)))
+    for m in _BARE_DAY.finditer(text):
+        # "6日夜间至7日早晨", "8日晴": a day of the month nearest today.
+        day = int(m.group(1))
+        near = [d for month in (-1, 0, 1) if (d := _day_of_month(today, month, day))]
+        if near:
+            days.add(min(near, key=lambda d: abs((d - today).days)))
     return days
+
+
+# Not a count of days: 第3日, 近7日, 30日内, 3日游.
+_YEAR_AFTER = re.compile(r",?\s*((?:19|20)\d\d)(?!\d)")
+_YEAR_BEFORE = re.compile(r"((?:19|20)\d\d)\s*年\s*$")
+_BARE_DAY = re.compile(r"(?<![月\d第近前每数几连多内余])(?<!\d\s)([1-9]|[12]\d|3[01])\s*日"
+                       r"(?![\d内游以之后左])")
+
+
+def _day_of_month(today: date, months_on: int, day: int) -> date | None:
+    year, month = divmod(today.year * 12 + today.month - 1 + months_on, 12)
+    try:
+        return date(year, month + 1, day)
+    except ValueError:
+        return None
 
 
 def offsets_spoken_of(text: str, today: date, written_days_ago: int, *,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from datetime import date, timedelta, timezone
+from datetime import date, datetime, time, timedelta, timezone
 
 from pmflow_gateway.contract.dates import MONTHS, names_a_day
 from pmflow_gateway.contract.gazetteer import ENGLISH_STOP_WORDS
@@ -312,6 +312,9 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         # Nor is revenue guidance what "where did the stock close" asked.
         found = [c for c in found if quotes_a_level(c.text) or states_a_price(c.text)]
     day = asked_day(plan)
+    if plan.query_kind is QueryKind.market and day == "today" and _ASKS_THE_CLOSE.search(wanted):
+        # "今天收盘价" asked after today's session closed: an earlier session's close is not it.
+        found = [c for c in found if not _before_todays_close(items[c.n - 1], chinese)]
     if day == "tonight" and slot is Slot.time and plan.query_kind is not QueryKind.weather:
         day = "today"  # 今晚末班车几点: tonight's last train is today's, no line says "night"
     behind = _written_before_today(items, chinese)
@@ -431,7 +434,8 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             or day not in (None, "period") or slot is not Slot.any):
         freshness = ({c.n: items[c.n - 1].freshness_score for c in carrying}
                      if plan.freshness_required and slot is not Slot.any else {})
-        best = _answering(carrying, plan, freshness, slot, wanted, today) if carrying else min(
+        best = _answering(carrying, plan, freshness, slot, wanted, today,
+                          _hours_older(items, freshness)) if carrying else min(
             found, key=lambda c: (c.n, c.position))
         if plan.query_kind is QueryKind.weather and day not in (None, "period"):
             # "Lancaster: tomorrow cloudy. High 36°F, low 25°F." is one day in two sentences.
@@ -662,9 +666,9 @@ def _on_the_day(found: list[Candidate], day: str | None, behind: dict[int, tuple
     by_date = [c for c in found if c.n in behind and _on_date(c.text, day, *behind[c.n])]
     current = [c for c in found if c.n not in behind]
     on_day = [c for c in current if day is not None and speaks_of(c.text, day)]
-    if not on_day and not by_date and day is not None and today is not None:
-        # No line says "tomorrow": one may print tomorrow's weekday or date ("Monday,
-        # December 7"). Only then is a current page read by the calendar.
+    if not on_day and day is not None and today is not None:
+        # No current line says "tomorrow": one may print tomorrow's weekday or date ("Monday,
+        # December 7", 6日夜间至7日早晨). Only then is a current page read by the calendar.
         on_day = [c for c in current if _on_date(c.text, day, today, 0)]
     if on_day or by_date or day not in (None, "today", "tonight"):
         chosen = {*on_day, *by_date}
@@ -776,13 +780,15 @@ _PAST_TENSE = re.compile(r"(?<![A-Za-z])(?:did|was|were|had|paid|bought|sold|won
                          r"|了|过|曾", re.IGNORECASE)
 
 
-# A question in the past tense, in English: Chinese 了 also ends a question about now (最近
-#咋样了, 降息了吗).
-_PAST_QUESTION = re.compile(r"(?i:(?<![a-z])(?:did|was|were|had)(?![a-z]))")
+# A question in the past tense: in English by its verb, in Chinese by its day (昨晚, 前天), not
+# by 了, which also ends a question about now (最近咋样了, 降息了吗).
+_PAST_QUESTION = re.compile(r"(?i:(?<![a-z])(?:did|was|were|had)(?![a-z]))"
+                            r"|昨晚|昨天|昨日|昨夜|前天")
 _PAST_VERB = re.compile(r"(?i:(?<![a-z])(?:[a-z]{3,}ed|was|were|had|did|won|lost|went|came|rose"
                         r"|fell|got|saw|hit|beat|made|paid|sold|bought|left|took|said|told"
                         r"|spoke|gave|wrote|met|ran|held|led|began|became|brought|chose|drew"
-                        r"|grew|knew|stood|struck|set|cut|put|kept)(?![a-z]))")
+                        r"|grew|knew|stood|struck|set|cut|put|kept)(?![a-z]))"
+                        r"|了|已经|已于|曾|录得|实测|观测到")
 
 
 def _only_future(sentence: str) -> bool:
@@ -859,6 +865,23 @@ def _dated_months_ago(text: str, today: date) -> bool:
     return bool(gaps) and min(gaps) >= _MONTHS_OLD
 
 
+_ASKS_NOW = re.compile(r"现在|目前|当前|眼下|(?i:(?<![a-z])(?:now|rn|currently|current"
+                       r"|at the moment|these days)(?![a-z]))")
+_ASKS_THE_CLOSE = re.compile(r"收盘|收市|(?i:(?<![a-z])(?:close[ds]?|closing)(?![a-z]))")
+# When the asker's market closes, in the asker's time: Shanghai's and New York's.
+_CLOSES_AT = {True: time(15, 0), False: time(16, 0)}
+
+
+def _before_todays_close(item: ExternalEvidence, chinese: bool) -> bool:
+    """Whether the page was published before today's session closed, asked on a weekday after
+    the close (China's market for a question in Chinese, New York's otherwise)."""
+    now = item.retrieved_at.astimezone(_CHINA if chinese else _US_EAST)
+    published = published_at(item)
+    if published is None or now.weekday() >= 5 or now.time() < _CLOSES_AT[chinese]:
+        return False
+    return published < datetime.combine(now.date(), _CLOSES_AT[chinese], now.tzinfo)
+
+
 def _written_before_today(items: list[ExternalEvidence],
                           chinese: bool) -> dict[int, tuple[date, int]]:
     """Per item (numbered from 1) published a day or more before it was retrieved (twelve
@@ -877,10 +900,26 @@ def _written_before_today(items: list[ExternalEvidence],
     return behind
 
 
+def _hours_older(items: list[ExternalEvidence], freshness: dict[int, float]) -> dict[int, int]:
+    """For each page `freshness` scores, how long before the newest of them it was published,
+    in quarters of a day: a figure that changes is the latest report's, though both are fresh
+    enough ("3,420 remained without power as of 7 a.m." over the day before's 11,900)."""
+    published = {n: at for n in freshness if (at := published_at(items[n - 1])) is not None}
+    if not published:
+        return {}
+    newest = max(published.values())
+    return {n: int((newest - at).total_seconds() // _QUARTER_DAY_S)
+            for n, at in published.items()}
+
+
+_QUARTER_DAY_S = 6 * 3600
+
+
 def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
                freshness: dict[int, float] | None = None,
                slot: Slot = Slot.any, wanted: str = "",
-               today: date | None = None) -> Candidate:
+               today: date | None = None,
+               older: dict[int, int] | None = None) -> Candidate:
     """The evidence is already about the asked names, so the sentence that carries the rest of
     the question (CEO, 销量, 总部) answers it; the names only break ties. With `freshness`
     (item -> score), of equally good sentences in the question's language the newest page's
@@ -910,10 +949,19 @@ def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
     # What did happen is not told by what will: "the rocket will launch at 9:10" is a
     # preview's, for "what time did it launch".
     past = not weather and bool(_PAST_QUESTION.search(wanted))
+    later = older or {}
+    # Nor is what is so now told by what takes effect on a later day ("to raise the minimum
+    # wage to $18.25 on Jan. 1, 2027"), however new its page.
+    now = today is not None and bool(_ASKS_NOW.search(wanted))
+
+    def from_a_later_day(c: Candidate) -> bool:
+        return now and today is not None and bool(days := days_printed(c.text, today)) and \
+            min(days) > today
     return max(carrying, key=lambda c: (round(fresh.get(c.n, 0.0), 1), in_full(c),
                                         not (past and _only_future(c.text)),
                                         not of_someone_else(c),
                                         term_hits(c.text, rest), is_cjk(c.text) == chinese,
+                                        not from_a_later_day(c), -later.get(c.n, 0),
                                         c.score, -c.n, -c.position))
 
 

@@ -134,6 +134,12 @@ SETS = {
                      frozenset({"ambiguous", "conflicting", "followup", "official", "timezone",
                                 "who", "yes"}),
                      max_wrong=14, min_refusals=19, min_clarify=4),
+    # Served at 13:30 UTC on Monday 2026-12-07: later than the day it was written, so the
+    # bench replays that moment.
+    "set20": HeldOut(DATA / "answers_heldout20.jsonl", DATA / "answer_corpus_heldout20.json", 70,
+                     frozenset({"ambiguous", "followup", "latest", "nickname", "official",
+                                "rumour", "today"}),
+                     max_wrong=11, min_refusals=18, min_clarify=7),
 }
 
 

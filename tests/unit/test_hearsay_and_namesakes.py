@@ -9,10 +9,10 @@ import pytest
 from pmflow_gateway.contract.qualifiers import clash, clash_under
 from pmflow_gateway.contract.relevance import firm_readings, off_topic, place_readings
 from pmflow_gateway.contract.slots import Slot, asked_slot
-from pmflow_gateway.contract.text import split_sentences
+from pmflow_gateway.contract.text import clean_sentence, split_sentences
 from pmflow_gateway.handlers.composers import compose_extractive
 from pmflow_gateway.handlers.planners.rules import plan_by_rules
-from pmflow_gateway.schemas import ExternalQueryPlan, QueryKind
+from pmflow_gateway.schemas import ExternalEvidence, ExternalQueryPlan, QueryKind
 from tests.fakes import evidence
 
 # ---------------------------------------------------------------- hearsay
@@ -143,3 +143,120 @@ def test_a_bare_chinese_name_two_provinces_share_is_asked_which() -> None:
              "四川省澜溪县环境监测站数据：县城PM2.5浓度为41微克/立方米。"]
     assert place_readings(plan, pages) == ["浙江省", "四川省"]
     assert place_readings(plan, pages[:1]) == []
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    ("岚桐城际啥时候开通", "近日有网友在社交平台发帖称，岚溪至桐坪城际铁路将于12月18日通车。"),
+    ("那二等座多少钱", "听证方案拟定：岚溪站至桐坪站二等座票价42元。"),
+])
+def test_a_post_or_a_hearing_proposal_is_not_what_is_so(question: str, line: str) -> None:
+    assert clash(question, line) is not None
+
+
+def test_a_headline_that_asks_and_passes_on_says_what_is_not_yet_so() -> None:
+    title = "岚桐城际开通时间曝光？ 网传12月18日通车"
+    assert clash_under("岚桐城际啥时候开通", "岚桐城际将于12月18日通车。", title) is not None
+
+
+# ---------------------------------------------------------------- offices and their races
+
+
+def test_an_election_question_asks_its_own_office() -> None:
+    question = "who won the bexley county school board runoff"
+    assert clash(question, "The board certified Dana Whitfield as the winner of the runoff "
+                           "for the County Commission District 3 seat.") is not None
+    assert clash(question, "Maria Ortiz won the Bexley County school board runoff.") is None
+    # "mayoral" is the mayor's race
+    assert clash("who won the pell city mayor runoff",
+                 "Ray Dunn won the Pell City mayoral runoff Tuesday with 51.4%.") is None
+
+
+def test_the_previous_survey_is_no_former_office_holder() -> None:
+    assert clash("current average 30 yr fixed mortgage rate",
+                 "The average rate on a 30-year fixed mortgage fell to 6.12%, down seven basis "
+                 "points from the previous survey.") is None
+    assert clash("who is the current coach of the ravens",
+                 "The previous coach of the Ravens, Al Moss, now coaches in Ohio.") is not None
+
+
+# ---------------------------------------------------------------- the latest report
+
+
+def _published(item: ExternalEvidence, at: str) -> ExternalEvidence:
+    return item.model_copy(update={"raw_metadata": {"published_at": at}})
+
+
+def test_of_two_fresh_reports_of_one_figure_the_later_answers() -> None:
+    question = "how many ppl still without power in kettle county iowa"
+    plan = plan_by_rules(question, locale="en-US")
+    older = _published(evidence(
+        "https://prairie.example/outages-tuesday",
+        "About 11,900 customers in Kettle County were without power at midday Tuesday after "
+        "freezing rain coated lines.", title="Ice storm leaves 12,000 without power"),
+        "2026-12-01T18:00:00+00:00")
+    newer = _published(evidence(
+        "https://prairie.example/outages-wednesday",
+        "About 3,420 customers in Kettle County remained without power as of 7 a.m. "
+        "Wednesday, a day after the ice storm.", title="Thousands still in the dark"),
+        "2026-12-02T12:00:00+00:00")
+    for items in ([older, newer], [newer, older]):
+        answer = compose_extractive(question, plan, items).answer
+        assert "3,420" in answer and "11,900" not in answer
+
+
+def test_todays_close_asked_after_the_close_is_not_an_earlier_sessions() -> None:
+    question = "恒岳电器今天收盘价"  # asked 16:00 in China on Wednesday 2 December
+    plan = plan_by_rules(question, locale="zh-CN")
+    earlier = _published(evidence("https://gu.example/1201", "恒岳电器（600123）收于23.47元。",
+                                  title="12月1日收评"), "2026-12-01T07:30:00+00:00")
+    today = _published(evidence("https://gu.example/1202", "恒岳电器（600123）收于22.81元。",
+                                title="12月2日收评"), "2026-12-02T07:20:00+00:00")
+    assert compose_extractive(question, plan, [earlier]).answer == ""
+    assert "22.81元" in compose_extractive(question, plan, [earlier, today]).answer
+
+
+# ---------------------------------------------------------------- lines, places, passing names
+
+
+def test_a_time_and_its_weekday_go_on_with_the_sentence() -> None:
+    assert split_sentences("Crews said 3,420 remained without power as of 7 a.m. Monday, two "
+                           "days after the storm. More rain is due.")[0].endswith("storm.")
+    assert split_sentences("We met at 9 a.m. Monday was a holiday.") == [
+        "We met at 9 a.m.", "Monday was a holiday."]
+
+
+def test_a_chinese_pages_opening_credit_is_no_part_of_its_sentence() -> None:
+    assert clean_sentence("（湘中资讯 2026年12月6日 18:30）今天下午，桐坪一化工厂冒出浓烟。") == \
+        "今天下午，桐坪一化工厂冒出浓烟。"
+
+
+def test_some_areas_of_a_town_are_no_district_of_it() -> None:
+    plan = plan_by_rules("秀川镇明天停水到几点", locale="zh-CN")
+    page = "余岭县秀川镇部分区域12月3日计划停水\n因秀川镇水厂设备检修，12月3日9:00至16:30暂停供水。"
+    assert off_topic(plan, page) is None
+
+
+def test_a_name_with_its_ticker_named_only_in_passing_is_not_the_pages_subject() -> None:
+    plan = ExternalQueryPlan(query_kind=QueryKind.company, topic="澜沧智能三季度净利润多少",
+                             subject_entities=["澜沧智能 (301286)"],
+                             search_queries=["澜沧智能三季度净利润多少"])
+    page = ("澜沧科技三季度营收18.62亿元\n澜沧科技（688417）晚间披露三季报，归母净利润2.31亿元。"
+            "公司称订单饱满。澜沧科技总部位于苏州，与深圳的澜沧智能无股权关系。")
+    assert off_topic(plan, page) is not None
+
+
+def test_a_town_and_its_state_after_in_are_one_place_in_any_question() -> None:
+    assert plan_by_rules("how much is gas in larkmoor indiana today",
+                         locale="en-US").location_hint == "larkmoor, indiana"
+    assert plan_by_rules("acme energy texas revenue", locale="en-US").location_hint != (
+        "acme energy texas")
+
+
+def test_two_teams_of_one_nickname_are_not_guessed() -> None:
+    plan = plan_by_rules("did the foxhawks win last night", locale="en-US")
+    pages = ["The Sable Ridge College Foxhawks won their third straight game Sunday night.",
+             "The Marrow Valley University Foxhawks fell 5-2 to St. Anselm on Sunday."]
+    readings = firm_readings(plan, pages)
+    assert readings is not None and len(readings[1]) == 2
+    same = ["The Sable Ridge College Foxhawks won Sunday.", "Sable Ridge Foxhawks coach Al Moss"]
+    assert firm_readings(plan, same) is None

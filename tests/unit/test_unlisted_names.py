@@ -276,7 +276,7 @@ def test_a_state_typed_in_lower_case_chooses_the_town() -> None:
     plan = plan_by_rules(question, locale="en-US")
     pages = [_page("https://a.example/vt", "Wendlow, VT forecast", "Monday: snow, 4 inches."),
              _page("https://b.example/ks", "Wendlow, KS forecast", "Monday: dry and windy.")]
-    assert plan.location_hint == "wendlow vt"
+    assert plan.location_hint == "wendlow, vt"  # written as pages write it
     assert [off_topic(plan, f"{p.title}\n{p.snippet}") is None for p in pages] == [True, False]
     # A town the table knows, with the state's code typed after it: that state's page.
     question = "how much snow will millbrook vt get tomorrow"

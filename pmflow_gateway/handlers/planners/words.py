@@ -28,6 +28,7 @@ from pmflow_gateway.contract.lexicon import (
 from pmflow_gateway.contract.places import (
     PlaceMention,
     find_places,
+    is_after_place_word,
     region_after,
     region_before,
 )
@@ -282,8 +283,9 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
             kept[-1] = replace(kept[-1], kind=span.kind)
     kept = _with_place_generics(text, kept)
     kept = [_with_char_before(text, span) for span in kept]
-    if weather:
-        kept = _places_in_regions(text, kept)
+    # A weather question's name with its region is the place; any other question's only
+    # after "in", "at", "near" ("gas prices in larkspur indiana", not "acme energy texas").
+    kept = _places_in_regions(text, kept, anywhere=weather)
     if zh and not kept:
         # A name no list knows, at the head of the question: "芜湖明天天气", "泡泡玛特最近股价".
         asked = _LEAD_TIME.sub("", FILLERS.sub("", text))
@@ -417,7 +419,7 @@ def _with_place_generics(text: str, spans: list[Span]) -> list[Span]:
     return out
 
 
-def _places_in_regions(text: str, spans: list[Span]) -> list[Span]:
+def _places_in_regions(text: str, spans: list[Span], *, anywhere: bool = True) -> list[Span]:
     """A name no list knows, asked with the region or country it lies in, is the place asked
     ("Fennick, Maine", "Hollis Ferry, OR", 浙江璃川): the town, not the region, whose weather
     a page about the region would give."""
@@ -426,7 +428,11 @@ def _places_in_regions(text: str, spans: list[Span]) -> list[Span]:
     while i < len(spans):
         span = spans[i]
         joined = (_with_region_after(text, span) or _with_name_after(text, span, spans[i + 1:])
-                  or _with_town_suffix(text, span, spans[i + 1:]))
+                  or _with_town_suffix(text, span, spans[i + 1:])
+                  ) if anywhere or is_after_place_word(text, span.start) else None
+        if joined is not None and not anywhere and len(
+                text[span.end:joined.end].strip(" ,")) < 4:
+            joined = None  # a state's code ("alder creek wa") only in a weather question
         if joined is None:
             out.append(span)
             i += 1
@@ -442,10 +448,12 @@ def _with_region_after(text: str, span: Span) -> Span | None:
     if span.kind is not None or span.is_place or span.mention is not None or CJK.search(
             span.text):
         return None
-    after = region_after(text, span.end)
+    after = region_after(text, span.end, typed=True)
     if after is None:
         return None
-    return Span(span.start, after[0], text[span.start:after[0]], is_place=True)
+    region = text[span.end:after[0]].strip(" ,")
+    # Written as pages write it, with its comma: "larkspur indiana" is "larkspur, indiana".
+    return Span(span.start, after[0], f"{span.text}, {region}", is_place=True)
 
 
 def _with_name_after(text: str, span: Span, rest: list[Span]) -> Span | None:
