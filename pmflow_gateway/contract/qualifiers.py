@@ -14,6 +14,7 @@ sentence that is not one).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -304,6 +305,7 @@ _UNCONFIRMED = _words(
     r"|posted (?:on|to) (?:social media|facebook|reddit|tiktok|instagram|a forum)"
     r"|social media posts?|(?:has|have|had) not (?:yet )?(?:been )?confirmed|not (?:yet )?"
     r"been confirmed|(?:did|does|do) not confirm|declined to confirm|could not be confirmed"
+    r"|no official confirmation"
     r"|(?:people|persons?|sources?) (?:familiar|close) (?:with|to)|sources? (?:say|said)"
     r"|according to (?:people|sources|(?:two|three|several) people|a person)"
     r"|in (?:advanced |early |exclusive )?talks (?:to (?:buy|acquire|merge|sell|take over)"
@@ -589,7 +591,7 @@ def clash(question: str, sentence: str) -> str | None:
         said = dimension.stated(sentence)
         if dimension.name == "event" and said == {"result", "schedule"}:
             said = frozenset({"result"})  # "won … and will face X next" reports a result
-        if dimension.name == "claim" and _DENIED.search(sentence):
+        if dimension.name == "claim" and "confirmed" in said and _DENIED.search(sentence):
             said = frozenset({"unconfirmed"})  # "官方未回应", "has not confirmed"
         if said and not said & asked:
             return (f"{dimension.name}: says {', '.join(sorted(said))}, "
@@ -604,6 +606,11 @@ def clash(question: str, sentence: str) -> str | None:
             or _other_route(question, sentence) or _elected_not_in_office(question, sentence))
 
 
+@functools.lru_cache(maxsize=256)
+def _asks_the_holder_not_a_race(question: str) -> bool:
+    return asks_who_holds(question) and not (_A_RACE.search(question) or _A_VOTE.search(question))
+
+
 # Who won a race takes the office later: "who is the mayor right now" is not answered by
 # "Dunn won the mayoral runoff", unless the line says the winner holds it.
 # (当选 at a people's congress takes office there and then.)
@@ -616,9 +623,8 @@ _IN_OFFICE = _words(r"就职|宣誓|上任|现任|在任",
 
 
 def _elected_not_in_office(question: str, sentence: str) -> str | None:
-    if (_WON_A_RACE.search(sentence) and not _IN_OFFICE.search(sentence)
-            and not (_A_RACE.search(question) or _A_VOTE.search(question))
-            and asks_who_holds(question)):
+    if (_asks_the_holder_not_a_race(question) and _WON_A_RACE.search(sentence)
+            and not _IN_OFFICE.search(sentence)):
         return "tenure: names a race's winner, asked who holds the office now"
     return None
 
@@ -778,12 +784,16 @@ _RUMOUR_PAGE = re.compile(r"^\s*(?:(?i:leak(?:ed|s)?|rumou?rs?|unconfirmed|gossi
                           r"|[？?]\s*(?:网传|传闻|官方)")
 
 
+@functools.lru_cache(maxsize=1024)
+def _headed_as_hearsay(title: str) -> bool:
+    return bool(_RUMOUR_PAGE.search(title) or _DENIED.search(title))
+
+
 def clash_under(question: str, sentence: str, title: str) -> str | None:
     """Why the sentence, read under its page's title, states another utility, sport or
     team than the question's, or None."""
     for dimension, asked in asked_values(question):
-        if (dimension.name == "claim" and "confirmed" in asked
-                and (_RUMOUR_PAGE.search(title) or _DENIED.search(title))
+        if (dimension.name == "claim" and "confirmed" in asked and _headed_as_hearsay(title)
                 and not dimension.stated(sentence)):
             return "claim: its page is headed as a leak or a rumour, asked what is so"
         if dimension.name not in _SAID_BY_THE_TITLE or dimension.stated(sentence):
