@@ -112,6 +112,7 @@ _FORMER = _words(r"前任|原任|卸任|离任|辞职|辞去|下课|离职|退�
                  # "the previous survey" is no former office-holder
                  r"former|ex-|previous(?! (?:survey|week|month|year|quarter|report|day|session"
                  r"|close|reading|estimate|forecast|record|high|low|level|figure|data|count"
+                 r"|final|election|edition|tournament|meeting|version|year's|week's|day's"
                  r"|period|release|update|round|season|game|match|months?|years?|weeks?))"
                  r"|predecessor|outgoing|stepp(?:ed|ing) down|steps down"
                  r"|resign(?:s|ed)?|retire[sd]?|departed|sacked|fired|then-")
@@ -296,14 +297,14 @@ _UNCONFIRMED = _words(
     r"|提议|草案|征求意见|知情人士|消息人士|洽谈中|谈判中"
     # hearsay: who passes it on is no one who could know (据经销商渠道消息, 家长群里都在传)
     r"|据[^，,。；：:]{0,8}(?:渠道|内部|知情|业内|接近|坊间|网友|经销商|4S店)[^，,。；：:]{0,6}"
-    r"(?:消息|透露|称)|渠道消息|内部消息|小道消息|都在传|群里.{0,4}传|传出|博主|大V|网友[^，。；]{0,12}称"
-    r"|网友爆料|发帖称|听证方案|拟定|拟(?:上调|下调|调整为|定为)"
+    r"(?:消息|透露|称)|渠道消息|内部消息|小道消息|都在传(?![颂递承])|(?<!人)群里[^，。]{0,4}(?:在|都在)传"
+    r"(?![来颂])|传出(?:消息|风声)|博主[^，。]{0,6}(?:称|爆料|透露|发文)|大V[^，。]{0,6}(?:称|爆料)"
+    r"|网友(?:[^，。；]{0,12}发帖)?称(?![赞号颂道])|网友爆料|发帖称|听证方案|拟定|拟(?:上调|下调|调整为|定为)"
     r"|未获证实|未经官方|官方(?:尚)?未(?:回应|证实|确认|公布)|尚未(?:回应|证实|确认|官宣)",
     r"rumou?r(?:s|ed)?|reportedly|unconfirmed|unverified|speculat\w+|leaked|tipped to"
-    r"|according to (?:a|an|one) (?:parent|post|user|blogger|tipster|leaker|insider|employee"
-    r"|listing|commenter|fan|resident|reader)|a parent who|bloggers?|leakers?|tipsters?"
-    r"|posted (?:on|to) (?:social media|facebook|reddit|tiktok|instagram|a forum)"
-    r"|social media posts?|(?:has|have|had) not (?:yet )?(?:been )?confirmed|not (?:yet )?"
+    r"|according to (?:a|an|one) (?:parent|user|blogger|tipster|leaker|insider|employee"
+    r"|listing|commenter|fan|resident|reader)|a parent who|leakers?|tipsters?"
+    r"|(?:has|have|had) not (?:yet )?(?:been )?confirmed|not (?:yet )?"
     r"been confirmed|(?:did|does|do) not confirm|declined to confirm|could not be confirmed"
     r"|no official confirmation"
     r"|(?:people|persons?|sources?) (?:familiar|close) (?:with|to)|sources? (?:say|said)"
@@ -337,9 +338,10 @@ _CONFIRMED = _words(r"官方宣布|正式|确认|公告|通过|施行|生效|辟
 _OFFICES = (
     ("school_board", _words(r"教育委员会|学区董事会", r"school board|board of education|school"
                                                     r" committee|trustees?")),
-    ("council", _words(r"议会|议员", r"(?:city|town|county|borough) council|council(?:or|man"
-                                    r"|woman|member)?s?|alder(?:man|woman|person)s?")),
-    ("commission", _words(r"", r"(?:county )?commission(?:er)?s?")),
+    ("council", _words(r"议会|(?<![参众])议员",
+                       r"(?:city|town|county|borough) council|council(?:or|man|woman|member)?s?"
+                       r"|alder(?:man|woman|person)s?")),
+    ("commission", _words(r"", r"(?<!election )(?<!elections )(?:county )?commission(?:er)?s?")),
     ("mayor", _words(r"市长", r"mayor(?:al(?:ty)?)?")),
     ("sheriff", _words(r"警长", r"sheriff")),
     ("governor", _words(r"州长|省长", r"governor|gubernatorial")),
@@ -352,8 +354,10 @@ _OFFICES = (
 _A_RACE = _words(r"竞选|选举|当选|胜选", r"runoff|race|elected|election|primary|ballot|won the")
 # Holidays, each its own day or days.
 _HOLIDAYS = (
-    ("christmas", _words(r"圣诞", r"christmas(?: eve| day)?|xmas")),
-    ("new_year", _words(r"元旦|跨年|新年(?:假期|期间|当天|第一天)", r"new year'?s?(?: eve| day)?")),
+    ("christmas_eve", _words(r"平安夜", r"christmas eve")),
+    ("christmas", _words(r"圣诞(?!前夜)", r"christmas(?! eve)|xmas")),
+    ("new_year", _words(r"元旦|跨年|新年(?:假期|期间|当天|第一天)",
+                        r"(?<!lunar )(?<!chinese )new year'?s?(?: eve| day)?")),
     ("thanksgiving", _words(r"感恩节", r"thanksgiving")),
     ("easter", _words(r"复活节", r"easter")),
     ("independence", _words(r"", r"independence day|fourth of july|july 4th")),
@@ -374,11 +378,13 @@ _DENIED = _words(r"官方(?:尚)?未(?:回应|证实|确认|公布)|未获(?:官
                  r"|(?:did|does|do) not confirm|declined to confirm|could not be confirmed"
                  r"|no official confirmation"
                  # a bill's version before the law: "As passed by the House, … would carry"
-                 r"|as (?:passed|approved|introduced) by the (?:house|senate|assembly|committee)")
+                 r"|as (?:passed|approved|introduced) by the (?:house|senate|assembly|committee)"
+                 r"[^.;]{0,80}(?<![a-z])would(?![a-z])")
 # A price on a condition: with a trade-in, a contract or a coupon, for members, on the first
 # day of sale.
 _A_DEAL = _words(r"以旧换新|券后|到手价|优惠券|补贴后|折后价|会员价|首发优惠|秒杀价|满减",
-                 r"trade-?ins?|trade (?:it |one |your \w+ )?in|with an eligible"
+                 r"trade-?ins?|(?:when|if) you trade in|trade in (?:an?|your|one|it|old)"
+                 r"(?![a-z])|with an eligible"
                  r"|with a new \d+-month|on a \d+-month|coupon"
                  r"|promo(?:tional)? (?:price|code)|discounted (?:to|price)|member price"
                  r"|after (?:a |the )?(?:credit|rebate|discount)")
@@ -616,10 +622,11 @@ def _asks_the_holder_not_a_race(question: str) -> bool:
 # (当选 at a people's congress takes office there and then.)
 _WON_A_RACE = _words(r"",
                      r"won (?:the |a )?(?:[\w'’-]+ ){0,4}(?:runoff|race|election|primary|seat)"
-                     r"|(?:was|were|been|is) elected|president-elect|mayor-elect|governor-elect")
+                     r"|president-elect|mayor-elect|governor-elect")
 _IN_OFFICE = _words(r"就职|宣誓|上任|现任|在任",
                     r"sworn in|took office|takes office|assumed office|inaugurated|incumbent"
-                    r"|re-?elected|serves? as|has served|in office")
+                    r"|re-?elected|serves? as|has served|in office|has been|is now|since"
+                    r"|current|second term|third term")
 
 
 def _elected_not_in_office(question: str, sentence: str) -> str | None:
@@ -781,7 +788,7 @@ _SAID_BY_THE_TITLE = frozenset({"utility", "sport", "team", "quarter"})
 _RUMOUR_PAGE = re.compile(r"^\s*(?:(?i:leak(?:ed|s)?|rumou?rs?|unconfirmed|gossip|transfer talk)"
                           r"\s*[:：|—–-]|(?:传闻|网传|爆料|小道消息)\s*[:：|丨]|曝(?!光))"
                           # "…开通时间曝光？网传12月18日通车": asked and passed on
-                          r"|[？?]\s*(?:网传|传闻|官方)")
+                          r"|[？?]\s*(?:网传|传闻)")
 
 
 @functools.lru_cache(maxsize=1024)

@@ -922,7 +922,8 @@ def firm_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> tuple[str, l
             continue
         firms: dict[str, str] = {}
         for text in pages:
-            for m in _firm_named(name).finditer(text):
+            # Not in a title-cased headline: "Corvane Completes Capital Raise" names no firm.
+            for m in _firm_named(name).finditer(_body(text)):
                 firms.setdefault(" ".join(m.group().split()).casefold(), m.group())
         if len(firms) >= 2:
             return name, list(firms.values())
@@ -948,6 +949,11 @@ def _place_prefixed(plan: ExternalQueryPlan, pages: list[str]) -> tuple[str, lis
     return None
 
 
+def _body(text: str) -> str:
+    """An evidence text without its title line (its first line, when it has more)."""
+    return text.partition("\n")[2] or text
+
+
 def _named_before(plan: ExternalQueryPlan, pages: list[str]) -> tuple[str, list[str]] | None:
     """A bare one-word name no list knows that the pages write after two different proper
     names: "the Sable Creek College Foxhounds" and "the Marrow Valley University Foxhounds"
@@ -962,7 +968,7 @@ def _named_before(plan: ExternalQueryPlan, pages: list[str]) -> tuple[str, list[
         before = re.compile(rf"(?<![\w])[Tt]he\s+((?:[A-Z][a-z]+(?:-[A-Z][a-z]+)?\s+){{1,4}})"
                             rf"(?i:{re.escape(name)})(?![\w'’])")
         for text in pages:
-            for m in before.finditer(text):
+            for m in before.finditer(_body(text)):  # "The Hawks Host The Top-Ranked Foxhounds"
                 words = [w for w in m.group(1).split() if w not in _NOT_A_PREFIX]
                 if words:
                     found.setdefault(words[0].casefold(),

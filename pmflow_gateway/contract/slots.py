@@ -64,7 +64,7 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
             # Opening hours: "open today, till when", "christmas day hours".
             r"|(?:open|opens|close|closes)\b.{0,30}(?:till|until) when|till when"
             r"|(?:opening|business|holiday|[a-z]+ day|weekend|sunday|saturday) hours"
-            r"|what are (?:the|its|their) hours|hours (?:today|tomorrow|on \w+)"
+            r"|what are (?:the|its|their) hours"
             # A timetable's first or last one is asked by its time of day, unless "when".
             r"|(?<!when )(?<!when will the )(?<!when does the )(?<!when is the )"
             r"(?:first|last) (?:train|bus|tram|ferry|sailing|boat|flight|departure)s?"

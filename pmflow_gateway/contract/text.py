@@ -116,8 +116,9 @@ def split_sentences(text: str) -> list[str]:
 
 # "as of 9:30 a.m. Central, Friday", "as of 3 a.m. EST Sunday, Dec. 6", "as of 7 a.m. Monday":
 # a time's zone goes on with its sentence, and so does a day or a month after the time.
-_A_DAY_OR_MONTH = (r"(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|(?:Jan|Feb|Mar|Apr|May|Jun"
-                   r"|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*)\b")
+_A_DAY_OR_MONTH = (r"(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|Jan(?:uary)?|Feb(?:ruary)?"
+                   r"|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?"
+                   r"|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b")
 _TIME_ZONE_AFTER = re.compile(
     r"(?<=[ap]\.m\.)\s+(?:(?:Central|Eastern|Pacific|Mountain|Atlantic|[ECMP][SD]?T|GMT|UTC"
     rf"|local time)\b(?!\s+(?!{_A_DAY_OR_MONTH})[A-Z])"
@@ -526,7 +527,8 @@ def asked_text(question: str, plan: ExternalQueryPlan) -> str:
 # A Chinese page's opening credit, its source and date in brackets: "（深圳商报 2026年10月30日）"
 # dates the page, not what the sentence says.
 _SOURCE_DATELINE = re.compile(
-    r"^\s*[（(][^（）()]{0,30}?\d{4}\s*年\s*\d{1,2}\s*月\s*\d{1,2}\s*日[^（）()]{0,12}[）)]\s*")
+    r"^\s*[（(][^（）()\d]{2,30}?\d{4}\s*年\s*\d{1,2}\s*月\s*\d{1,2}\s*日(?:\s*\d{1,2}[:：]\d{2})?"
+    r"\s*[）)]\s*")
 
 
 def clean_sentence(sentence: str, *, asked: str = "") -> str | None:

@@ -256,7 +256,7 @@ def days_printed(text: str, today: date) -> set[date]:
         near = []
         # The year printed with it, if any: "Jan. 1, 2026", 2026年1月1日.
         printed_year = (_YEAR_AFTER.match(text, m.end()) if m.group("zd") is None
-                        else _YEAR_BEFORE.search(text, 0, m.start()))
+                        else _YEAR_BEFORE.search(text, max(m.start() - 8, 0), m.start()))
         years = ([int(printed_year.group(1))] if printed_year
                  else [today.year - 1, today.year, today.year + 1])
         for year in years:
@@ -276,10 +276,10 @@ def days_printed(text: str, today: date) -> set[date]:
 
 
 # Not a count of days: 第3日, 近7日, 30日内, 3日游.
-_YEAR_AFTER = re.compile(r",?\s*((?:19|20)\d\d)(?!\d)")
+_YEAR_AFTER = re.compile(r",?\s*((?:19|20)\d\d)(?![\d,]|\s+[a-z])")  # not "Dec. 7, 2000 customers"
 _YEAR_BEFORE = re.compile(r"((?:19|20)\d\d)\s*年\s*$")
-_BARE_DAY = re.compile(r"(?<![月\d第近前每数几连多内余])(?<!\d\s)([1-9]|[12]\d|3[01])\s*日"
-                       r"(?![\d内游以之后左])")
+_BARE_DAY = re.compile(r"(?<![月\d第近前每数几连多内余共])(?<![\d月共]\s)([1-9]|[12]\d|3[01])\s*日"
+                       r"(?![\d内游以之后左均年])")
 
 
 def _day_of_month(today: date, months_on: int, day: int) -> date | None:

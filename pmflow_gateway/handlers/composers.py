@@ -873,13 +873,15 @@ _CLOSES_AT = {True: time(15, 0), False: time(16, 0)}
 
 
 def _before_todays_close(item: ExternalEvidence, chinese: bool) -> bool:
-    """Whether the page was published before today's session closed, asked on a weekday after
-    the close (China's market for a question in Chinese, New York's otherwise)."""
+    """Whether the page was published on an earlier day than today, asked on a weekday after
+    today's session closed (China's market for a question in Chinese, New York's otherwise,
+    an hour late in summer): its close is an earlier session's. A page from early this
+    morning may carry last night's close of a market an ocean away."""
     now = item.retrieved_at.astimezone(_CHINA if chinese else _US_EAST)
     published = published_at(item)
     if published is None or now.weekday() >= 5 or now.time() < _CLOSES_AT[chinese]:
         return False
-    return published < datetime.combine(now.date(), _CLOSES_AT[chinese], now.tzinfo)
+    return published < datetime.combine(now.date(), time(0, 0), now.tzinfo)
 
 
 def _written_before_today(items: list[ExternalEvidence],

@@ -4,12 +4,15 @@ invented."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from pmflow_gateway.contract.qualifiers import clash, clash_under
 from pmflow_gateway.contract.relevance import firm_readings, off_topic, place_readings
 from pmflow_gateway.contract.slots import Slot, asked_slot
 from pmflow_gateway.contract.text import clean_sentence, split_sentences
+from pmflow_gateway.contract.when import days_printed
 from pmflow_gateway.handlers.composers import compose_extractive
 from pmflow_gateway.handlers.planners.rules import plan_by_rules
 from pmflow_gateway.schemas import ExternalEvidence, ExternalQueryPlan, QueryKind
@@ -260,3 +263,49 @@ def test_two_teams_of_one_nickname_are_not_guessed() -> None:
     assert readings is not None and len(readings[1]) == 2
     same = ["The Sable Ridge College Foxhawks won Sunday.", "Sable Ridge Foxhawks coach Al Moss"]
     assert firm_readings(plan, same) is None
+
+
+# ---------------------------------------------------------------- what is none of these (review)
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    ("15号线啥时候开通", "网友纷纷称赞，15号线于12月18日开通。"),
+    ("15号线啥时候开通", "人群里传来阵阵欢呼声，15号线于12月18日开通。"),
+    ("when does the library open", "Food bloggers lined up as the library opened at 9 a.m."),
+    ("when does the law take effect",
+     "The law, as passed by the Senate and signed by the governor, takes effect Jan. 1."),
+    ("corvane stock price", "Corvane shares trade in New York at $231.40."),
+    ("who is the mayor of pell city",
+     "Mayor Pat Dunn, who was elected in 2021 and is now in her second year, spoke."),
+    ("who won the mayoral race", "Dunn won the mayoral race, the county election commission said."),
+])
+def test_everyday_words_are_no_hearsay_deal_or_other_office(question: str, line: str) -> None:
+    assert clash(question, line) is None
+
+
+def test_an_official_answer_headed_as_a_question_is_no_hearsay() -> None:
+    assert clash_under("15号线啥时候开通", "15号线12月18日开通。",
+                       "15号线什么时候开通？官方回应：12月18日") is None
+
+
+def test_holidays_of_one_name_are_told_apart() -> None:
+    assert clash("is the bank open on new year's day",
+                 "The bank is closed for Lunar New Year on Feb. 17.") is not None
+    assert clash("christmas eve hours", "On Christmas Day the store is closed.") is not None
+
+
+def test_counts_of_days_and_numbers_after_a_date_are_no_days() -> None:
+    today = date(2026, 12, 7)
+    assert days_printed("7日年化收益率2.1%", today) == set()
+    assert days_printed("共 3 日", today) == set()
+    assert days_printed("Dec. 7, 2000 customers lost power", today) == {date(2026, 12, 7)}
+    # A bracketed date with no source before it is the rule's own date, kept.
+    assert "2026年1月1日" in (clean_sentence("（自2026年1月1日起施行）新规规定需上牌。") or "")
+
+
+def test_a_title_cased_headline_names_no_second_firm() -> None:
+    plan = ExternalQueryPlan(query_kind=QueryKind.company, topic="corvane q3 revenue",
+                             subject_entities=["corvane"], search_queries=["corvane q3 revenue"])
+    pages = ["Corvane Completes Capital Raise\nCorvane Systems said it raised $40 million.",
+             "Corvane Systems results\nCorvane Systems reported revenue of $91 million."]
+    assert firm_readings(plan, pages) is None
