@@ -9,25 +9,23 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, tzinfo
 
+from pmflow_gateway.contract.caseblind import CaseBlind
+
 MONTHS = {name: number for number, names in enumerate(
     [("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"),
      ("may",), ("jun", "june"), ("jul", "july"), ("aug", "august"),
      ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
      ("dec", "december")], start=1) for name in names}
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
-VISIBLE_DATE = re.compile(
+VISIBLE_DATE = CaseBlind(
     r"(?P<y1>(?:19|20)\d{2})\s*[-/.]\s*(?P<m1>\d{1,2})\s*[-/.]\s*(?P<d1>\d{1,2})(?!\d)"
     r"|(?P<y2>(?:19|20)\d{2})\s*年\s*(?P<m2>\d{1,2})\s*月\s*(?P<d2>\d{1,2})\s*[日号]"
     rf"|\b(?P<mon3>{_MONTH})\.?\s+(?P<d3>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y3>(?:19|20)\d{{2}})\b"
-    rf"|\b(?P<d4>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mon4>{_MONTH})\.?,?\s+(?P<y4>(?:19|20)\d{{2}})\b",
-    re.IGNORECASE,
-)
+    rf"|\b(?P<d4>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mon4>{_MONTH})\.?,?\s+(?P<y4>(?:19|20)\d{{2}})\b")
 # Days named without a year: enough to say a passage speaks about particular days.
-DAY_MENTION = re.compile(
+DAY_MENTION = CaseBlind(
     r"\d{1,2}\s*月\s*\d{1,2}\s*[日号]|(?:周|星期|礼拜)[一二三四五六日天]|今天|明天|后天"
-    r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\btoday\b|\btomorrow\b",
-    re.IGNORECASE,
-)
+    r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\btoday\b|\btomorrow\b")
 
 
 def date_from_match(match: re.Match[str], zone: tzinfo = UTC) -> datetime | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.text import cached_if_short
 
 _EN = r"(?<![a-z])(?:{})(?![a-z])"
@@ -107,11 +108,10 @@ PERIODS: dict[str, re.Pattern[str]] = {
 }
 
 
-_ASKS_A_CHANGE = re.compile(
+_ASKS_A_CHANGE = CaseBlind(
     r"增长|增速|增幅|涨幅|跌幅|下降|下滑|占比|比例|百分|利润率|毛利率|失业|通胀|通货膨胀|物价|利率|cpi"
     r"|(?<![a-z])(?:growth|grow|grew|rise|rose|fall|fell|change|margin|share|percent"
-    r"|percentage|rates?|up|down|increase|decrease|inflation|unemploy\w*|jobless)(?![a-z])|%",
-    re.IGNORECASE)
+    r"|percentage|rates?|up|down|increase|decrease|inflation|unemploy\w*|jobless)(?![a-z])|%")
 
 
 def asks_a_change(question: str) -> bool:

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 
+from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.dates import MONTHS
 from pmflow_gateway.contract.metrics import METRICS, PERIODS, asked_metrics
 from pmflow_gateway.contract.slots import Slot, asked_slot, asking_words
@@ -29,15 +30,15 @@ from pmflow_gateway.contract.when import EN_WEEKDAYS, find_all
 _EN = r"(?<![a-z0-9])(?:{})(?![a-z])"
 
 
-def _words(zh: str, en: str) -> re.Pattern[str]:
+def _words(zh: str, en: str) -> CaseBlind:
     parts = [p for p in (zh, _EN.format(en) if en else "") if p]
-    return re.compile("|".join(parts), re.IGNORECASE)
+    return CaseBlind("|".join(parts))
 
 
 @dataclass(frozen=True)
 class Dimension:
     name: str
-    values: tuple[tuple[str, re.Pattern[str]], ...]
+    values: tuple[tuple[str, re.Pattern[str] | CaseBlind], ...]
     default: Callable[[str], frozenset[str]] = field(default=lambda q: frozenset())
     """Values a question implies when it states none of this dimension's values."""
     required: frozenset[str] = frozenset()
@@ -640,10 +641,8 @@ def _elected_not_in_office(question: str, sentence: str) -> str | None:
 # in a question also written bare ("quillhaven to marr island ferry").
 _ENDS = r"(?=\s+(?:will|is|are|at|on|from|leaves?|departs?|runs?|ferry|ferries|train|trains|bus"
 _ENDS += r"|buses|flights?|sailings?|service|services|tomorrow|today|tonight|this|next)\b|[,.;?]|$)"
-_ROUTE = re.compile(rf"(?<![A-Za-z])from\s+([^,.;]{{2,40}}?)\s+to\s+([^,.;]{{2,40}}?){_ENDS}",
-                    re.IGNORECASE)
-_BARE_ROUTE = re.compile(rf"^(?:the\s+)?([^,.;]{{2,30}}?)\s+to\s+([^,.;]{{2,30}}?){_ENDS}",
-                         re.IGNORECASE)
+_ROUTE = CaseBlind(rf"(?<![A-Za-z])from\s+([^,.;]{{2,40}}?)\s+to\s+([^,.;]{{2,40}}?){_ENDS}")
+_BARE_ROUTE = CaseBlind(rf"^(?:the\s+)?([^,.;]{{2,30}}?)\s+to\s+([^,.;]{{2,30}}?){_ENDS}")
 
 
 def _route(text: str, *, bare: bool = False) -> tuple[str, str] | None:
@@ -752,9 +751,8 @@ def _other_named_line(question: str, sentence: str) -> str | None:
 
 
 # A numbered release, where the text says it is one: "13.0正式版", "version 4.2", "v2.1".
-_VERSION = re.compile(r"(?<![A-Za-z0-9.])(?:v|version\s*|版本\s*)(\d+(?:\.\d+)+)(?![\d.])"
-                      r"|(?<![A-Za-z0-9.])(\d+(?:\.\d+)+)\s*(?:正式版|测试版|版本|版|beta|release)",
-                      re.IGNORECASE)
+_VERSION = CaseBlind(r"(?<![A-Za-z0-9.])(?:v|version\s*|版本\s*)(\d+(?:\.\d+)+)(?![\d.])"
+                      r"|(?<![A-Za-z0-9.])(\d+(?:\.\d+)+)\s*(?:正式版|测试版|版本|版|beta|release)")
 
 
 @cached_if_short(maxsize=256)
@@ -828,8 +826,8 @@ def _other_grade(question: str, sentence: str) -> str | None:
     return None
 
 
-_YEAR = re.compile(r"(?<![\d.])((?:19|20)\d{2})(?!\d|\.\d)|(?<![a-z])fy\s?'?(\d{2})(?!\d)"
-                   r"|(?<!\d)(\d{2})财年", re.IGNORECASE)
+_YEAR = CaseBlind(r"(?<![\d.])((?:19|20)\d{2})(?!\d|\.\d)|(?<![a-z])fy\s?'?(\d{2})(?!\d)"
+                   r"|(?<!\d)(\d{2})财年")
 
 
 def years_of(text: str) -> set[str]:
@@ -942,9 +940,9 @@ def subject_clash(question: str, title: str) -> str | None:
 
 # The same period a year before: what "去年同期", "the year-ago quarter" ask, and how pages
 # write its figure ("上年同期为26.23亿元", "compared with $1.2 billion a year earlier").
-SAME_PERIOD = re.compile(
+SAME_PERIOD = CaseBlind(
     r"同期|(?<![a-z])(?:same (?:period|quarter|month)|year[- ]ago|a year (?:earlier|before|ago)"
-    r"|prior[- ]year|previous year)(?![a-z])", re.IGNORECASE)
+    r"|prior[- ]year|previous year)(?![a-z])")
 _SAME_PERIOD_CLAUSE = re.compile(r"(?<=[，,；;（(])")
 
 
@@ -1038,8 +1036,10 @@ def topic_words(question: str, names: tuple[str, ...] = ()) -> tuple[str, ...]:
     rest = question
     # Roles, winning, the sport and the team are checked as qualifiers, in all their
     # synonyms (a basketball result says "EuroLeague", not "basketball").
-    for pattern in (*asking_words(), *(p for _, p in _ROLES), _WINNER, _POLE,
-                    *(p for _, p in _SPORTS), *(p for _, p in _GENDER)):
+    patterns: tuple[re.Pattern[str] | CaseBlind, ...] = (
+        *asking_words(), *(p for _, p in _ROLES), _WINNER, _POLE, *(p for _, p in _SPORTS),
+        *(p for _, p in _GENDER))
+    for pattern in patterns:
         rest = pattern.sub(" ", rest)
     named = {w.casefold() for name in names for w in _ENGLISH_WORD.findall(name)}
     stems = []
@@ -1110,8 +1110,8 @@ def mentions_thing(text: str, things: tuple[str, ...]) -> bool:
     return mentions_topic(text, things) or not _ENGLISH_WORD.search(text)
 
 
-_A_CLAUSE_AFTER = re.compile(r"(?<![A-Za-z])(?:after|since|following|because|despite|amid"
-                             r"|now that|given that)(?![A-Za-z])", re.IGNORECASE)
+_A_CLAUSE_AFTER = CaseBlind(r"(?<![A-Za-z])(?:after|since|following|because|despite|amid"
+                             r"|now that|given that)(?![A-Za-z])")
 # Words that say what kind of value is asked, not what it is of ("share price", "exchange
 # rate", "maximum fine", "first-half revenue", "how much did X pay").
 _VALUE_KIND_STEMS = frozenset(_stem(w)[:5] for w in (

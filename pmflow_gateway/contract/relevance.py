@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
+from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.currencies import currency_groups
 from pmflow_gateway.contract.gazetteer import (
     ALIAS_GROUPS,
@@ -56,7 +57,7 @@ from pmflow_gateway.schemas import ExternalQueryPlan, QueryKind
 TOPIC_COVERAGE = 0.5  # share of the question's terms a page must carry when it names nothing
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 # A market page quotes a level: "closed at $231.40", "收报3412.56点", "中间价报7.1234".
-_QUOTE = re.compile(
+_QUOTE = CaseBlind(
     r"(?:(?:closed|closes|trades|traded|trading|opened|priced|quoted|stands?|stood|settled)"
     # "closed Friday at $63.18"
     r"(?:\s+(?:on\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|yesterday|today))?"
@@ -66,44 +67,41 @@ _QUOTE = re.compile(
     r"|(?<![a-z])(?:rate|fixing)\s+(?:at|of|was|is|stood at)|兑换?|可兑换?"
     r"|现价|最新价|成交价|price\s*[:：])\s*[$¥€£]?\s*"
     # A level is never counted in millions or 亿: "revenue rose 8% to $1.38 billion" quotes none.
-    r"(\d+(?:,\d{3})*(?:\.\d+)?)(?![.,]?\d|\s*(?:billion|million|trillion|bn|mn|亿))",
-    re.IGNORECASE)
+    r"(\d+(?:,\d{3})*(?:\.\d+)?)(?![.,]?\d|\s*(?:billion|million|trillion|bn|mn|亿))")
 _PLACE_SUFFIX = re.compile(r"[市区县省]$")
 # How an instrument moved: asked ("how did the index open", 跌了多少) and stated ("fell 0.5%",
 # 上涨1.2%), an answer as good as a level to such a question.
-_ASKS_MOVE = re.compile(
+_ASKS_MOVE = CaseBlind(
     r"涨|跌|涨跌|走势|表现|开盘|收盘|(?<![a-z])(?:how did|how is|how are|move[ds]?|moving"
     r"|up or down|rise|rose|fall|fell|gain(?:ed|s)?|los[et]|open(?:ed)?|close[ds]?|perform)"
-    r"(?![a-z])", re.IGNORECASE)
-_ASKS_LEVEL = re.compile(r"价格|股价|报价|多少钱|现价|售价|定价|卖多少"
+    r"(?![a-z])")
+_ASKS_LEVEL = CaseBlind(r"价格|股价|报价|多少钱|现价|售价|定价|卖多少"
                          r"|(?<![a-z])(?:price|priced|quote|trading at|worth|costs?"
                          r"|(?:stocks?|shares?) (?:close|closed|open|opened)"
                          r"(?! (?:higher|lower|up|down|flat))"
-                         r")(?![a-z])",
-                         re.IGNORECASE)
-_STATES_MOVE = re.compile(
+                         r")(?![a-z])")
+_STATES_MOVE = CaseBlind(
     r"(?:涨|跌|上涨|下跌|收涨|收跌|升|降|涨幅|跌幅)\s*-?\d+(?:\.\d+)?\s*(?:%|％|点)"
     r"|(?<![a-z])(?:rose|fell|gained|lost|declined|dropped|climbed|slipped|slumped|jumped"
     r"|rallied|added|shed|was (?:up|down)|(?:up|down))\s+(?:by\s+)?-?\d+(?:\.\d+)?\s*(?:%|per ?cent"
-    r"|points?)", re.IGNORECASE)
+    r"|points?)")
 
 # Words that make a question about now: its answer changes, so an undated page cannot hold it.
 # "Is it still", "the next season", 下届: about what holds now or comes next, which changes.
-RECENT = re.compile(
+RECENT = CaseBlind(
     r"今天|今晚|今日|明天|明晚|后天|昨天|昨晚|最新|最近|近期|现在|目前|当前|实时|未来|本周|这周|下周"
     r"|周末|今年|本月|刚刚|仍在|仍然|依然|还在|下个?赛季|下届|下一届|下一场|下一次|下次|下一轮"
     r"|(?<![a-z0-9])(?:today|tonight|tomorrow|yesterday|latest|now"
     r"|current(?:ly)?|recent(?:ly)?|lately|this (?:week|weekend|month|year)|next week"
     r"|next \d+ (?:days|hours|weeks)|breaking|still|upcoming|next (?:season|edition|race|match"
-    r"|game|meeting|round|election|launch|release|event|tournament|one))(?![a-z0-9])",
-    re.IGNORECASE)
+    r"|game|meeting|round|election|launch|release|event|tournament|one))(?![a-z0-9])")
 # Questions whose answer changes hands even when no time is named: who holds a title now,
 # who won, what it costs, how many there are, which is the most.
-CHANGING = re.compile(
+CHANGING = CaseBlind(
     r"冠军|得主|总统|首相|总理|主席|首席执行官|现任|价格|价钱|多少钱|人口|纪录|排名|最"
     r"|(?<![a-z])(?:won|wins?|winners?|champions?(?:ship)?|president|prime minister|ceo"
     r"|leader|head of|prices?|costs?|population|record|rank(?:ing|ed)?|most|tallest|largest"
-    r"|biggest|highest|richest|fastest|best)(?![a-z])", re.IGNORECASE)
+    r"|biggest|highest|richest|fastest|best)(?![a-z])")
 
 
 @functools.cache
@@ -589,10 +587,10 @@ def _namesake(name: str, title: str) -> str | None:
 
 # A forecast page's title names the place it forecasts before its weather words: "云桥县天气预报",
 # "Fennick, OR Weather Forecast".
-_FORECAST_TITLE = re.compile(
+_FORECAST_TITLE = CaseBlind(
     r"^\s*(.{2,40}?)\s*(?:[-–—|:]\s*)?(?:未来\s*\d+\s*天|今天|明天|一周|\d+\s*天)?\s*"
     r"(?:天气预报|天气|气象)(?![网站台局通])|^\s*(.{2,40}?)\s*(?:[-–—|:]\s*)?(?:\d+[- ]day\s+)?"
-    r"(?:weather|forecast)\b", re.IGNORECASE)
+    r"(?:weather|forecast)\b")
 _PLACE_WRITTEN = re.compile(rf"[{CJK_CHARS}]{{1,8}}[县市区镇乡村州]$|^[A-Z][\w .'-]*, [A-Z]{{2}}$")
 
 
@@ -858,9 +856,9 @@ _RELATIONS = (r"(?:竞争对手|对手|同行|友商|子公司|母公司|控股�
               r"|customers?|partners?)")
 
 
-_RELATION_WORD = re.compile(rf"{_RELATIONS[0]}|无关|无[{CJK_CHARS}]{{1,3}}?关[系联]|没有关联"
-                            rf"|不是同一|(?i:{_RELATIONS[1]}"
-                            r"|unrelated|no relation|not to be confused|separate)")
+_RELATION_WORD = CaseBlind(rf"{_RELATIONS[0]}|无关|无[{CJK_CHARS}]{{1,3}}?关[系联]|没有关联"
+                           rf"|不是同一|{_RELATIONS[1]}"
+                           r"|unrelated|no relation|not to be confused|separate")
 # A line about another thing of the same kind, said to be another: "the separate X fire".
 _SEPARATE = re.compile(r"(?<![A-Za-z])[Tt]he (?:separate|unrelated) ((?:[A-Z][\w'-]*\s?){1,4})")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from pmflow_gateway.contract.text import case_blind
+from pmflow_gateway.contract.caseblind import CaseBlind, case_blind
 
 _CLAUSE_BREAK = re.compile(r"[，,。；;：:！!？?\n]|(?<=[a-z0-9)])\.\s")
 # Words after which a name is the thing compared with, an example or an exception.
@@ -19,15 +19,13 @@ _ZH_PASSING = (r"比|较|不如|不及|超过|胜过|高于|低于|多于|少于
                r"|除了?|除去")
 # Words that coordinate a name with the subject; passing only when rivalry follows.
 _ZH_WITH = r"与|和|跟|同|及|对标"
-_ZH_RIVALRY = re.compile(
-    r"竞争|相比|相较|对比|比较|抗衡|较量|争夺|对标|看齐|不同|一样|类似|相当|PK", re.IGNORECASE)
+_ZH_RIVALRY = CaseBlind(r"竞争|相比|相较|对比|比较|抗衡|较量|争夺|对标|看齐|不同|一样|类似|相当|PK")
 _ZH_LIST = r"(?:[^，,。；;：:]{1,10}?[、和及与/])*"
 _EN_PASSING = (r"than|like|unlike|such as|versus|vs\.?|against|compared (?:to|with)|relative to"
                r"|rivals?|other than|except|rather than|outpac(?:ed|ing|es)?|ahead of|behind")
 _EN_LIST = r"(?:the\s+)?(?:[\w.'\-]+(?:\s[\w.'\-]+){0,2}(?:,\s*|\s+and\s+|\s+or\s+))*(?:the\s+)?"
-_BEFORE_PASSING = re.compile(
-    rf"(?:{_ZH_PASSING}){_ZH_LIST}$|(?<![A-Za-z])(?:{_EN_PASSING})\s+{_EN_LIST}$",
-    re.IGNORECASE)
+_BEFORE_PASSING = CaseBlind(
+    rf"(?:{_ZH_PASSING}){_ZH_LIST}$|(?<![A-Za-z])(?:{_EN_PASSING})\s+{_EN_LIST}$")
 _BEFORE_WITH = re.compile(rf"(?:{_ZH_WITH}){_ZH_LIST}$")
 
 # A weather reading: a temperature, or a weather word with a condition. Each is found where
@@ -44,7 +42,7 @@ _EN_CONDITION = re.compile(
     r"|drizzle|snow|sleet|flurries|fog|foggy|mist|haze|smog|winds?|windy|breezy|gusts?"
     r"|storms?|thunder\w*|hail|frost|humid\w*|heat\s?wave|hot|cold|chilly|mild|warm"
     r"|temperatures?|forecast|weather|air quality|aqi|uv index)(?![a-z])")
-_WEATHER_PAGE = re.compile(r"天气|气象|预报|weather|forecast", re.IGNORECASE)
+_WEATHER_PAGE = CaseBlind(r"天气|气象|预报|weather|forecast")
 
 
 def in_passing(sentence: str, start: int, end: int) -> bool:

@@ -5,9 +5,9 @@ meaning whichever adapter found the evidence."""
 from __future__ import annotations
 
 import math
-import re
 from datetime import UTC, datetime, timedelta
 
+from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.dates import names_a_day
 from pmflow_gateway.contract.qualifiers import asks_who_holds
 from pmflow_gateway.contract.relevance import names
@@ -34,24 +34,20 @@ HOLDER_WINDOW = timedelta(days=120)
 # written since it could have changed: a month at most, whatever the kind of question. A
 # numbered release does not change ("does Kafka 4.0 still need ZooKeeper?" asks about 4.0).
 PERSISTS_WINDOW = timedelta(days=30)
-_ASKS_IF_IT_PERSISTS = re.compile(
+_ASKS_IF_IT_PERSISTS = CaseBlind(
     r"(?<![a-z])(?:still|anymore|any longer|no longer)(?![a-z])|还[^，,。？?]{0,10}[吗么]"
-    r"|仍然?|依然|依旧", re.IGNORECASE)
-_NUMBERED_RELEASE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.%])|(?<![\w.])v\d+(?![\w.])",
-                               re.IGNORECASE)
+    r"|仍然?|依然|依旧")
+_NUMBERED_RELEASE = CaseBlind(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.%])|(?<![\w.])v\d+(?![\w.])")
 # "The latest figure" (最新CPI, the latest inflation rate, 最新吞吐量) is the one of the last
 # release: a page older than a quarter has been overtaken by the next one.
 LATEST_WINDOW = timedelta(days=90)
-_ASKS_LATEST = re.compile(r"最新|最近一期|(?<![a-z])(?:latest|most recent|newest)(?![a-z])",
-                          re.IGNORECASE)
+_ASKS_LATEST = CaseBlind(r"最新|最近一期|(?<![a-z])(?:latest|most recent|newest)(?![a-z])")
 # A price asked for today (今天猪肉多少钱, petrol price today) is this fortnight's at the
 # oldest: a price from a page a month old was a month ago's. Not a standard or a count
 # (最低工资标准, the population today), which change by the year.
 TODAY_WINDOW = timedelta(days=14)
-_ASKS_A_PRICE = re.compile(r"多少钱|价格|价钱|(?<![a-z])(?:price|prices|cost|costs)(?![a-z])",
-                           re.IGNORECASE)
-_ASKS_TODAY = re.compile(r"今天|今日|今晚|(?<![a-z])(?:today|tonight)(?![a-z])",
-                         re.IGNORECASE)
+_ASKS_A_PRICE = CaseBlind(r"多少钱|价格|价钱|(?<![a-z])(?:price|prices|cost|costs)(?![a-z])")
+_ASKS_TODAY = CaseBlind(r"今天|今日|今晚|(?<![a-z])(?:today|tonight)(?![a-z])")
 _FIGURES = (Slot.amount, Slot.quantity, Slot.share)
 FRESH_ENOUGH = 0.5  # score of an item published exactly one window ago
 GROUNDING_OVERLAP = 0.5  # share of a hint's terms a text must contain to mention it

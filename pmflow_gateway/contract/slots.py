@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
+from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.dates import DAY_MENTION, MONTHS, VISIBLE_DATE
 from pmflow_gateway.contract.places import find_places
 from pmflow_gateway.contract.text import CJK_CHARS, cached_if_short
@@ -115,7 +116,7 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
 # Values in a sentence.
 _NUMBER = r"\d+(?:[.,]\d+)*"
 _CN_NUMBER = r"[零〇一二两三四五六七八九十百千万亿]+"
-_CURRENCY = re.compile(
+_CURRENCY = CaseBlind(
     rf"[$€£¥￥₩₹]\s*{_NUMBER}|{_NUMBER}\s*(?:[$€£¥]|元|美元|欧元|英镑|日元|港元|港币|韩元|卢比|比索"
     r"|里拉|兹罗提|克朗|法郎|卢布|泰铢|新元|澳元|加元|人民币|块|角)"
     rf"|{_NUMBER}\s*(?:万|亿|千|百)(?:元|美元|欧元|英镑|日元|港元|人民币)"
@@ -124,9 +125,8 @@ _CURRENCY = re.compile(
     r"|cents?|pence|¢|美分|分钱"
     r"|kroner|zloty|lira|ringgit|baht|usd|eur|gbp|jpy|cny|cnh|hkd|aud|nzd|cad|chf|sek|nok"
     r"|try|pln|inr)(?![a-z])"
-    rf"|(?<![a-z])(?:usd|eur|gbp|jpy|cny|cnh|hkd|aud|nzd|cad|chf|us\$|c\$|a\$|hk\$)\s*{_NUMBER}",
-    re.IGNORECASE)
-_UNIT = re.compile(
+    rf"|(?<![a-z])(?:usd|eur|gbp|jpy|cny|cnh|hkd|aud|nzd|cad|chf|us\$|c\$|a\$|hk\$)\s*{_NUMBER}")
+_UNIT = CaseBlind(
     rf"{_NUMBER}\s*(?:%|％|‰|℃|°\s*[CF]?|度|点|个基点|基点|bp|bps|basis points?|points?|pts"
     r"|美分|cents?|/\s*(?:吨|升|斤|公斤|克|盎司|桶|股|千瓦时|度|平方米|t|l|kg|oz|bbl|share|ton|tonne)"
     r"|元/|每(?:吨|升|斤|公斤|股|桶)|per (?:ton|tonne|litre|liter|gallon|barrel|ounce|share|kg)"
@@ -139,36 +139,31 @@ _UNIT = re.compile(
     rf"|{_NUMBER}\s*(?:万|亿)|{_NUMBER}\s*(?:thousand|million|billion|trillion|bn)(?![a-z])"
     rf"|(?:high|low|max|min)s?\s+(?:of\s+)?-?{_NUMBER}|(?:reached|at|to|of|is|was|stood at"
     rf"|closed at|fell to|rose to)\s+-?{_NUMBER}(?![\d/-])"
-    rf"|(?:报|收报|收于|升至|跌至|涨至|降至|达到?|录得)\s*-?(?!(?:19|20)\d{{2}}\s*年){_NUMBER}",
-    re.IGNORECASE)
-_DURATION = re.compile(
+    rf"|(?:报|收报|收于|升至|跌至|涨至|降至|达到?|录得)\s*-?(?!(?:19|20)\d{{2}}\s*年){_NUMBER}")
+_DURATION = CaseBlind(
     rf"(?:{_NUMBER}|{_CN_NUMBER}|(?<![a-z])(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten"
     r"|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|several|a few|a couple of))\s*"
     r"(?:-\s*)?(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|decades?"
-    r"|秒钟?|分钟|个?小时|天|周|个?星期|个月|年)(?![a-z])", re.IGNORECASE)
-_SHARE = re.compile(
+    r"|秒钟?|分钟|个?小时|天|周|个?星期|个月|年)(?![a-z])")
+_SHARE = CaseBlind(
     rf"{_NUMBER}\s*(?:%|％|per ?cent|percentage points?)|百分之{_CN_NUMBER}"
     rf"|{_CN_NUMBER}成(?![员为功立])"
     r"|(?<![a-z])(?:half|a third|a quarter|two[- ]thirds|three[- ]quarters|one[- ](?:third|fifth"
-    r"|quarter|tenth)|一半|三分之[一二]|四分之[一三]|五分之[一二三四])(?![a-z])",
-    re.IGNORECASE)
-_SCORE = re.compile(
+    r"|quarter|tenth)|一半|三分之[一二]|四分之[一三]|五分之[一二三四])(?![a-z])")
+_SCORE = CaseBlind(
     r"(?<![\d.:/-])\d{1,3}\s*(?:[-–—:：]|比)\s*\d{1,3}(?![\d:/-])(?!\.\d)"
-    r"(?!\s*(?:[ap]\.?m|pm|am|点|时|分))",
-    re.IGNORECASE)
-_TIME = re.compile(
+    r"(?!\s*(?:[ap]\.?m|pm|am|点|时|分))")
+_TIME = CaseBlind(
     r"(?<!\d)(?:[01]?\d|2[0-3])[:：][0-5]\d(?!\d)|(?<!\d)\d{1,2}(?:[:.]\d{2})?\s*(?:a\.?m\.?|p\.?m\.?)"
-    r"|(?:上午|下午|晚上|早上|凌晨|中午|傍晚)?\s*\d{1,2}\s*[点时](?:\s*\d{1,2}\s*分|半)?|noon|midnight",
-    re.IGNORECASE)
+    r"|(?:上午|下午|晚上|早上|凌晨|中午|傍晚)?\s*\d{1,2}\s*[点时](?:\s*\d{1,2}\s*分|半)?|noon|midnight")
 _MONTH_WORD = "|".join(sorted(MONTHS, key=len, reverse=True))
-_DATE = re.compile(
+_DATE = CaseBlind(
     rf"\d{{1,2}}\s*月(?:\s*\d{{1,2}}\s*[日号])?|\d{{4}}\s*年|(?<![a-z])(?:{_MONTH_WORD})\.?\s+\d{{1,2}}"
     rf"(?![\d:])|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTH_WORD})(?![a-z])"
     rf"|(?<![a-z])(?:in|by|from|until|since|on|early|late|mid|end of|start of)\s+(?:{_MONTH_WORD}"
     r"|(?:19|20)\d{2})(?![a-z])|(?:first|second|last|latter) half of (?:19|20)\d{2}"
     r"|(?<![a-z])(?:next|this|last) (?:year|month|week|spring|summer|autumn|fall|winter)(?![a-z])"
-    r"|明年|今年|下个?月|本月|年底|年初|年内|上半年|下半年|[一二三四]季度|月底|月初|中旬|上旬|下旬",
-    re.IGNORECASE)
+    r"|明年|今年|下个?月|本月|年底|年初|年内|上半年|下半年|[一二三四]季度|月底|月初|中旬|上旬|下旬")
 _CAPITALISED_WORDS = re.compile(
     r"(?<![\w.])[A-Z][a-zà-ÿ'’\-]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][a-zà-ÿ'’\-]+)*")
 _ZH_NAME_BY_ROLE = (
@@ -237,12 +232,10 @@ def fills(slot: Slot, sentence: str, asked: tuple[str, ...] = (), question: str 
                 or proper_names(sentence, asked))
 
 
-_NUMBER_WORDS = re.compile(
-    # "Thousands of" counts nothing exactly: only a number says how many.
+_NUMBER_WORDS = CaseBlind(
     r"(?<![a-z])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a dozen"
     r"|a hundred|a thousand|a million|a billion|a (?:third|quarter|half)|half)(?![a-z])"
-    rf"|{_CN_NUMBER}(?:个|人|家|名|位|辆|台|架|次|场|所|座|条|套|只|部|项|起|例|款|户|艘|颗)",
-    re.IGNORECASE)
+    rf"|{_CN_NUMBER}(?:个|人|家|名|位|辆|台|架|次|场|所|座|条|套|只|部|项|起|例|款|户|艘|颗)")
 
 
 def without_shares(sentence: str) -> str:
@@ -256,10 +249,10 @@ def states_a_price(sentence: str) -> bool:
 
 
 # A number that only qualifies a noun counts nothing: "a five-year plan", "a 7-day trial".
-_MODIFIER = re.compile(
+_MODIFIER = CaseBlind(
     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve)-(?:year|month|week|day"
     r"|hour|minute|second|point|game|match|inch|foot|mile|page|part|step|man|person|seat"
-    r"|story|storey|star|time|way)s?(?![a-z])", re.IGNORECASE)
+    r"|story|storey|star|time|way)s?(?![a-z])")
 
 
 _YEAR_NUMBER = re.compile(r"(?<![\d.])(?:19|20)\d{2}(?!\d|[.,]\d)")

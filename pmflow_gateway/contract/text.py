@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 import sentencex
 
+from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.dates import VISIBLE_DATE
 from pmflow_gateway.schemas import ExternalQueryPlan
 
@@ -85,19 +86,6 @@ _FULL_STOP = re.compile(
     rf"\.[\"'”’)\]]*(?=\s)(?!(?<=[{_LATIN_ALNUM}] \.) [{_LATIN_ALNUM}])")
 
 
-def case_blind(text: str) -> str:
-    """The text as a case-insensitive pattern of ASCII letters reads it, for a pattern of
-    lower-case ASCII letters to search without the flag (several times quicker): lower case,
-    and the four other letters such a pattern matches made the ASCII ones (İ and ı are i, ſ
-    is s; the Kelvin sign lower-cases to k)."""
-    form = text.lower()
-    if form.isascii():
-        return form
-    return text.replace("İ", "i").lower().replace("ı", "i").replace("ſ", "s")
-
-
-
-
 def is_cjk(text: str) -> bool:
     """Whether the text has any CJK character (a Chinese question gets a Chinese-style answer)."""
     return bool(CJK.search(text))
@@ -146,13 +134,11 @@ _VARIATION_SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 # Any scheme-qualified link, `www.` host, pseudo-scheme or IP address with a path: none of
 # them may pass from a snippet into an answer. Bare hosts are found by `hosts_named`, which
 # knows every top-level domain; a TLD alternation here would backtrack on "x.x.x…".
-URL_RE = re.compile(
+URL_RE = CaseBlind(
     r"(?:\b[a-z][a-z0-9+.-]{1,15}://\S+)"
     r"|(?:\bwww\.[^\s，。；、]+)"
     r"|(?:\b(?:javascript|data|mailto|file):\S+)"
-    r"|(?:\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?/\S*)",
-    re.IGNORECASE,
-)
+    r"|(?:\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?/\S*)")
 
 
 def may_have_link(text: str) -> bool:
@@ -210,7 +196,10 @@ def _host_like(token: str) -> bool:
 def hosts_named(text: str) -> list[str]:
     """Every host-like token of the text (any TLD, IDN, IPv4), after folding and reading
     obfuscated dots (`evil[.]com`, `evil dot com`) as dots: what a reader could type in."""
-    tokens = (_unglued(m.group(0).lstrip(".")) for m in _DOTTED.finditer(detection_form(text)))
+    form = detection_form(text)
+    if "." not in form:
+        return []  # every host has a dot, once obfuscated ones are read
+    tokens = (_unglued(m.group(0).lstrip(".")) for m in _DOTTED.finditer(form))
     return [token.lower().strip("-_") for token in tokens if _host_like(token)]
 
 
@@ -226,7 +215,7 @@ def _unglued(token: str) -> str:
 _MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 # No two adjacent `\s*` anywhere: on a long run of spaces they would retry each split of it.
 _ANY_MARKER = re.compile(r"[\[［【]\s*(?:\^\s*)?\d+\s*[\]］】]")
-_EVIDENCE_TAG = re.compile(r"<\s*(?:/\s*)?evidence[^<>]*>", re.IGNORECASE)
+_EVIDENCE_TAG = CaseBlind(r"<\s*(?:/\s*)?evidence[^<>]*>")
 _INJECTION_PATTERNS = [
     r"\b(ignore|disregard|forget|override|bypass)\b.{0,40}\b(instruction|prompt|rule|message|"
     r"direction|guideline|guidance|context|directive|command|order)s?\b",
@@ -389,11 +378,21 @@ _CONFUSABLE_LATIN = str.maketrans({
 _ANY_CONFUSABLE = re.compile("[" + re.escape("".join(map(chr, _CONFUSABLE_LATIN))) + "]")
 
 
+# Full-width ASCII and the ideographic space, as NFKC writes them. Chinese text prints its
+# punctuation full width, and NFKC's own pass over such a text costs twice this table's: with
+# them made ASCII first, NFKC's quick check most often finds nothing left to do.
+_WIDE = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+_ANY_WIDE = re.compile("[\uff01-\uff5e\u3000]")
+
+
 @cached_if_short(maxsize=4096)
 def folded(text: str) -> str:
     """The form used for detection only: full-width, compatibility and look-alike letters
     unified, lower case."""
-    form = unicodedata.normalize("NFKC", strip_invisible(text)).lower()
+    form = strip_invisible(text)
+    if _ANY_WIDE.search(form):
+        form = form.translate(_WIDE)
+    form = unicodedata.normalize("NFKC", form).lower()
     return form.translate(_CONFUSABLE_LATIN) if _ANY_CONFUSABLE.search(form) else form
 
 
@@ -403,6 +402,13 @@ _OBFUSCATED_DOT = re.compile(
     r"\s?[\[({【（<]\s?(?:\.|dot|点|。)\s?[\])}】）>]\s?"
     r"|(?<=[a-z0-9])(?:\s(?:dot|\.)\s|。)(?=[a-z0-9])")
 _SPACES = re.compile(r"\s+")
+
+
+def _one_spaced(form: str) -> str:
+    """Runs of white space made one space. Only a text with two spaces in a row or an
+    unprintable character can have any other: every white space character but the space is
+    unprintable (and what else is, `folded` stripped)."""
+    return _SPACES.sub(" ", form) if "  " in form or not form.isprintable() else form
 # What an obfuscated dot needs, once white space is one space: an opening bracket, a "。", or
 # " dot " or " . ". Text without any is not searched (the pattern has no literal to scan for).
 _DOT_HINTS = ("[", "(", "{", "【", "（", "<", "。", " dot ", " . ")
@@ -413,11 +419,7 @@ _DOT_HINTS = ("[", "(", "{", "【", "（", "<", "。", " dot ", " . ")
 @cached_if_short(maxsize=2048)
 def detection_form(text: str) -> str:
     """`folded`, with runs of white space made one space and obfuscated dots made dots."""
-    form = folded(text)
-    if "  " in form or not form.replace(" ", "").isprintable():
-        # Only then can it have white space but single spaces: every other white space
-        # character is unprintable (and what else is, `folded` stripped).
-        form = _SPACES.sub(" ", form)
+    form = _one_spaced(folded(text))
     return _OBFUSCATED_DOT.sub(".", form) if any(map(form.__contains__, _DOT_HINTS)) else form
 
 
@@ -439,7 +441,7 @@ def looks_like_instruction(text: str) -> bool:
     # One pattern at a time: a single alternation of all of them costs about three times more.
     if _any_match(form):
         return True
-    joined = _joined_letters(_SPACES.sub(" ", folded(text)))
+    joined = _joined_letters(_one_spaced(folded(text)))
     # Most text has no spaced-out letters and no disguised dots: the same form, searched once.
     return joined != form and _any_match(joined)
 

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from tld import get_tld
 
+from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.text import cached_if_short
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -20,8 +21,8 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_URL_CHARS = 2048
 MAX_HOST_CHARS = 253
 # Query parameters that say how a reader arrived, never which page it is.
-_TRACKING = re.compile(r"utm_\w*|fbclid|gclid|dclid|gbraid|wbraid|msclkid|yclid|igshid|mc_[ce]id"
-                       r"|_hs(?:enc|mi)|spm|share_source|ref_src", re.IGNORECASE)
+_TRACKING = CaseBlind(r"utm_\w*|fbclid|gclid|dclid|gbraid|wbraid|msclkid|yclid|igshid|mc_[ce]id"
+                       r"|_hs(?:enc|mi)|spm|share_source|ref_src")
 _ESCAPE = re.compile(r"%([0-9a-fA-F]{2})")
 _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
 

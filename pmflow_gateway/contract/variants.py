@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import re
 
+from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.text import CJK_CHARS, cached_if_short
 
 # Words that make a model, an edition or a team of its own.
@@ -28,18 +29,17 @@ _TICKED = (r"(?-i:(?!(?:Inc|Corp|Ltd|Plc|Co|Group|Holdings|Company|AG|SA|NV)\b)"
            r"[A-Z][a-z]+(?=\s*\([A-Z0-9]{2,6}\)))")
 _SEP = r"[\s\-]*"
 # Offices a question names without a person ("what did the chancellor say").
-TITLES = re.compile(
+TITLES = CaseBlind(
     r"(?<![a-z])(?:chancellor|president|prime minister|minister|secretary|governor|mayor"
     r"|speaker|chairman|chair|ceo|leader)(?![a-z])|总统|总理|首相|部长|主席|市长|州长|财政大臣|大臣|议长"
-    r"|董事长|总裁", re.IGNORECASE)
-_OFFICE = re.compile(
+    r"|董事长|总裁")
+_OFFICE = CaseBlind(
     r"(?:(?<![a-z])(?!(?:the|a|an|what|who|did|does|is|was|said|says|of|new|our|their|his"
-    rf"|her)\b)[a-z]+\s+)?(?:常务副|副)?(?:{TITLES.pattern})", re.IGNORECASE)
+    rf"|her)\b)[a-z]+\s+)?(?:常务副|副)?(?:{TITLES.pattern})")
 # A model name in a question: a word and the numbers and generation words that follow it.
-_MODEL = re.compile(
+_MODEL = CaseBlind(
     r"(?<![a-z0-9])(?!(?:is|the|a|an|of|for|how|what|much|and|or|vs)\b)[a-z][a-z0-9\-]*"
-    rf"(?:\s*(?:[a-z]*\d[\w.\-]*|gen|generation|series|mark|mk|{_QUALIFIERS})(?![a-z]))+",
-    re.IGNORECASE)
+    rf"(?:\s*(?:[a-z]*\d[\w.\-]*|gen|generation|series|mark|mk|{_QUALIFIERS})(?![a-z]))+")
 _TOKEN = re.compile(rf"[{CJK_CHARS}]+|[A-Za-z]+|\d+(?:\.\d+)?")
 
 
@@ -47,8 +47,7 @@ def _tokens(name: str) -> list[str]:
     return [t.casefold() for t in _TOKEN.findall(name)]
 
 
-EDITION = re.compile(rf"(?<![A-Za-z0-9])(?:{_QUALIFIERS})(?![A-Za-z0-9])|{_ZH_QUALIFIERS}",
-                      re.IGNORECASE)
+EDITION = CaseBlind(rf"(?<![A-Za-z0-9])(?:{_QUALIFIERS})(?![A-Za-z0-9])|{_ZH_QUALIFIERS}")
 
 
 @cached_if_short(maxsize=1024)  # asked of the same titles and questions per candidate

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.dates import MONTHS
 from pmflow_gateway.contract.text import CJK_CHARS
 
@@ -44,25 +45,23 @@ _EN_FORMS: tuple[tuple[str, str], ...] = (
     ("yesterday", r"yesterday|yday|yest"),
     ("today", r"today|todays|2day|tdy|this (?:morning|afternoon)"),
 )
-_PERIOD = re.compile(
+_PERIOD = CaseBlind(
     r"未来\s*[0-9一二三四五六七八九十两几]+\s*(?:个)?\s*(?:天|日|周|星期|小时)|这几天|近几天|最近几天|接下来几天"
     r"|本周(?!末)|这周(?!末)|这个星期|下周(?![一二三四五六日末]|天(?![气津水门台]))|下个?星期(?![一二三四五六日]|天(?![气津水门台]))"
     r"|(?<![a-z])(?:next|coming)\s+(?:\d+|few|several)\s+(?:days|weeks)(?![a-z])"
-    r"|(?<![a-z])(?:this|next|the coming) week(?![a-z])|(?<![a-z])coming days(?![a-z])",
-    re.IGNORECASE)
-_WEEKEND = re.compile(
-    r"(?:本|这个?|下个?)?周末|(?<![a-z])(?:this |next |the |on the )?weekend(?![a-z])",
-    re.IGNORECASE)
+    r"|(?<![a-z])(?:this|next|the coming) week(?![a-z])|(?<![a-z])coming days(?![a-z])")
+_WEEKEND = CaseBlind(
+    r"(?:本|这个?|下个?)?周末|(?<![a-z])(?:this |next |the |on the )?weekend(?![a-z])")
 # 周天 is Sunday, but 下周天气 is next week's weather and 下周天津 next week in 天津.
 _ZH_DAY_OF_WEEK = re.compile(
     r"(下个?|这个?|本)?(?:周|星期|礼拜)([一二三四五六日]|天(?![气津水门台]))")
-_EN_DAY_OF_WEEK = re.compile(
+_EN_DAY_OF_WEEK = CaseBlind(
     r"(?<![a-z])(?:(?:next|this|on|coming) )?(monday|tuesday|wednesday|thursday|friday"
-    r"|saturday|sunday)s?(?![a-z])", re.IGNORECASE)
+    r"|saturday|sunday)s?(?![a-z])")
 # Only the words users misspell: short words would meet too many real words at distance 1.
 _FUZZY_WORDS = {"tomorrow": "tomorrow", "yesterday": "yesterday", "tonight": "tonight",
                 "weekend": "weekend", **{w: d for w, d in EN_WEEKDAYS.items()}}
-_WORD = re.compile(r"[a-z0-9]+", re.IGNORECASE)
+_WORD = CaseBlind(r"[a-z0-9]+")
 
 # How each single day is written back into a plan, per language.
 CANONICAL_ZH = {"yesterday": "昨天", "today": "今天", "tonight": "今晚", "tomorrow": "明天",
@@ -162,8 +161,7 @@ def days_spoken_of(text: str) -> set[str]:
 
 
 # The night of a day: a line about today speaks of tonight only when it speaks of the night.
-_NIGHT = re.compile(r"夜|晚|最低|(?<![a-z])(?:night|overnight|evening|lows?|min)(?![a-z])",
-                    re.IGNORECASE)
+_NIGHT = CaseBlind(r"夜|晚|最低|(?<![a-z])(?:night|overnight|evening|lows?|min)(?![a-z])")
 
 
 def speaks_of(text: str, day: str) -> bool:
@@ -324,12 +322,11 @@ def offsets_spoken_of(text: str, today: date, written_days_ago: int, *,
 
 
 # One printed day that ends a span begun when the page was written.
-_UNTIL_A_DAY = re.compile(
+_UNTIL_A_DAY = CaseBlind(
     rf"(?<![A-Za-z])(?:through|thru|until|till)\s+(?:[A-Z][a-z]+,?\s+)?(?:{_MONTH_NAME})\.?\s+\d"
-    r"|(?:截至|直至|直到)\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号]", re.IGNORECASE)
+    r"|(?:截至|直至|直到)\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号]")
 # Two printed days joined as a span: "from 4 December until 7 December", 12月4日至12月7日.
-_RANGE = re.compile(r"(?<![A-Za-z])(?:until|till|to|through|thru)(?![A-Za-z])|[至到~～–—-]",
-                    re.IGNORECASE)
+_RANGE = CaseBlind(r"(?<![A-Za-z])(?:until|till|to|through|thru)(?![A-Za-z])|[至到~～–—-]")
 MAX_RANGE_DAYS = 31
 
 

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time, timedelta, timezone
 
+from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.dates import MONTHS, names_a_day
 from pmflow_gateway.contract.gazetteer import ENGLISH_STOP_WORDS
 from pmflow_gateway.contract.judged import of_the_last
@@ -91,12 +92,11 @@ MIN_CONTENT_CHARS = 6
 
 
 # A period named only as the page's own: "for the quarter", 该季度, 报告期内.
-_THE_PERIOD = re.compile(r"(?<![A-Za-z])(?:the|this|that) (?:quarter|period|half)(?![A-Za-z])"
-                         r"|该季度|本季度|当季|报告期", re.IGNORECASE)
+_THE_PERIOD = CaseBlind(r"(?<![A-Za-z])(?:the|this|that) (?:quarter|period|half)(?![A-Za-z])"
+                         r"|该季度|本季度|当季|报告期")
 
 
-_LAST_QUARTER = re.compile(r"上个?季度|上一季度|(?<![a-z])(?:last|previous|most recent) quarter",
-                           re.IGNORECASE)
+_LAST_QUARTER = CaseBlind(r"上个?季度|上一季度|(?<![a-z])(?:last|previous|most recent) quarter")
 _QUARTER_NAMES = ("", "q1", "q2", "q3", "q4")
 
 
@@ -179,8 +179,8 @@ _DATELINE = re.compile(
     r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|[ap]\.?m\.?"
     r"|central|eastern|pacific|mountain|local time|gmt|utc|[ecpm][sd]?t|as of|updated)(?![a-z]))"
     r"|\d+|[\s,.:;()（）。，：]|[年月日号时分]|星期.|周[一二三四五六日天]|上午|下午|截至|更新")
-_DATELINE_MARK = re.compile(r"(?i:(?<![a-z])(?:central|eastern|pacific|mountain|local time|gmt|utc"
-                            r"|[ecpm][sd]?t|as of|updated)(?![a-z]))|截至|更新")
+_DATELINE_MARK = CaseBlind(r"(?<![a-z])(?:central|eastern|pacific|mountain|local time|gmt|utc"
+                           r"|[ecpm][sd]?t|as of|updated)(?![a-z])|截至|更新")
 
 
 def _only_a_dateline(sentence: str) -> bool:
@@ -679,9 +679,8 @@ def _on_the_day(found: list[Candidate], day: str | None, behind: dict[int, tuple
             and (day != "tonight" or speaks_of_night(c.text))]
 
 
-_SINCE = re.compile(r"自\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号]起"
-                    r"|(?<![A-Za-z])(?:since|starting|effective|as of|from)\s+(?:\w+\s+)?\d",
-                    re.IGNORECASE)
+_SINCE = CaseBlind(r"自\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号]起"
+                    r"|(?<![A-Za-z])(?:since|starting|effective|as of|from)\s+(?:\w+\s+)?\d")
 
 
 def _only_past(text: str, today: date | None, days_behind: int = 0) -> bool:
@@ -703,8 +702,8 @@ def _on_date(text: str, day: str | None, today: date, days_behind: int) -> bool:
 
 
 # A line about what is still to come: its bare weekday is the next one, never the last.
-_FUTURE = re.compile(r"(?<![A-Za-z])(?:will|shall|is due|are due|next|upcoming|scheduled"
-                     r"|expected to|set to|plans? to)(?![A-Za-z])|将|即将|预计|计划", re.IGNORECASE)
+_FUTURE = CaseBlind(r"(?<![A-Za-z])(?:will|shall|is due|are due|next|upcoming|scheduled"
+                     r"|expected to|set to|plans? to)(?![A-Za-z])|将|即将|预计|计划")
 
 
 # Where "today" is for the asker, to read the days a page prints: China's for a question in
@@ -737,10 +736,10 @@ _MONTHS_OLD = 3
 _DATED_SLOTS = (Slot.date, Slot.time, Slot.duration)
 # A question that names a time of its own (a year, a quarter, last month, 去年) asks about
 # that time, not about now.
-_NAMES_A_TIME = re.compile(
+_NAMES_A_TIME = CaseBlind(
     r"(?:19|20)\d\d|(?<![a-z])(?:quarter|q[1-4]|last|previous|ago|yesterday|years?|months?"
     r"|weeks?|season|since|until|before|after|in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct"
-    r"|nov|dec)[a-z]*)(?![a-z])|季度|去年|前年|上个?|年|月|周|昨|以来|之前|之后", re.IGNORECASE)
+    r"|nov|dec)[a-z]*)(?![a-z])|季度|去年|前年|上个?|年|月|周|昨|以来|之前|之后")
 
 
 # A span of months a line holds for: 5月至10月, "from May to October" (never two days:
@@ -771,13 +770,13 @@ def _out_of_season(text: str, today: date) -> bool:
 _SEASON_MONTHS = {"spring": {3, 4, 5}, "summer": {6, 7, 8}, "autumn": {9, 10, 11},
                   "fall": {9, 10, 11}, "winter": {12, 1, 2}, "春季": {3, 4, 5},
                   "夏季": {6, 7, 8}, "秋季": {9, 10, 11}, "冬季": {12, 1, 2}}
-_SEASONAL = re.compile(r"(?<![A-Za-z])(spring|summer|autumn|fall|winter) (?:timetable|schedule"
+_SEASONAL = CaseBlind(r"(?<![A-Za-z])(spring|summer|autumn|fall|winter) (?:timetable|schedule"
                        r"|opening hours|hours|service)s?(?![A-Za-z])|(春季|夏季|秋季|冬季)"
-                       r"(?:时刻表|作息|开放时间|运行图|班次)", re.IGNORECASE)
+                       r"(?:时刻表|作息|开放时间|运行图|班次)")
 
 
-_PAST_TENSE = re.compile(r"(?<![A-Za-z])(?:did|was|were|had|paid|bought|sold|won|lost)(?![A-Za-z])"
-                         r"|了|过|曾", re.IGNORECASE)
+_PAST_TENSE = CaseBlind(r"(?<![A-Za-z])(?:did|was|were|had|paid|bought|sold|won|lost)(?![A-Za-z])"
+                         r"|了|过|曾")
 
 
 # A question in the past tense: in English by its verb, in Chinese by its day (昨晚, 前天), not
@@ -812,18 +811,18 @@ def _of_past_years(text: str, today: date) -> bool:
 
 
 # "Last year, the council approved the ban, which comes into force on 1 March": still to come.
-_STILL_TO_COME = re.compile(r"将|起施行|起实施|(?<![A-Za-z])(?:will|comes? into force|takes? effect"
-                            r"|from (?:next|\d))(?![A-Za-z])", re.IGNORECASE)
+_STILL_TO_COME = CaseBlind(r"将|起施行|起实施|(?<![A-Za-z])(?:will|comes? into force|takes? effect"
+                            r"|from (?:next|\d))(?![A-Za-z])")
 # A question that compares with last year or last month asks of now (比去年多多少, 环比).
-_COMPARES = re.compile(
+_COMPARES = CaseBlind(
     r"比(?:去年|上年|上个?月)|同比|环比|今年|本月"
     r"|(?<![a-z])(?:than|compared (?:with|to)|from|since|versus|vs\.?) (?:last|the previous)"
     r" (?:year|month)(?![a-z])|(?<![a-z])this (?:year|month)(?![a-z])"
-    r"|year[- ]on[- ]year|month[- ]on[- ]month", re.IGNORECASE)
-_LAST_MONTH = re.compile(r"上个?月|(?<![a-z])(?:last|previous) month(?![a-z])", re.IGNORECASE)
+    r"|year[- ]on[- ]year|month[- ]on[- ]month")
+_LAST_MONTH = CaseBlind(r"上个?月|(?<![a-z])(?:last|previous) month(?![a-z])")
 # Each month's full name ("may" is its only one), by its number.
 _MONTH_NAMES = {number: name for name, number in sorted(MONTHS.items(), key=lambda m: len(m[0]))}
-_NEXT_YEAR = re.compile(r"明年|(?<![a-z])next year(?![a-z])", re.IGNORECASE)
+_NEXT_YEAR = CaseBlind(r"明年|(?<![a-z])next year(?![a-z])")
 
 
 def _year_from_now(question: str, today: date) -> int | None:
@@ -834,9 +833,9 @@ def _year_from_now(question: str, today: date) -> int | None:
     return year_asked(question, today)
 
 
-_ASKS_A_YEAR_BEFORE = re.compile(
+_ASKS_A_YEAR_BEFORE = CaseBlind(
     r"去年|上年|前年|(?:19|20)\d\d|(?<![a-z])(?:last year|a year (?:ago|earlier|before)|years? ago"
-    r"|previous year|prior year)(?![a-z])", re.IGNORECASE)
+    r"|previous year|prior year)(?![a-z])")
 _A_YEAR_BEFORE = re.compile(r"(?:去年|上年|前年)(?:同期|此时|这个时候)?[，,]"
                             r"|(?i:(?:last year|a year (?:ago|earlier)|this time last year),)")
 

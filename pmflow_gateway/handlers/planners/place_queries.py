@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.places import Place, local_language, search_name
 
 _TO_EN = (("后天", "day after tomorrow"), ("明天", "tomorrow"), ("明日", "tomorrow"),
@@ -18,7 +19,7 @@ _TO_EN = (("后天", "day after tomorrow"), ("明天", "tomorrow"), ("明日", "
 _TO_ZH = (("day after tomorrow", "后天"), ("tomorrow", "明天"), ("tonight", "今晚"),
           ("today", "今天"), ("this week", "本周"), ("weekend", "周末"))
 _ZH_DAYS = re.compile(r"未来\s*(\d+)\s*[天日]")
-_EN_DAYS = re.compile(r"next\s+(\d+)\s+days?", re.IGNORECASE)
+_EN_DAYS = CaseBlind(r"next\s+(\d+)\s+days?")
 
 
 def other_language_query(place: Place, time_hint: str | None, *, zh: bool) -> str | None:

@@ -14,6 +14,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
+from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.currencies import currency_codes, currency_names
 from pmflow_gateway.contract.gazetteer import (
     COMMODITIES,
@@ -137,9 +138,8 @@ def _is_short(question: str) -> bool:
         not CJK.search(question) and len(question.split()) <= 6)
 
 
-_GOES_ON = re.compile(r"\s*(?:and|what about|how about|same for|also|那|还有|那么|再|同样)",
-                      re.IGNORECASE)
-_STOCK_WORDS = re.compile(r"股票|股价|(?<![a-z])(?:stock|shares?)(?![a-z])", re.IGNORECASE)
+_GOES_ON = CaseBlind(r"\s*(?:and|what about|how about|same for|also|那|还有|那么|再|同样)")
+_STOCK_WORDS = CaseBlind(r"股票|股价|(?<![a-z])(?:stock|shares?)(?![a-z])")
 
 
 def follow_up_question(question: str, previous: str) -> str:
@@ -209,9 +209,9 @@ _NOW = re.compile(r"(?<![a-z])(?:now|current(?:ly)?|right now|at the moment|so f
 
 
 # What has a year's edition: a prize, a cup, a festival, a season.
-_EDITIONED = re.compile(r"奖|杯|赛季|届|节|(?<![a-z])(?:prize|award|awards|cup|championships?"
+_EDITIONED = CaseBlind(r"奖|杯|赛季|届|节|(?<![a-z])(?:prize|award|awards|cup|championships?"
                         r"|festival|games|olympics|season|edition|marathon|open|show|fair)"
-                        r"(?![a-z])", re.IGNORECASE)
+                        r"(?![a-z])")
 # A year that names an edition or a season of what was asked ("the 2026 prize", 2026赛季).
 _EDITION_YEAR = re.compile(r"(?<![\d.])(?:19|20)\d\d(?![\d.])(?:年|赛季)?")
 
@@ -223,24 +223,22 @@ _DAY_AFTER = {"yesterday": "today", "today": "tomorrow", "tomorrow": "the day af
 
 
 # Names set side by side ("Skjern vs Holstebro") are asked about together, as one.
-_SIDE_BY_SIDE = re.compile(r"(?<![a-z])(?:vs?|versus|and|or|against)(?![a-z])|[,&/]",
-                           re.IGNORECASE)
-_YEAR_OF = re.compile(r"(?:(?:in|for) )?(?:19|20)\d\d年?|fy ?'?\d{2,4}", re.IGNORECASE)
+_SIDE_BY_SIDE = CaseBlind(r"(?<![a-z])(?:vs?|versus|and|or|against)(?![a-z])|[,&/]")
+_YEAR_OF = CaseBlind(r"(?:(?:in|for) )?(?:19|20)\d\d年?|fy ?'?\d{2,4}")
 # A reporting period (not a day): what a follow-up about another figure keeps.
-_PERIOD = re.compile(
+_PERIOD = CaseBlind(
     r"(?<![a-z])(?:(?:last|this|previous|past|latest|most recent) (?:fiscal )?(?:quarter|year"
     r"|half|month)|(?:the )?(?:first|second|third|fourth)[- ]quarter(?: of)?(?: (?:19|20)\d\d)?"
     r"|q[1-4](?: ?(?:fy)?'?(?:19|20)?\d\d)?|fy ?'?(?:19|20)?\d\d|(?:in |for )?(?:19|20)\d\d)"
     r"(?![a-z\d年])|上个?季度|上一季度|本季度|第?[一二三四]季度|前三季度|去年|前年|今年|上半年|下半年"
-    r"|(?:19|20)\d\d年(?:第?[一二三四]季度|上半年|下半年|全年)?|上个?月",
-    re.IGNORECASE)
+    r"|(?:19|20)\d\d年(?:第?[一二三四]季度|上半年|下半年|全年)?|上个?月")
 
 
 # What a reply to "which one?" says beside the region: "the one in oregon", "I mean Maine",
 # 俄勒冈那个, 是北卡的. Nothing else may be asked in it.
-_ONLY_POINTING = re.compile(
+_ONLY_POINTING = CaseBlind(
     r"(?:i mean|i meant|no,?|sorry,?|the one|that one|one|in|the|of|at|please|那个|这个|的"
-    r"|是|我说的是|我是说|指的是|在|里|那边|那里|[\s,.!?，。！？])*", re.IGNORECASE)
+    r"|是|我说的是|我是说|指的是|在|里|那边|那里|[\s,.!?，。！？])*")
 
 
 def in_the_region(question: str, previous: str) -> str | None:
@@ -277,12 +275,11 @@ def in_the_region(question: str, previous: str) -> str | None:
 
 # An edition's word written before a name ("the base Lumora X7", 标准版): the follow-up's
 # edition takes its place.
-_BASE_BEFORE = re.compile(r"(?:\b(?:base|standard|regular|basic|entry-level)\s+|标准版)$",
-                          re.IGNORECASE)
+_BASE_BEFORE = CaseBlind(r"(?:\b(?:base|standard|regular|basic|entry-level)\s+|标准版)$")
 _ZH_BASE_AFTER = re.compile(r"^(?:标准版|基础版)")
 # The edition without an edition's name: "the regular x7?", 标准版呢.
-_BASE_WORD = re.compile(r"(?<![a-z])(?:base|standard|regular|basic|vanilla|entry-level)(?![a-z])"
-                        r"|标准版|基础版|普通版", re.IGNORECASE)
+_BASE_WORD = CaseBlind(r"(?<![a-z])(?:base|standard|regular|basic|vanilla|entry-level)(?![a-z])"
+                        r"|标准版|基础版|普通版")
 
 
 def _another_edition(question: str, previous: str) -> str | None:
@@ -311,8 +308,8 @@ def _another_edition(question: str, previous: str) -> str | None:
 
 # A team's side ("the women's team", 女篮) is asked in the follow-up's own words ("how did the
 # women's team do?"), not in the previous question's.
-_SIDE = re.compile(r"(?<![a-z])(?:women['’]?s?|ladies|reserves?)(?![a-z])"
-                   r"|女足|女篮|女排|女队|女子|青年队|预备队", re.IGNORECASE)
+_SIDE = CaseBlind(r"(?<![a-z])(?:women['’]?s?|ladies|reserves?)(?![a-z])"
+                   r"|女足|女篮|女排|女队|女子|青年队|预备队")
 
 
 def _written_edition(word: str) -> str:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.currencies import currency_codes, currency_names
 from pmflow_gateway.contract.dates import MONTHS
 from pmflow_gateway.contract.gazetteer import (
@@ -147,11 +148,11 @@ ZH_NOISE = re.compile(
 EN_STOP = frozenset(ENGLISH_STOP_WORDS)
 _NOT_NAMES = frozenset(NOT_NAMES)
 _VARIANT_WORDS = frozenset(NAME_VARIANT_WORDS)
-FILLERS = re.compile(
+FILLERS = CaseBlind(
     r"^(?:帮我|请问下?|请|麻烦|我想知道|想知道|我想问下?|想问下?|求问|问下)?"
     r"(?:查一下|查下|查查|看看|看一下|看下|搜一下|告诉我)?"
     r"|[？?！!。.\s]+$"
-    r"|^(?:please |can you (?:tell me|check) )", re.IGNORECASE)
+    r"|^(?:please |can you (?:tell me|check) )")
 # A craft, a ship or a mission named by its number (澄光二号, 天舟七号): the number is the name's.
 _ZH_NUMBERED_NAME = re.compile(
     rf"([{CJK_CHARS}]{{2,4}}?)[一二三四五六七八九十]{{1,3}}号(?![线楼院门口站台车])")
@@ -362,7 +363,7 @@ def _after_stop(name: str) -> int:
 # and the generic word an everyday one (falls) or another place (Springs): the two are one
 # name, a place no table knows. (A known place that ends in one, "kansas city", is found
 # whole by the place table first.)
-_PLACE_GENERIC = re.compile(
+_PLACE_GENERIC = CaseBlind(
     r" (?:springs|falls|heights|creek|beach|harbou?r|hills|valley|city|junction|crossing"
     r"|ferry|bay|lake|ridge|grove|mills|landing|bluffs?|rapids|vale|village|glen|hollow"
     r"|cove|shores|plains|pines|corners|meadows?|wells|township|county|island|isle|skerry"
@@ -373,8 +374,7 @@ _PLACE_GENERIC = re.compile(
     r"|marine|shipping|freight|railways?|utilities|industries|manufacturing|instruments"
     r"|realty|properties|hotels|resorts|inc|corp|corporation|ltd|llc|plc|ventures"
     r"|building society|credit union|insurance"
-    r"|rovers|united|athletic|wanderers|rangers)(?![\w'’])",
-    re.IGNORECASE)
+    r"|rovers|united|athletic|wanderers|rangers)(?![\w'’])")
 
 
 # "the vessel point maritime museum": in lower case, everyday words before an institution's
@@ -586,7 +586,7 @@ _FIRM_AFTER = re.compile(rf"\s+(?:{FIRM_KINDS_EN})(?![\w])(?!\s+(?:expenditure|s
                          r"|markets?|bills?|prices?|day|holidays?|accounts?|stage|updates?"
                          r"|review|plan|plans|costs?|rate|rates)(?![\w]))")
 # A reporting period or a year after a name is not part of it ("Norwood Freight Q3 2026").
-_PERIOD_TOKEN = re.compile(r"[QH][1-4]|[1-4]Q|FY'?\d{2,4}|(?:19|20)\d{2}", re.IGNORECASE)
+_PERIOD_TOKEN = CaseBlind(r"[QH][1-4]|[1-4]Q|FY'?\d{2,4}|(?:19|20)\d{2}")
 # Days and months are capitalised in English and name no subject or place: "Will it rain on
 # Sunday?" asks about a day, and a page that says "Sunday" is not about what was asked. Within
 # a name they stay ("Black Friday", "Theresa May", "March Madness").
