@@ -60,7 +60,7 @@ def in_passing(sentence: str, start: int, end: int) -> bool:
 
 def is_weather_line(sentence: str) -> bool:
     """Whether a sentence reads the weather: a temperature, or a weather condition."""
-    if _READING.search(sentence) or _ZH_CONDITION.search(sentence):
+    if reads_a_degree(sentence) or _ZH_CONDITION.search(sentence):
         return True
     blind = case_blind(sentence)
     return bool(_WORDED_READING.search(blind) or _EN_CONDITION.search(blind))
@@ -75,5 +75,11 @@ def is_weather_report(text: str) -> bool:
         and bool(_ZH_CONDITION.search(text) or _EN_CONDITION.search(case_blind(text))))
 
 
+def reads_a_degree(sentence: str) -> bool:
+    """A number of degrees: "18-25°C", "最高气温15度" (the sign found first, a quicker scan)."""
+    return ("°" in sentence or "℃" in sentence or "度" in sentence) and bool(
+        _READING.search(sentence))
+
+
 def reads_temperature(sentence: str) -> bool:
-    return bool(_READING.search(sentence) or _WORDED_READING.search(case_blind(sentence)))
+    return reads_a_degree(sentence) or bool(_WORDED_READING.search(case_blind(sentence)))

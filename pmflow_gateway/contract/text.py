@@ -409,9 +409,16 @@ def _one_spaced(form: str) -> str:
     unprintable character can have any other: every white space character but the space is
     unprintable (and what else is, `folded` stripped)."""
     return _SPACES.sub(" ", form) if "  " in form or not form.isprintable() else form
-# What an obfuscated dot needs, once white space is one space: an opening bracket, a "。", or
-# " dot " or " . ". Text without any is not searched (the pattern has no literal to scan for).
-_DOT_HINTS = ("[", "(", "{", "【", "（", "<", "。", " dot ", " . ")
+# What an obfuscated dot needs, once white space is one space: a dot word in brackets, " dot "
+# or " . ", or a "。" between Latin letters or digits. Chinese text has brackets and "。"
+# everywhere, and the pattern itself has no first character to scan for: these are.
+_BRACKETED_DOT = re.compile(r"[\[({【（<]\s?(?:\.|dot|点|。)")
+_LATIN_STOP = re.compile(r"[a-z0-9]。[a-z0-9]")
+
+
+def _may_hide_a_dot(form: str) -> bool:
+    return bool(" dot " in form or " . " in form or _BRACKETED_DOT.search(form)
+                or ("。" in form and _LATIN_STOP.search(form)))
 
 
 # Read three times per sentence (links, instructions, contact handles) and again for the
@@ -420,7 +427,7 @@ _DOT_HINTS = ("[", "(", "{", "【", "（", "<", "。", " dot ", " . ")
 def detection_form(text: str) -> str:
     """`folded`, with runs of white space made one space and obfuscated dots made dots."""
     form = _one_spaced(folded(text))
-    return _OBFUSCATED_DOT.sub(".", form) if any(map(form.__contains__, _DOT_HINTS)) else form
+    return _OBFUSCATED_DOT.sub(".", form) if _may_hide_a_dot(form) else form
 
 
 # Letters spaced or dotted apart ("i g n o r e", "i.g.n.o.r.e") read as one word. A run
