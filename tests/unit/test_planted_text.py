@@ -11,7 +11,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pmflow_gateway.contract.text import (
-    _DOT_HINTS,
     _INJECTIONS,
     _OBFUSCATED_DOT,
     _SPACES,
@@ -154,15 +153,15 @@ def _sentences_to_scan() -> list[str]:
 
 def test_the_quick_link_dot_and_contact_tests_skip_only_texts_without_any() -> None:
     """A text is searched for links, obfuscated dots and contact handles only when it has
-    what each needs (`may_have_link`, `_DOT_HINTS`, `_CONTACT_HINT`): each skip is one where
+    what each needs (`may_have_link`, `_may_hide_a_dot`, `_CONTACT_HINT`): each skip is one where
     the full pattern finds nothing, on every sentence at hand, raw and in detection form."""
     from pmflow_gateway.contract.text import (
         _CONTACT,
         _CONTACT_HINT,
-        _DOT_HINTS,
         _OBFUSCATED_DOT,
         _SPACES,
         URL_RE,
+        _may_hide_a_dot,
         detection_form,
         may_have_link,
     )
@@ -172,7 +171,7 @@ def test_the_quick_link_dot_and_contact_tests_skip_only_texts_without_any() -> N
     for text in texts:
         spaced = _SPACES.sub(" ", folded(text))
         assert detection_form(text) == _OBFUSCATED_DOT.sub(".", spaced), text
-        if not any(map(spaced.__contains__, _DOT_HINTS)):
+        if not _may_hide_a_dot(spaced):
             skipped["dot"] += 1
             assert _OBFUSCATED_DOT.search(spaced) is None, text
         for form in (text, detection_form(text)):
@@ -229,7 +228,7 @@ def test_quick_paths_give_what_the_full_passes_give(text: str) -> None:
     full = _VARIATION_SELECTORS.sub("", _invisible_class().sub("", text))
     assert strip_invisible(text) == full
     form = _SPACES.sub(" ", folded(text))
-    dotted = _OBFUSCATED_DOT.sub(".", form) if any(h in form for h in _DOT_HINTS) else form
+    dotted = _OBFUSCATED_DOT.sub(".", form)
     assert detection_form(text) == dotted
 
 
