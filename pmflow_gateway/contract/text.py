@@ -165,6 +165,7 @@ def links(text: str) -> Iterator[re.Match[str]]:
 # "[1]" can leave behind). The look-behind starts a match only where a token or a run of dots
 # starts, and a label cannot contain the dot that ends it, so the scan is linear in the text.
 _DOTTED = re.compile(r"(?<![\w.-])\.*[\w-]+(?:\.[\w-]+)+")
+_DOT_LABEL = re.compile(r"\.[\w-]")  # what every run `_DOTTED` finds has
 _MAX_TLD_CHARS = 24  # the longest TLDs; a CJK TLD is read as a prefix of its glued label
 
 
@@ -197,8 +198,8 @@ def hosts_named(text: str) -> list[str]:
     """Every host-like token of the text (any TLD, IDN, IPv4), after folding and reading
     obfuscated dots (`evil[.]com`, `evil dot com`) as dots: what a reader could type in."""
     form = detection_form(text)
-    if "." not in form:
-        return []  # every host has a dot, once obfuscated ones are read
+    if not _DOT_LABEL.search(form):
+        return []  # every host has a dot before a label, once obfuscated ones are read
     tokens = (_unglued(m.group(0).lstrip(".")) for m in _DOTTED.finditer(form))
     return [token.lower().strip("-_") for token in tokens if _host_like(token)]
 
