@@ -136,6 +136,8 @@ _GENDER = (
     ("women", _words(r"女子|女篮|女排|女足|女队|女单|女双|女将|女性", r"women|women's|womens|ladies"
                      r"|female|girls")),
     ("men", _words(r"男子|男篮|男排|男足|男队|男单|男双", r"men's|mens|male|boys")),
+    # Mixed doubles is neither the men's nor the women's: 混双冠军 is not 男双's.
+    ("mixed", _words(r"混双|混合双打|混合团体|混合接力", r"mixed (?:doubles|team|relay|pairs?)")),
     # A club's youth side is not its first team: "Ostrey Rovers under-18s".
     ("youth", _words(r"青年队|预备队|梯队|U\d{2}", r"under-?\d{2}s?|u\d{2}s?|academy (?:side|team)"
                      r"|youth (?:side|team|cup)|reserves? (?:side|team)")),
@@ -194,16 +196,26 @@ _ROOMS = (("studio", _words(r"开间|单间", r"studios?")), *(
     for n, zh, en in ((1, "一", "one"), (2, "[两二]", "two"), (3, "三", "three"),
                       (4, "四", "four"))))
 # A loan's, a deposit's or a bond's term: the 30-year rate is not the 15-year one, 5年期以上LPR
-# not 1年期.
-_TERMS = tuple(
+# not 1年期, the 60-month CD not the 6-month one (12 months is one year).
+_MONTHS_AFTER = (r"[- ]?(?:months?|mos?\.?)"
+                 r"(?![- ]?(?:ago|old|later|earlier|before|after|since|high|low))")
+
+
+_TERMS = (*(
     (f"{n} year", _words(rf"(?<![\d一二两三四五六七八九十]){n}\s*年期"
-                         rf"|(?<![一二两三四五六七八九十]){zh}年期|(?<!\d){n}\s*年(?:固定|定期)",
-                         # Not "in 10 years", "five years ago", "10 years old".
-                         rf"(?<!in )(?<!\d)(?:{n}|{en})[- ]?(?:years?|yrs?)"
-                         r"(?![- ]?(?:ago|old|later|earlier|before|after|since))"))
+                        rf"|(?<![一二两三四五六七八九十]){zh}年期|(?<!\d){n}\s*年(?:固定|定期)"
+                        rf"|(?<![\d.]){12 * n}\s*个月",
+                        # Not "in 10 years", "five years ago", "10 years old".
+                        rf"(?<!in )(?<!\d)(?:{n}|{en})[- ]?(?:years?|yrs?)"
+                        r"(?![- ]?(?:ago|old|later|earlier|before|after|since))"
+                        rf"|(?<![\d.]){12 * n}{_MONTHS_AFTER}"))
     for n, zh, en in ((1, "一", "one"), (2, "两", "two"), (3, "三", "three"), (5, "五", "five"),
                       (7, "七", "seven"), (10, "十", "ten"), (15, "十五", "fifteen"),
-                      (20, "二十", "twenty"), (30, "三十", "thirty")))
+                      (20, "二十", "twenty"), (30, "三十", "thirty"))), *(
+    (f"{n} month", _words(rf"(?<![\d.]){n}\s*个月|(?<![一二两三四五六七八九十]){zh}个月",
+                         rf"(?<![\d.])(?:{n}|{en}){_MONTHS_AFTER}"))
+    for n, zh, en in ((1, "一", "one"), (3, "三", "three"), (6, "六", "six"), (9, "九", "nine"),
+                      (18, "十八", "eighteen"))))
 _A_TERM_RATE = _words(r"房贷|贷款|利率|LPR|lpr|国债|存款|定期|公积金|收益率",
                       r"mortgages?|loans?|lpr|apr|bonds?|treasur(?:y|ies)|yields?|deposits?"
                       r"|cds?|notes?|fixed|refinanc\w*")
@@ -283,18 +295,19 @@ _QUARTER = tuple(
     for n, zh, en in ((1, "[一1]", "first"), (2, "[二2]", "second"), (3, "[三3]", "third"),
                       (4, "[四4]", "fourth")))
 _FORECAST = _words(
-    r"预计|预期|预测|指引|展望|目标|有望|将达|计划|预告|料将|指导",
+    r"预计|预期|预测|指引|展望|目标|有望|将达|计划|预告|料将|指导|测算|估算|初步估计",
     r"expects?|expected|expecting|guidance|guides?|guided|guiding|outlook|forecasts?"
     r"|projects?|projected|anticipates?|sees|targets?|aims?|estimates?|to reach|will reach"
     r"|predicts?|next year|next quarter")
 _ACTUAL = _words(
-    r"实现|录得|完成|为\d|达到|同比|环比|报告期|公布|披露",
+    r"实现|录得|完成|为\d|(?<!有望)(?<!预计)(?<![将可或])达到|同比|环比|报告期|公布|披露",
     r"reported|posted|recorded|totall?ed|came in|was|were|rose|fell|grew|increased"
     r"|decreased|declined|jumped|climbed|generated|delivered|earned|booked")
 # What a line says is not yet so: a rumour, a leak, a proposal under consideration. A question
 # that does not ask about one asks what is so.
 _UNCONFIRMED = _words(
     r"网传|网上流传|流传|爆料|传闻|传言|据传|或将|自媒体称|有自媒体|未经证实|尚未确定|尚未公布"
+    r"|(?:检察院|检方|公诉机关|公诉人)[^，。；]{0,6}(?:建议|请求)(?:判处|量刑)|请求(?:法院)?判处"
     r"|提议|草案|征求意见|知情人士|消息人士|洽谈中|谈判中"
     # hearsay: who passes it on is no one who could know (据经销商渠道消息, 家长群里都在传)
     r"|据[^，,。；：:]{0,8}(?:渠道|内部|知情|业内|接近|坊间|网友|经销商|4S店)[^，,。；：:]{0,6}"
@@ -315,7 +328,13 @@ _UNCONFIRMED = _words(
     r"|proposals?|proposed|proposes|proposing|considering|considers|under consideration"
     r"|would (?:introduce|limit|ban|charge|cap|raise|cut)|consultation"
     r"|(?:house|senate|assembly)(?:'s|’s)? version|(?:original|earlier) (?:bill|version)"
-    r"|draft (?:law|bill|rules?|regulations?|bylaw|plan|proposals?|guidelines?|ordinance)")
+    r"|draft (?:law|bill|rules?|regulations?|bylaw|plan|proposals?|guidelines?|ordinance)"
+    # a request of a court or a board is not its decision
+    r"|(?:is|are|was|were) (?:asking|urging|petitioning) (?:a|the) (?:judge|court|jury|board"
+    r"|council|commission)|asked (?:a|the) (?:judge|court|jury) to|(?:prosecutors?|the state"
+    r"|the government|the defen[cs]e|attorneys?|lawyers?)(?:'s?|’s?)? (?:have |has |had )?"
+    r"(?:sought|seeks?|seeking|recommended|recommends?|requested|requests?|asked for|asks? for"
+    r"|(?:is|are) (?:seeking|asking for))")
 # What only a line says is not yet so (a question may use these words of what is): a
 # forecaster's call (机构预测, 或降至3.25%), a value reported to be, a condition on what will be
 # (若LPR下调，…将…).
@@ -331,8 +350,10 @@ def says_what_is_not_yet_so(sentence: str) -> bool:
 
 # A rule in force is so: "when did the ban come into force" is not answered by the draft's
 # consultation dates (自媒体称…将于…起实施 is still hearsay).
-_CONFIRMED = _words(r"官方宣布|正式|确认|公告|通过|施行|生效|辟谣|官方",
+_CONFIRMED = _words(r"官方宣布|正式|确认|公告|通过|施行|生效|辟谣|官方|(?<!建议)(?<!请求)判处|宣判"
+                    r"|一审判决|裁定",
                     r"confirmed|announced|officially|formally|adopted|approved|passed|enacted"
+                    r"|sentenced|ruled|was ordered|were ordered|awarded"
                     r"|officials? said|said in a statement|(?:come|comes|came|coming) into "
                     r"(?:force|effect)|(?:take|takes|took) effect|in force|in effect")
 # The offices an election fills, each its own race.
@@ -400,11 +421,38 @@ _FINAL_COUNT = _words(r"最终结果|最终计票|正式结果|官方结果|认�
                       r"|official (?:results?|count|tally)")
 _A_VOTE = _words(r"选举|计票|得票|票数|投票|当选",
                  r"votes?|ballots?|elections?|elected|mayoral|polls?|turnout|referendum")
-_PROVISIONAL_COUNT = _words(r"初步|暂时领先|部分计票|非官方",
+# An area wider than a county or a city, and a county or a city itself.
+_WIDER_AREAS = (
+    ("province", _words(r"全省|全区(?![域间别])|全自治区|全州",
+                        r"statewide|state-wide|across the state|state average|province-?wide")),
+    ("nation", _words(r"全国(?!人大|政协|性)", r"nationwide|nation-wide|national average"
+                      r"|across the country|countrywide")),
+    ("local", _words(rf"[{CJK_CHARS}](?:县|镇|乡)|(?<!全)市(?![场值价民])",
+                     r"county|city|town|township|village|borough|parish|locally|local")),
+)
+_A_LOCAL_UNIT = _words(rf"[{CJK_CHARS}](?:县|镇|乡)",
+                       r"county|city|town|township|village|borough")
+# A date set before and since changed: "had been scheduled to begin shipping December 5", 原定于
+# 12月6日举行. The new date is said with it or in another line.
+_SUPERSEDED = _words(r"原定|原计划|原本计划|原先定于|此前定于",
+                     r"had been (?:scheduled|expected|planned|set|slated|due)|(?:was|were) "
+                     r"(?:originally|initially|previously) (?:scheduled|planned|set|slated|due"
+                     r"|expected)|originally (?:scheduled|planned|set|slated|due)")
+_NOW_SET = _words(r"延期至|延期到|推迟至|推迟到|改至|改到|调整至|调整为|改为|现定于|(?<!原)定于"
+                  r"|顺延",
+                  r"now|delayed (?:to|until)|pushed (?:back )?(?:to|until)|moved (?:to|up to)"
+                  r"|postponed (?:to|until)|rescheduled (?:for|to)|new (?:date|ship date)")
+_ASKS_THE_PLAN_BEFORE = _words(r"原定|原计划|原来", r"originally|initially|first scheduled")
+_ASKS_HOW_IT_STANDS = _words(r"目前|领先|暂时|初步|计票进度|开票进度",
+                             r"so far|leading|leads?|ahead|early|preliminary|unofficial"
+                             r"|partial|counted|reporting|projected")
+_PROVISIONAL_COUNT = _words(r"初步|暂时领先|部分计票|非官方"
+                            r"|(?<!全部)\d+个(?:投票站|选区)(?:已)?(?:完成|报告)",
                             r"leads? (?:\w+ )?with|leading (?:\w+ )?with|early (?:returns|results"
                             r"|count)|preliminary"
                             r"|unofficial|projected|partial (?:results|count)|(?:votes|ballots)"
-                            r" (?:still )?(?:being|to be) counted|with \d+% of")
+                            r" (?:still )?(?:being|to be) counted|with \d+% of"
+                            r"|\d+ of \d+ (?:precincts|wards|districts|polling places|counties)")
 # A question about a rumour or a proposal asks about it, not past it: "是真的吗", "is it true".
 _ASKS_ABOUT_A_CLAIM = _words(r"是真的吗|真的吗|是否属实|传闻|网传|谣言|爆料|草案|提议",
                              r"is it true|true that|rumou?rs?|proposals?|proposed|draft|plans? to")
@@ -413,15 +461,20 @@ _AT_THE_CLOSE = _words(r"收盘|收报|收于|收涨|收跌", r"closed|close|clo
 _INTRADAY = _words(r"午盘|盘中|早盘|午间|截至发稿|开盘",
                    r"midday|intraday|at noon|mid-?session|in early trade|in morning trade"
                    r"|opened|at the open|so far today")
-_A_MARKET = _words(r"股|指数|大盘|行情|汇率|期货", r"stocks?|shares?|index|indices|futures"
-                   r"|exchange rate|ftse|dow|nasdaq|nikkei|hang seng|bourse"
+_FIXING = _words(r"中间价|中间汇率|定盘价",
+                 r"central parity|(?:daily |yuan |midpoint )?fixing|midpoint rate|reference rate")
+_A_MARKET = _words(r"股|指数|大盘|行情|汇率|期货|中间价|[美欧日港]元兑",
+                   r"stocks?|shares?|index|indices|futures|exchange rate|ftse|dow|nasdaq|nikkei"
+                   r"|hang seng|bourse|fixing|central parity|midpoint rate"
                    r"|[A-Z][a-z]+ (?:20|30|40|50|100|200|250|300|500)")
 _GRADE = re.compile(r"(?<![\d.])(\d{1,3})\s*号(?!线|楼|院|馆|门|房|床|口|台|窗)")
 
 
 # Questions about a reported figure, where actual vs forecast matters.
-_FIGURE = _words(r"营收|收入|利润|净利|营业额|销售额|销量|毛利|每股收益|业绩|财报",
-                 r"revenue|sales|profit|income|earnings|eps|margin|results")
+_FIGURE = _words(r"营收|收入|利润|净利|营业额|销售额|销量|毛利|每股收益|业绩|财报|gdp|生产总值"
+                 r"|产量|产值|进出口|出口额|进口额|社会消费品零售总额",
+                 r"revenue|sales|profit|income|earnings|eps|margin|results|gdp|gross domestic"
+                 r"|output|exports|imports")
 
 
 def _event_default(question: str) -> frozenset[str]:
@@ -516,10 +569,24 @@ DIMENSIONS: tuple[Dimension, ...] = (
               default=lambda q: frozenset({"list"}),
               applies=lambda q: bool(_ASKS_A_PRICE.search(q)) and not _A_DEAL.search(q)),
     # The final, certified count is not the one of election night ("Draper leads with 51.8%").
+    # "How many votes did she get" asks the final count, unless it asks how a count stands.
     Dimension("count", (("final", _FINAL_COUNT), ("provisional", _PROVISIONAL_COUNT)),
-              applies=lambda q: bool(_FINAL_COUNT.search(q) and _A_VOTE.search(q))),
-    Dimension("session", (("close", _AT_THE_CLOSE), ("intraday", _INTRADAY)),
+              default=lambda q: frozenset({"final"}),
+              applies=lambda q: bool(_A_VOTE.search(q)) and not _ASKS_HOW_IT_STANDS.search(q)),
+    # 中间价, the central bank's fixing, is not the market's close.
+    Dimension("session", (("close", _AT_THE_CLOSE), ("intraday", _INTRADAY),
+                          ("fixing", _FIXING)),
               applies=lambda q: bool(_A_MARKET.search(q))),
+    # A county's figure is not its province's or its country's: 全省粮食总产量 does not say what
+    # 梧塘县 grew. A line that also names a county or a city may set one beside the other.
+    Dimension("area", _WIDER_AREAS, default=lambda q: frozenset({"local"}),
+              applies=lambda q: bool(_A_LOCAL_UNIT.search(q)) and not any(
+                  p.search(q) for name, p in _WIDER_AREAS if name != "local")),
+    # When it happens is not when it was to happen before it was moved.
+    Dimension("plan", (("superseded", _SUPERSEDED), ("current", _NOW_SET)),
+              default=lambda q: frozenset({"current"}),
+              applies=lambda q: asked_slot(q) in (Slot.date, Slot.time)
+              and not _ASKS_THE_PLAN_BEFORE.search(q)),
     Dimension("modality", (("forecast", _FORECAST), ("actual", _ACTUAL)),
               default=lambda q: frozenset({"actual"}), required=frozenset({"forecast"}),
               applies=lambda q: bool(_FIGURE.search(q))),
@@ -812,6 +879,12 @@ def clash_under(question: str, sentence: str, title: str) -> str | None:
             # A side no line or title calls the women's is the men's: "Harrowmere Rovers
             # beat Saltby Town 3-1" does not say how the women did.
             return "team: its page names no women's side, asked women"
+    # A line that names no month or year is of its page's: 核心CPI同比上涨1.1% under "10月份CPI
+    # 同比上涨0.6%" is October's, not last month's when that is November.
+    if not months_of(sentence) and (why := _other_month(question, title)):
+        return f"{why} (its page's title)"
+    if not years_of(sentence) and (why := _other_year(question, title)):
+        return f"{why} (its page's title)"
     return None
 
 

@@ -379,7 +379,9 @@ _DECLARED_ALIAS = r"\s*[(（]\s*(?:[A-Za-z]{{2,10}}\s*[:：]\s*)?([A-Z0-9][A-Z0-
 
 def with_declared_aliases(plan: ExternalQueryPlan, texts: Iterable[str]) -> ExternalQueryPlan:
     """The plan with the short names the evidence declares for its subjects: a quote page
-    that names only the ticker is about the company another page says has that ticker."""
+    that names only the ticker is about the company another page says has that ticker. Pages
+    that declare two (星途科技（301562）, 星途科技（920318）) speak of two companies of one
+    name: neither is declared."""
     subjects = list(plan.subject_entities)
     pages = list(texts)
     changed = False
@@ -387,11 +389,11 @@ def with_declared_aliases(plan: ExternalQueryPlan, texts: Iterable[str]) -> Exte
         if _ALIASED.match(subject) or not subject.strip():
             continue
         pattern = _alias_declaration(subject, plan.query_kind)
-        for text in pages:
-            if (found := pattern.search(plain(text))) and found.group(1) != subject:
-                subjects[i] = f"{subject} ({found.group(1)})"
-                changed = True
-                break
+        declared = {found.group(1) for text in pages
+                    if (found := pattern.search(plain(text))) and found.group(1) != subject}
+        if len(declared) == 1:
+            subjects[i] = f"{subject} ({declared.pop()})"
+            changed = True
     return plan.model_copy(update={"subject_entities": subjects}) if changed else plan
 
 
@@ -909,7 +911,8 @@ def firm_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> tuple[str, l
     "corvane", 澄峰科技 and 澄峰电气 for 澄峰): (the name, the firms). Nobody may guess which."""
     pages = list(texts)
     if plan.query_kind is not QueryKind.weather and (
-            teams := _place_prefixed(plan, pages) or _named_before(plan, pages)):
+            teams := _place_prefixed(plan, pages) or _named_before(plan, pages)
+            or _listed_twice(plan, pages)):
         return teams
     if plan.query_kind not in (QueryKind.company, QueryKind.market) and not (
             asked_metrics(plan.topic) or asked_periods(plan.topic)):
@@ -926,6 +929,52 @@ def firm_readings(plan: ExternalQueryPlan, texts: Iterable[str]) -> tuple[str, l
         if len(firms) >= 2:
             return name, list(firms.values())
     return None
+
+
+def _listed_twice(plan: ExternalQueryPlan, pages: list[str]) -> tuple[str, list[str]] | None:
+    """An asked firm the pages list under two tickers: "Halden Group Inc. (NYSE: HLDN)" and
+    "Halden Group Ltd. (TSX: HGL)", 星途科技（301562） and 星途科技（920318）. Two companies
+    of one name, unless the question gives the ticker or the exchange."""
+    asked = plan.topic.casefold()
+    for name in plan.subject_entities:
+        if name == plan.location_hint or len(name) < 2:
+            continue
+        found: dict[str, str] = {}
+        for text in pages:
+            for m in _ticker_after(name).finditer(_body(text)):
+                found.setdefault(m.group("ticker").casefold(), " ".join(m.group().split()))
+        if len(found) >= 2 and not any(ticker in asked or _exchange_asked(reading, asked)
+                                       for ticker, reading in found.items()):
+            return name, list(found.values())
+    return None
+
+
+def _exchange_asked(reading: str, asked: str) -> bool:
+    exchange = _EXCHANGE.search(reading)
+    return exchange is not None and exchange.group().casefold() in asked
+
+
+# An exchange a ticker is written with: "NYSE: HLDN", "TSX: HGL", "HKEX: 0700".
+_EXCHANGE = re.compile(r"(?<![A-Za-z])(?:NYSE|NASDAQ|Nasdaq|AMEX|TSX|TSXV|LSE|ASX|HKEX|SGX|SSE"
+                       r"|SZSE|BSE|NSE|Euronext|XETRA|OTC)(?![A-Za-z])|创业板|科创板|北交所|主板"
+                       r"|深交所|上交所|港交所")
+
+
+@functools.lru_cache(maxsize=1024)
+def _ticker_after(name: str) -> re.Pattern[str]:
+    """The name, its legal form and the ticker in brackets right after it: "Halden Group
+    Inc. (NYSE: HLDN)", 星途科技（301562）, "Corvane (CRVN)"."""
+    forms = r"(?:\s*,?\s+(?:Inc|Ltd|Corp|Co|Plc|PLC|AG|SA|NV|N\.V|LLC|Limited|Corporation)\.?)?"
+    return re.compile(rf"{_spelt(name)}{forms}\s*[（(]\s*(?:[A-Za-z]{{2,8}}\s*[:：]\s*)?"
+                      rf"(?P<ticker>[A-Z]{{1,6}}(?:\.[A-Z]{{1,2}})?|\d{{4,6}}(?:\.[A-Z]{{2}})?)"
+                      rf"\s*[)）]")
+
+
+def _spelt(name: str) -> str:
+    """The name's pattern, any case for a Latin one, any space between its words."""
+    words = [re.escape(w) for w in name.split()]
+    return (r"(?<![\w])(?i:" + r"\s+".join(words) + ")" if name.isascii()
+            else r"\s*".join(words))
 
 
 def _place_prefixed(plan: ExternalQueryPlan, pages: list[str]) -> tuple[str, list[str]] | None:

@@ -23,6 +23,9 @@ _ZH_QUALIFIERS = (r"女足|女篮|女排|女队|女子|青年队|预备队|经�
                   r"|超大杯|大杯")
 # Words before a title that make another office of it.
 _BEFORE = r"shadow|former|ex|deputy|vice|assistant|junior|影子|前任|副|候任"
+# Two spellings of one of them: an ex-mayor is a former mayor.
+_SAME_BEFORE = {"ex": "former", "前任": "former"}
+_BEFORE_WORDS = frozenset(_BEFORE.split("|"))
 # A capitalised word between a name and its own ticker ("Bitcoin Gold (BTG)") makes a name
 # of its own, unless it only says what kind of company it is.
 _TICKED = (r"(?-i:(?!(?:Inc|Corp|Ltd|Plc|Co|Group|Holdings|Company|AG|SA|NV)\b)"
@@ -34,8 +37,9 @@ TITLES = CaseBlind(
     r"|speaker|chairman|chair|ceo|leader)(?![a-z])|总统|总理|首相|部长|主席|市长|州长|财政大臣|大臣|议长"
     r"|董事长|总裁")
 _OFFICE = CaseBlind(
+    r"(?:(?<![a-z])(?:former|ex)[\s-]+)?"  # "ex greyfield mayor" asks the former one
     r"(?:(?<![a-z])(?!(?:the|a|an|what|who|did|does|is|was|said|says|of|new|our|their|his"
-    rf"|her)\b)[a-z]+\s+)?(?:常务副|副)?(?:{TITLES.pattern})")
+    rf"|her)\b)[a-z]+\s+){{0,2}}(?:常务副|副)?(?:{TITLES.pattern})")
 # A model name in a question: a word and the numbers and generation words that follow it.
 _MODEL = CaseBlind(
     r"(?<![a-z0-9])(?!(?:is|the|a|an|of|for|how|what|much|and|or|vs)\b)[a-z][a-z0-9\-]*"
@@ -66,7 +70,7 @@ def _family(name: str) -> tuple[re.Pattern[str], frozenset[str]] | None:
     """A pattern matching the name with any qualifiers around and inside it, and the
     qualifiers the name itself carries."""
     tokens = _tokens(name)
-    core = [t for t in tokens if not is_qualifier(t)]
+    core = [t for t in tokens if not is_qualifier(t) and t not in _BEFORE_WORDS]
     if not core:
         return None
     qual = (rf"(?:{_SEP}(?:(?:{_QUALIFIERS})(?![A-Za-z0-9])|{_ZH_QUALIFIERS}|\.\d+"
@@ -76,7 +80,9 @@ def _family(name: str) -> tuple[re.Pattern[str], frozenset[str]] | None:
     inner = "".join(f"({qual}*+){_SEP}{p}" for p in parts[1:])
     # Possessive: a qualifier that follows is never given back to read a bare mention.
     pattern = rf"(?<![A-Za-z0-9])((?:(?:{_BEFORE})(?![a-z]){_SEP})*+){parts[0]}{inner}({qual}*+)"
-    return re.compile(pattern, re.IGNORECASE), frozenset(t for t in tokens if is_qualifier(t))
+    asked = frozenset(_SAME_BEFORE.get(t, t) for t in tokens
+                      if is_qualifier(t) or t in _BEFORE_WORDS)
+    return re.compile(pattern, re.IGNORECASE), asked
 
 
 def family_mentions(name: str, text: str) -> list[bool]:
@@ -88,7 +94,8 @@ def family_mentions(name: str, text: str) -> list[bool]:
     found = []
     for match in pattern.finditer(text):
         # Only qualifiers, decimals and ticked names reach the groups: all of them count.
-        said = frozenset(_tokens(" ".join(g for g in match.groups() if g)))
+        said = frozenset(_SAME_BEFORE.get(t, t) for t in _tokens(" ".join(g for g in
+                                                                         match.groups() if g)))
         # The standard edition is the name itself when the name asks no other edition:
         # "霁光Z9多少钱" is answered by "霁光Z9标准版售价3999元起".
         found.append(said == asked or (said - _STANDARD == asked and not asked))

@@ -270,7 +270,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             and (year := _year_from_now(wanted, today))):
         # "明年中考什么时候报名" asks of 2027: "2026年中考网上报名于12月4日开始" is last year's.
         wanted = f"{wanted} {year}"
-    if (today is not None and _LAST_MONTH.search(wanted) and not compares
+    if (today is not None and _LAST_MONTH.search(wanted) and not _AGAINST_LAST_MONTH.search(wanted)
             and not months_of(wanted)):
         # "2 bed rent last month" asks of October in November: "an early read of November
         # listings … $1,371" is not it.
@@ -820,6 +820,10 @@ _COMPARES = CaseBlind(
     r" (?:year|month)(?![a-z])|(?<![a-z])this (?:year|month)(?![a-z])"
     r"|year[- ]on[- ]year|month[- ]on[- ]month")
 _LAST_MONTH = CaseBlind(r"上个?月|(?<![a-z])(?:last|previous) month(?![a-z])")
+# Last month as what a figure is set against, not the month asked: 比上个月, "than last month"
+# (上个月CPI同比 asks of last month).
+_AGAINST_LAST_MONTH = CaseBlind(r"比上个?月|较上个?月|(?<![a-z])(?:than|compared (?:with|to)|from"
+                                r"|since|versus|vs\.?|over) (?:last|the previous) month(?![a-z])")
 # Each month's full name ("may" is its only one), by its number.
 _MONTH_NAMES = {number: name for name, number in sorted(MONTHS.items(), key=lambda m: len(m[0]))}
 _NEXT_YEAR = CaseBlind(r"明年|(?<![a-z])next year(?![a-z])")

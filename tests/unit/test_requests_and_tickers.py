@@ -1,0 +1,130 @@
+"""What a line states against what was asked: a request is not a ruling, a moved date not the
+date, mixed doubles not the men's, a fixing not a close, a six-month term not a sixty-month
+one, a partial count not the final one, a page's month is its lines'; and one name listed
+under two tickers is two companies."""
+
+from __future__ import annotations
+
+from pmflow_gateway.contract.qualifiers import DIMENSIONS, clash, clash_under
+from pmflow_gateway.contract.relevance import firm_readings, with_declared_aliases
+from pmflow_gateway.contract.variants import asked_titles, family_mentions
+from pmflow_gateway.schemas import ExternalQueryPlan, QueryKind
+
+
+def _plan(topic: str, subjects: list[str], kind: QueryKind = QueryKind.company
+          ) -> ExternalQueryPlan:
+    return ExternalQueryPlan.model_construct(query_kind=kind, topic=topic,
+                                             subject_entities=subjects, location_hint=None)
+
+
+# ---------------------------------------------------------------- a request, a ruling
+
+
+def test_what_a_party_asks_a_court_for_is_not_the_sentence():
+    question = "what sentence did the former treasurer dale omsby get"
+    assert clash(question, "Prosecutors are asking a judge to sentence Omsby to 52 months.")
+    assert clash(question, "Omsby's lawyers have asked for home confinement.")
+    assert clash("法院判了奥姆斯比几年", "检方建议判处其有期徒刑五年。")
+    assert clash(question, "Omsby was sentenced Monday to 28 months in prison.") is None
+    # A line with the ruling and the request states the ruling.
+    assert clash(question, "The judge sentenced Omsby to 28 months, less than the 52 months "
+                           "prosecutors sought.") is None
+
+
+# ---------------------------------------------------------------- a date moved
+
+
+def test_a_date_since_moved_does_not_say_when_it_happens():
+    question = "when does the brantley trail bike ship"
+    assert clash(question, "The Trail had been scheduled to begin shipping November 14.")
+    assert clash(question, "Deliveries have been pushed back to February 2.") is None
+    assert clash(question, "Originally scheduled for Nov. 14, shipping is now set for Feb. 2.") \
+        is None
+    assert clash("考试什么时候举行", "原定于12月6日举行的笔试，延期至12月13日举行。") is None
+    assert clash("考试什么时候举行", "原定于12月6日举行的笔试取消。")
+    # Asked what the date was before it moved, the old date answers.
+    assert clash("when was the trail bike originally scheduled to ship",
+                 "The Trail had been scheduled to begin shipping November 14.") is None
+
+
+# ---------------------------------------------------------------- which event, which price
+
+
+def test_mixed_doubles_is_neither_the_mens_nor_the_womens():
+    assert clash("澄湾公开赛混双冠军是谁", "男双冠军由甲乙获得，女双冠军为丙丁。")
+    assert clash("who won the mixed doubles at the corran open",
+                 "The men's doubles title went to Ash and Lee.")
+    assert clash("澄湾公开赛混双冠军是谁", "混双决赛中，甲/丁以2:0夺冠。") is None
+    team = next(d for d in DIMENSIONS if d.name == "team")
+    assert team.stated("The crowd gave mixed reviews.") == frozenset()
+
+
+def test_a_fixing_is_not_the_close():
+    assert clash("昨天美元兑人民币中间价是多少", "在岸人民币对美元16:30收盘报7.1931。")
+    assert clash("昨天美元兑人民币中间价是多少", "当日人民币对美元汇率中间价报7.1856。") is None
+    assert clash("what was the yuan fixing today", "The onshore yuan closed at 7.1931.")
+
+
+def test_a_term_in_months_is_its_own_term_and_twelve_months_is_a_year():
+    assert clash("60 month cd rate at brookvale savings", "6-Month CD: 4.25% APY.")
+    assert clash("60 month cd rate at brookvale savings", "60-Month CD: 3.95% APY.") is None
+    assert clash("1 year cd rate at brookvale", "12-month CD: 4.10% APY.") is None
+    assert clash("6个月定期存款利率是多少", "一年期定期存款利率为1.35%。")
+    assert clash("6个月定期存款利率是多少", "6个月定期存款利率为1.15%。") is None
+
+
+def test_a_vote_count_asked_is_the_final_one():
+    question = "how many votes did orlen get in the marlow county clerk runoff"
+    assert clash(question, "With 19 of 27 precincts reporting, Orlen leads with 3,112 votes.")
+    assert clash(question, "With all 27 precincts counted, Orlen received 4,870 votes.") is None
+    assert clash("how is orlen doing so far in the clerk runoff count",
+                 "With 19 of 27 precincts reporting, Orlen leads with 3,112 votes.") is None
+
+
+def test_a_line_without_a_month_is_of_its_pages_month():
+    asked = "上个月cpi同比涨了多少 11月"
+    assert clash_under(asked, "扣除食品和能源价格的核心CPI同比上涨1.2%。", "10月份CPI同比上涨0.4%")
+    assert clash_under(asked, "核心CPI同比上涨1.2%。", "11月份CPI同比上涨0.4%") is None
+    # A line with its own month is read alone.
+    assert clash_under(asked, "11月份，核心CPI同比上涨1.2%。", "10月至11月物价观察") is None
+
+
+# ---------------------------------------------------------------- a former office-holder
+
+
+def test_an_ex_mayor_is_the_former_mayor():
+    assert asked_titles("what did ex quarry bay mayor ann lisle say") == ["ex quarry bay mayor"]
+    assert family_mentions("ex quarry bay mayor", "Former Quarry Bay Mayor Ann Lisle said") \
+        == [True]
+    assert family_mentions("quarry bay mayor", "Former Quarry Bay Mayor Ann Lisle said") == [False]
+    assert family_mentions("chancellor", "the shadow chancellor said") == [False]
+
+
+# ---------------------------------------------------------------- two listed companies
+
+
+def test_one_name_under_two_tickers_is_two_companies():
+    plan = _plan("what did harwick group close at today", ["harwick group"],
+                 QueryKind.generic_web)
+    pages = ["Harwick Group up\nShares of Harwick Group Inc. (NYSE: HWK), the insurer, closed at "
+             "$61.20.",
+             "Harwick Group down\nShares of Harwick Group Ltd. (TSX: HGR), the miner, closed at "
+             "C$9.87."]
+    name, firms = firm_readings(plan, pages)
+    assert name == "harwick group" and len(firms) == 2
+    # The exchange or the ticker in the question says which.
+    assert firm_readings(_plan("harwick group nyse close today", ["harwick group"]), pages) is None
+    assert firm_readings(_plan("hwk close today", ["harwick group"]), pages) is None
+    # One ticker written two ways is one company.
+    same = [pages[0], "Harwick\nHarwick Group Inc. (HWK) rose 2%."]
+    assert firm_readings(plan, same) is None
+
+
+def test_two_tickers_declared_for_one_name_declare_neither():
+    plan = _plan("岚桥科技三季度营收多少", ["岚桥科技"])
+    pages = ["岚桥科技（301777）10月27日晚披露三季报。",
+             "北交所上市公司岚桥科技（920777）发布三季报。"]
+    assert with_declared_aliases(plan, pages).subject_entities == ["岚桥科技"]
+    assert firm_readings(plan, pages) == ("岚桥科技", ["岚桥科技（301777）", "岚桥科技（920777）"])
+    one = with_declared_aliases(plan, pages[:1])
+    assert one.subject_entities == ["岚桥科技 (301777)"]
