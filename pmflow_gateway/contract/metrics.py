@@ -70,9 +70,10 @@ METRICS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
             r"salary|salaries|remuneration|wages?|pay (?:package|rise|deal|award)"
             r"|(?:ceo|chief executive|executive|boss|director)(?:'s|’s)? (?:pay|compensation)"
             r"|being paid|gets? paid"), re.IGNORECASE),
-        re.compile(r"薪酬|年薪|薪水|工资|报酬|薪资|" + _EN.format(
+        # A rate by the hour is pay: "the rates in effect are $15.25 per hour".
+        re.compile(r"薪酬|年薪|薪水|工资|报酬|薪资|每小时|元/小时|" + _EN.format(
             r"paid|pay|payout|salary|salaries|compensation|remuneration|package|earns?|earned"
-            r"|wages?|bonus(?:es)?"), re.IGNORECASE)),
+            r"|wages?|bonus(?:es)?|per hour|an hour|hourly"), re.IGNORECASE)),
     "unemployment": (
         re.compile(r"失业|" + _EN.format(r"unemploy\w*|jobless\w*"), re.IGNORECASE),
         re.compile(r"失业|" + _EN.format(r"unemploy\w*|jobless\w*|out of work"),

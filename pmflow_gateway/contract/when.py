@@ -274,7 +274,8 @@ def days_printed(text: str, today: date) -> set[date]:
 
 
 # Not a count of days: 第3日, 近7日, 30日内, 3日游.
-_YEAR_AFTER = re.compile(r",?\s*((?:19|20)\d\d)(?![\d,]|\s+[a-z])")  # not "Dec. 7, 2000 customers"
+# Not "Dec. 7, 2000 customers" nor "2,000"; "July 1, 2027, the wage" is a year.
+_YEAR_AFTER = re.compile(r",?\s*((?:19|20)\d\d)(?!\d|,\d|\s+[a-z])")
 _YEAR_BEFORE = re.compile(r"((?:19|20)\d\d)\s*年\s*$")
 _BARE_DAY = re.compile(r"(?<![月\d第近前每数几连多内余共])(?<![\d月共]\s)([1-9]|[12]\d|3[01])\s*日"
                        r"(?![\d内游以之后左均年])")

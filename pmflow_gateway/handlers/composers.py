@@ -165,6 +165,7 @@ def candidates(items: list[ExternalEvidence], terms: list[tuple[str, float]], ch
                                                         or about_another(plan, s)))
                                 and _says_more(plan, s) and fits_the_question(plan, s)
                                 and not _is_title(s, item.title)
+                                and not _restates_title(s, item.title)
                                 and not _INTRODUCES_A_LIST.search(s)
                                 and not _only_a_dateline(s))]
 
@@ -219,6 +220,32 @@ def _under_a_variant(c: Candidate, items: list[ExternalEvidence], other_editions
 
 def _is_title(sentence: str, title: str) -> bool:
     return "".join(sentence.split()).casefold() == "".join(title.split()).casefold()
+
+
+# The words a heading line adds to its page's title and says nothing with: when, and that it
+# was posted.
+_DATE_WORDS = frozenset([*MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday",
+                         "saturday", "sunday", "posted", "updated", "published", "am", "pm",
+                         "a", "p", "m", "et", "est", "edt", "ct", "cst", "pt", "pst", "on", "at"])
+_A_WORD = re.compile(r"[a-z]+|[$€£¥]?\d+(?:[.,:]\d+)*%?")
+
+
+def _restates_title(sentence: str, title: str) -> bool:
+    """A line that is its page's title with a place and a date ("City of Oakhaven, Minn. —
+    Minimum Wage Ordinance Update (posted Nov. 24, 2026).") is a heading, stating nothing.
+    A figure the title does not give, or a second new word, makes it a line."""
+    if CJK.search(sentence):
+        return False
+    titled = set(_A_WORD.findall(title.casefold()))
+    said = _A_WORD.findall(sentence.casefold())
+    if sum(w in titled and not w[0].isdigit() for w in said) < 2:
+        return False
+    # A day's number after its month, or a year, dates the line; any other number is a figure.
+    rest = [w for i, w in enumerate(said) if w not in _DATE_WORDS and not (
+        w.isdigit() and ((len(w) == 4 and w[:2] in ("19", "20"))
+                         or (len(w) <= 2 and i > 0 and said[i - 1] in MONTHS)))]
+    return (not any(w[0].isdigit() or w[0] in "$€£¥" for w in rest)
+            and sum(w not in titled for w in rest) <= 1)
 
 
 def _says_more(plan: ExternalQueryPlan, sentence: str) -> bool:
@@ -404,9 +431,11 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         # How things stand now: a figure dated months back ("94% of capacity in mid-June") is
         # not it while a line gives a later one.
         # A role dated years back still stands: "Mayer was named chairman in March 2018".
-        found = [c for c in found if not _states_a_figure(c.text) or (
-            not _dated_months_ago(c.text, today)
-            and not (asks_now and _of_past_years(c.text, today)))] or found
+        # A line that says its figure still holds is not dated by when it began ("The rates
+        # currently in effect, since July 1, 2026, are $15.25").
+        found = [c for c in found if not _states_a_figure(c.text) or _STILL_HOLDS.search(c.text)
+                 or (not _dated_months_ago(c.text, today)
+                     and not (asks_now and _of_past_years(c.text, today)))] or found
     if not _ASKS_A_YEAR_BEFORE.search(wanted):
         # "去年同期，3号线末班车为22:45": a line about this time last year is not now, nor is
         # "去年同期，公司第三季度营收为41.20亿元" this year's third quarter.
@@ -417,6 +446,11 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         # asked in December.
         found = [c for c in found if not _out_of_season(c.text, today)
                  and not _out_of_season(items[c.n - 1].title, today)] or found
+    if today is not None and plan.query_kind is not QueryKind.weather and _ASKS_NOW.search(
+            wanted):
+        # How things stand now is not told by what takes effect on a later day ("Effective
+        # July 1, 2027, the minimum wage will be $16.50").
+        found = [c for c in found if not _only_later_days(c.text, today)]
     if not found:
         return Draft(answer="", cited=[])
     # Of a line that lists the asked category beside others, the asked one's clauses: "a
@@ -868,6 +902,9 @@ def _dated_months_ago(text: str, today: date) -> bool:
     return bool(gaps) and min(gaps) >= _MONTHS_OLD
 
 
+_STILL_HOLDS = CaseBlind(r"现行|目前执行|仍执行|沿用至今|(?<![a-z])(?:currently in (?:effect|force)"
+                         r"|(?:remains?|remained|is still|are still) in (?:effect|force)"
+                         r"|in effect since|in force since|currently)(?![a-z])")
 _ASKS_NOW = re.compile(r"现在|目前|当前|眼下|(?i:(?<![a-z])(?:now|rn|currently|current"
                        r"|at the moment|these days)(?![a-z]))")
 _ASKS_THE_CLOSE = re.compile(r"收盘|收市|(?i:(?<![a-z])(?:close[ds]?|closing)(?![a-z]))")
@@ -960,14 +997,18 @@ def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
     now = today is not None and bool(_ASKS_NOW.search(wanted))
 
     def from_a_later_day(c: Candidate) -> bool:
-        return now and today is not None and bool(days := days_printed(c.text, today)) and \
-            min(days) > today
+        return now and today is not None and _only_later_days(c.text, today)
     return max(carrying, key=lambda c: (round(fresh.get(c.n, 0.0), 1), in_full(c),
                                         not (past and _only_future(c.text)),
                                         not of_someone_else(c),
                                         term_hits(c.text, rest), is_cjk(c.text) == chinese,
                                         not from_a_later_day(c), -later.get(c.n, 0),
                                         c.score, -c.n, -c.position))
+
+
+def _only_later_days(text: str, today: date) -> bool:
+    """Whether every day the line prints is after today."""
+    return bool(days := days_printed(text, today)) and min(days) > today
 
 
 def _rest_terms(plan: ExternalQueryPlan) -> list[tuple[str, float]]:

@@ -128,3 +128,59 @@ def test_two_tickers_declared_for_one_name_declare_neither():
     assert firm_readings(plan, pages) == ("岚桥科技", ["岚桥科技（301777）", "岚桥科技（920777）"])
     one = with_declared_aliases(plan, pages[:1])
     assert one.subject_entities == ["岚桥科技 (301777)"]
+
+
+# ---------------------------------------------------------------- a wider area, an estimate
+
+
+def test_a_provinces_or_the_countrys_figure_does_not_answer_a_countys():
+    question = "澄溪县今年粮食总产量多少"
+    assert clash(question, "2026年全省粮食总产量4187.5万吨，比上年增加26.3万吨。")
+    assert clash(question, "全国粮食总产量再创新高。")
+    assert clash(question, "澄溪县今年粮食总产量52.3万吨，占全省的1.2%。") is None
+    english = "current heating oil price in marrow county per gallon"
+    assert clash(english, "The statewide average was $3.95 a gallon.")
+    assert clash(english, "Marrow County averaged $4.10, above the statewide average.") is None
+    # Asked of the province, its figure answers; a stock market is no county.
+    assert clash("全省粮食总产量多少", "2026年全省粮食总产量4187.5万吨。") is None
+    assert clash("上海股市今天收盘", "沪指收报3400点，全国成交额1.2万亿元。") is None
+
+
+def test_an_estimate_is_not_the_reported_figure():
+    question = "柘岭前三季度gdp是多少"
+    assert clash(question, "据测算，柘岭市前三季度GDP有望达到约2350亿元。")
+    assert clash(question, "柘岭市前三季度实现地区生产总值2318.6亿元，同比增长5.1%。") is None
+
+
+# ---------------------------------------------------------------- headings, later days, pay
+
+
+def test_a_line_that_is_its_pages_title_with_a_place_and_a_date_is_a_heading():
+    from pmflow_gateway.handlers.composers import _restates_title
+
+    title = "Parking Permit Fee Update | Town of Bellmere"
+    assert _restates_title("Town of Bellmere, Vt. — Parking Permit Fee Update (posted Nov. 2, "
+                           "2026).", title)
+    assert not _restates_title("The permit fee currently in effect is $45 a year.", title)
+    # A figure the title does not give makes it a line.
+    assert not _restates_title("Town of Bellmere — Parking Permit Fee Update: $45.", title)
+
+
+def test_a_year_after_a_day_is_read_before_a_comma():
+    from datetime import date
+
+    from pmflow_gateway.contract.when import days_printed
+
+    today = date(2026, 12, 2)
+    assert days_printed("Effective July 1, 2027, the wage will be $16.50.", today) == {
+        date(2027, 7, 1)}
+    assert days_printed("Dec. 7, 2000 customers lost power.", today) == {date(2026, 12, 7)}
+
+
+def test_a_rate_per_hour_is_pay():
+    from pmflow_gateway.contract.metrics import other_figure
+
+    question = "minimum wage for large employers in bellmere right now"
+    assert other_figure(question, "The rates in effect are $15.25 per hour for large "
+                                  "employers.") is None
+    assert other_figure(question, "The town collected $2.1 million in fees.")
