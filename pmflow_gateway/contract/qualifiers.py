@@ -653,7 +653,7 @@ def asked_clause(question: str, sentence: str) -> str | None:
 
 
 # "and" between two names joins them ("between Kelsby and Orran Island"), not two clauses.
-_CLAUSE = re.compile(r"[，;；、]|,(?!\d)|(?<=[%％\u4e00-\u9fff]),"
+_CLAUSE = re.compile(r"[，;；、]|,(?!\s?\d)|(?<=[%％\u4e00-\u9fff]),"
                      r"|\s+(?:and|while|whereas|but)\s+(?![A-Z])")
 # A price or a rate, not a year or a day: what a clause of a tariff or a price list gives.
 _AMOUNT = re.compile(r"[£$€¥]\s?\d|\d[\d,]*(?:\.\d+)?\s*(?:元|角|分钱|%|％|p\b|pence|cents?)")

@@ -326,6 +326,14 @@ def offsets_spoken_of(text: str, today: date, written_days_ago: int, *,
 _UNTIL_A_DAY = CaseBlind(
     rf"(?<![A-Za-z])(?:through|thru|until|till)\s+(?:[A-Z][a-z]+,?\s+)?(?:{_MONTH_NAME})\.?\s+\d"
     r"|(?:截至|直至|直到)\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号]")
+
+
+def holds_until_a_day(text: str) -> bool:
+    """Whether the line says what holds until a day it prints ("Current fares remain in
+    effect through Jan. 3, 2027"): so until then, now too."""
+    return bool(_UNTIL_A_DAY.search(text))
+
+
 # Two printed days joined as a span: "from 4 December until 7 December", 12月4日至12月7日.
 _RANGE = CaseBlind(r"(?<![A-Za-z])(?:until|till|to|through|thru)(?![A-Za-z])|[至到~～–—-]")
 MAX_RANGE_DAYS = 31

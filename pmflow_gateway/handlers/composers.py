@@ -76,6 +76,7 @@ from pmflow_gateway.contract.variants import editions, family_mentions, only_var
 from pmflow_gateway.contract.when import (
     day_offsets,
     days_printed,
+    holds_until_a_day,
     names_another_day,
     offsets_spoken_of,
     speaks_of,
@@ -371,6 +372,10 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         # Only a sentence that carries the asked kind of value answers: a headline or a
         # dateline never does.
         found = [c for c in found if fills(slot, c.text, wanted_names, question)]
+        if slot is Slot.amount and not asks_a_change(wanted):
+            # How much a price moves is not the price: "will raise the adult fare by 50
+            # cents", 每升上调0.2元.
+            found = [c for c in found if fills(slot, _without_changes(c.text), wanted_names)]
         if slot is Slot.amount and asked_metrics(wanted) and not asks_a_change(wanted):
             # Revenue or profit is an amount: "海外收入占比提升至37%" is no revenue.
             found = [c for c in found if fills(slot, without_shares(c.text), wanted_names)]
@@ -446,8 +451,8 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         # asked in December.
         found = [c for c in found if not _out_of_season(c.text, today)
                  and not _out_of_season(items[c.n - 1].title, today)] or found
-    if today is not None and plan.query_kind is not QueryKind.weather and _ASKS_NOW.search(
-            wanted):
+    if (today is not None and plan.query_kind is not QueryKind.weather
+            and slot not in _DATED_SLOTS and _ASKS_NOW.search(wanted)):
         # How things stand now is not told by what takes effect on a later day ("Effective
         # July 1, 2027, the minimum wage will be $16.50").
         found = [c for c in found if not _only_later_days(c.text, today)]
@@ -1006,9 +1011,25 @@ def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
                                         c.score, -c.n, -c.position))
 
 
+# An amount a figure moves by: "raise the adult bus fare by 50 cents", "up 12 cents",
+# 每升上调0.2元 (not 上调至, which gives the new figure).
+_A_CHANGE_BY = re.compile(
+    r"(?i:(?<![a-z])(?:rais|increas|hik|cut|lower|reduc|rise|rose|fell|fall|drop|climb|jump"
+    r"|slipp|gain|los|add|up|down)[a-z]*\b[^.;:]{0,40}?\bby\s+(?:about\s+|roughly\s+|nearly\s+)?"
+    r"[$€£¥]?\d[\d,.]*\s*(?:cents?|pence|p\b|%|percent|per ?cent)?"
+    r"|(?<![a-z])(?:up|down)\s+[$€£¥]?\d[\d,.]*\s*(?:cents?|pence|%|percent)?)"
+    r"|(?:上涨|下跌|上调|下调|涨了|跌了|提高|降低|增加|减少|涨|跌)(?!至|到|为)\s*[\d.]+\s*(?:元|角|分|%|％)")
+
+
+def _without_changes(text: str) -> str:
+    return _A_CHANGE_BY.sub(" ", text)
+
+
 def _only_later_days(text: str, today: date) -> bool:
-    """Whether every day the line prints is after today."""
-    return bool(days := days_printed(text, today)) and min(days) > today
+    """Whether every day the line prints is after today, and it does not say what holds until
+    then."""
+    return (bool(days := days_printed(text, today)) and min(days) > today
+            and not holds_until_a_day(text))
 
 
 def _rest_terms(plan: ExternalQueryPlan) -> list[tuple[str, float]]:

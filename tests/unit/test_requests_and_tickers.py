@@ -184,3 +184,32 @@ def test_a_rate_per_hour_is_pay():
     assert other_figure(question, "The rates in effect are $15.25 per hour for large "
                                   "employers.") is None
     assert other_figure(question, "The town collected $2.1 million in fees.")
+
+
+def test_how_much_a_price_moves_is_not_the_price():
+    from pmflow_gateway.handlers.composers import _without_changes
+
+    assert "50" not in _without_changes("The board approved a hike that will raise the adult "
+                                        "fare by 50 cents in January.")
+    assert "0.2" not in _without_changes("92号汽油每升上调0.2元。")
+    assert "7.85" in _without_changes("92号汽油每升上调至7.85元。")
+    assert "$2.25" in _without_changes("The adult base fare is $2.25 per ride.")
+
+
+def test_what_holds_until_a_later_day_holds_now():
+    from datetime import date
+
+    from pmflow_gateway.handlers.composers import _only_later_days
+
+    today = date(2026, 12, 2)
+    assert not _only_later_days("Current fares remain in effect through Jan. 3, 2027: the adult "
+                                "fare is $2.25.", today)
+    assert _only_later_days("New fares begin Jan. 4, 2027: the adult fare is $2.75.", today)
+
+
+def test_a_date_inside_a_clause_does_not_cut_it():
+    from pmflow_gateway.contract.qualifiers import _CLAUSE
+
+    parts = _CLAUSE.split("Through Jan. 3, 2027, the adult fare is $2.25, the youth fare $1.10.")
+    assert parts[0] == "Through Jan. 3, 2027"
+    assert len(parts) == 3
