@@ -57,10 +57,10 @@ METRICS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     # Four figures an economy is asked about by name; one is no answer to another ("the
     # unemployment rate" is not answered by "lowered its policy rate to 3.25%").
     "gdp": (
-        re.compile(r"GDP|国内生产总值|经济增长|经济增速|" + _EN.format(
+        re.compile(r"GDP|生产总值|经济增长|经济增速|" + _EN.format(
             r"gdp|gross domestic product|economic growth|economy grow|economy grew"),
             re.IGNORECASE),
-        re.compile(r"GDP|国内生产总值|经济增长|经济增速|经济总量|" + _EN.format(
+        re.compile(r"GDP|生产总值|经济增长|经济增速|经济总量|" + _EN.format(
             r"gdp|gross domestic product|economic growth|economy (?:grew|expanded|contracted"
             r"|shrank|grows|expands)|output (?:grew|rose|fell)"), re.IGNORECASE)),
     # What a person is paid: a CEO's pay is not the company's revenue.

@@ -48,6 +48,11 @@ _ASKS_LATEST = CaseBlind(r"最新|最近一期|(?<![a-z])(?:latest|most recent|n
 TODAY_WINDOW = timedelta(days=14)
 _ASKS_A_PRICE = CaseBlind(r"多少钱|价格|价钱|(?<![a-z])(?:price|prices|cost|costs)(?![a-z])")
 _ASKS_TODAY = CaseBlind(r"今天|今日|今晚|(?<![a-z])(?:today|tonight)(?![a-z])")
+# A price asked as it is now ("current propane price", 现在多少钱) is this month's at the
+# oldest: last winter's survey is not it.
+NOW_PRICE_WINDOW = timedelta(days=30)
+_ASKS_NOW = CaseBlind(r"现在|目前|当前|眼下|(?<![a-z])(?:now|rn|currently|current"
+                      r"|at the moment|these days)(?![a-z])")
 _FIGURES = (Slot.amount, Slot.quantity, Slot.share)
 FRESH_ENOUGH = 0.5  # score of an item published exactly one window ago
 GROUNDING_OVERLAP = 0.5  # share of a hint's terms a text must contain to mention it
@@ -57,7 +62,8 @@ def freshness_window(plan: ExternalQueryPlan) -> timedelta:
     """How long the answer to this plan's question stays true: its kind's window, and no more
     than `HOLDER_WINDOW` for a question about who holds a role, nor than `PERSISTS_WINDOW`
     for a question whether something still holds, nor than `LATEST_WINDOW` for the latest
-    figure, nor than `TODAY_WINDOW` for a figure asked for today."""
+    figure, nor than `TODAY_WINDOW` for a price asked for today, nor than `NOW_PRICE_WINDOW`
+    for one asked as it is now."""
     window = FRESHNESS_WINDOW[plan.query_kind]
     asked = f"{plan.topic} {' '.join(plan.search_queries[:1])}"
     if asks_who_holds(asked):
@@ -68,6 +74,8 @@ def freshness_window(plan: ExternalQueryPlan) -> timedelta:
         window = min(window, LATEST_WINDOW)
     if _ASKS_TODAY.search(asked) and _ASKS_A_PRICE.search(asked):
         window = min(window, TODAY_WINDOW)
+    if _ASKS_NOW.search(asked) and _ASKS_A_PRICE.search(asked):
+        window = min(window, NOW_PRICE_WINDOW)
     return window
 
 

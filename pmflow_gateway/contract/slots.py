@@ -255,6 +255,7 @@ _MODIFIER = CaseBlind(
     r"|story|storey|star|time|way)s?(?![a-z])")
 
 
+_ORDINAL = re.compile(r"(?<![\d.])\d+(?:st|nd|rd|th)(?![A-Za-z])|第\s*\d+")
 _YEAR_NUMBER = re.compile(r"(?<![\d.])(?:19|20)\d{2}(?!\d|[.,]\d)")
 
 
@@ -262,6 +263,8 @@ def _counts_something(sentence: str) -> bool:
     """A number that is not a year, a date, a time of day, an ordinal, a modifier or an
     amount of money ("save $5 a month" counts no users)."""
     rest = _MODIFIER.sub(" ", _CURRENCY.sub(" ", _without_dates_and_times(sentence)))
+    # A day of a month ("Nov. 28", 11月28日) and an ordinal ("40th annual", 第3届) count nothing.
+    rest = _ORDINAL.sub(" ", _DATE.sub(" ", rest))
     # A year counts nothing, at the end of a sentence too ("from 2004 to 2017.").
     rest = _YEAR_NUMBER.sub(" ", rest)
     return bool(re.search(r"\d", rest) or _NUMBER_WORDS.search(rest))

@@ -213,3 +213,33 @@ def test_a_date_inside_a_clause_does_not_cut_it():
     parts = _CLAUSE.split("Through Jan. 3, 2027, the adult fare is $2.25, the youth fare $1.10.")
     assert parts[0] == "Through Jan. 3, 2027"
     assert len(parts) == 3
+
+
+def test_a_day_of_a_month_or_an_ordinal_counts_nothing():
+    from pmflow_gateway.contract.slots import Slot, fills
+
+    assert not fills(Slot.quantity, "The town's 40th annual tree lighting returns to the plaza "
+                                    "on Saturday, Nov. 28, at 5:30 p.m.")
+    assert not fills(Slot.quantity, "第3届比赛于11月28日举行。")
+    assert fills(Slot.quantity, "About 15,000 people attended on Saturday, Nov. 28.")
+    assert fills(Slot.quantity, "11月28日共有3000人参加。")
+
+
+def test_a_price_asked_as_it_is_now_is_this_months():
+    from datetime import timedelta
+
+    from pmflow_gateway.contract.scoring import freshness_window
+    from pmflow_gateway.handlers.planners.rules import plan_by_rules
+
+    now = plan_by_rules("current heating oil price in marrow county per gallon", locale="en-US")
+    assert freshness_window(now) <= timedelta(days=30)
+    plain = plan_by_rules("marrow county population", locale="en-US")
+    assert freshness_window(plain) > timedelta(days=30)
+
+
+def test_an_estimate_by_the_paper_is_not_the_official_figure():
+    question = "柘岭前三季度gdp是多少"
+    assert clash(question, "据本报根据部分经济指标测算，同比增速或在5.5%左右。")
+    from pmflow_gateway.contract.metrics import other_figure
+
+    assert other_figure(question, "2026年前三季度，柘岭市地区生产总值2318.6亿元。") is None
