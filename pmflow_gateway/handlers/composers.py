@@ -913,16 +913,18 @@ _STILL_HOLDS = CaseBlind(r"现行|目前执行|仍执行|沿用至今|(?<![a-z])
 _ASKS_NOW = re.compile(r"现在|目前|当前|眼下|(?i:(?<![a-z])(?:now|rn|currently|current"
                        r"|at the moment|these days)(?![a-z]))")
 _ASKS_THE_CLOSE = re.compile(r"收盘|收市|(?i:(?<![a-z])(?:close[ds]?|closing)(?![a-z]))")
+# When the asker's market closes, in the asker's time: Shanghai's and New York's.
+_CLOSES_AT = {True: time(15, 0), False: time(16, 0)}
 
 
 def _before_todays_close(item: ExternalEvidence, chinese: bool) -> bool:
-    """Whether the page was published on an earlier day than today, asked on a weekday
-    (China's market for a question in Chinese, New York's otherwise): its close is an earlier
-    session's. Before today's session has closed there is no close of today's to give. A
-    page from early this morning may carry last night's close of a market an ocean away."""
+    """Whether the page was published on an earlier day than today, asked on a weekday after
+    today's session closed (China's market for a question in Chinese, New York's otherwise,
+    an hour late in summer): its close is an earlier session's. A page from early this
+    morning may carry last night's close of a market an ocean away."""
     now = item.retrieved_at.astimezone(_CHINA if chinese else _US_EAST)
     published = published_at(item)
-    if published is None or now.weekday() >= 5:
+    if published is None or now.weekday() >= 5 or now.time() < _CLOSES_AT[chinese]:
         return False
     return published < datetime.combine(now.date(), time(0, 0), now.tzinfo)
 

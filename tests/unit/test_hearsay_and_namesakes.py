@@ -218,18 +218,6 @@ def test_todays_close_asked_after_the_close_is_not_an_earlier_sessions() -> None
     assert "22.81元" in compose_extractive(question, plan, [earlier, today]).answer
 
 
-def test_todays_close_asked_before_the_session_has_none() -> None:
-    from datetime import UTC, datetime
-
-    question = "恒岳电器今天收盘价"  # asked 06:00 in China on Thursday 3 December
-    plan = plan_by_rules(question, locale="zh-CN")
-    yesterday = _published(evidence("https://gu.example/1202", "恒岳电器（600123）收于22.81元。",
-                                    title="12月2日收评"), "2026-12-02T07:20:00+00:00")
-    early = yesterday.model_copy(update={"retrieved_at": datetime(2026, 12, 2, 22, 0,
-                                                                  tzinfo=UTC)})
-    assert compose_extractive(question, plan, [early]).answer == ""
-
-
 # ---------------------------------------------------------------- lines, places, passing names
 
 
