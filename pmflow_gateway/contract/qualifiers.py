@@ -883,9 +883,9 @@ def clash_under(question: str, sentence: str, title: str) -> str | None:
             return "team: its page names no women's side, asked women"
     # A line that names no month or year is of its page's: 核心CPI同比上涨1.1% under "10月份CPI
     # 同比上涨0.6%" is October's, not last month's when that is November.
-    if not months_of(sentence) and (why := _other_month(question, title)):
+    if (why := _other_month(question, title)) and not months_of(sentence):
         return f"{why} (its page's title)"
-    if not years_of(sentence) and (why := _other_year(question, title)):
+    if (why := _other_year(question, title)) and not years_of(sentence):
         return f"{why} (its page's title)"
     return None
 
@@ -973,7 +973,7 @@ def _other_month(question: str, sentence: str) -> str | None:
     """A month the question names must be one the sentence names, when the sentence names
     any: "今年7月对阵临峰的比分" is not answered by the December meeting's line; a question
     that names a month alone asks of the month, not of a day in it."""
-    asked = months_of(question) | {MONTHS[m] for m in _TYPED_MONTH.findall(question)}
+    asked = _months_asked(question)
     if not asked:
         return None
     said = months_of(sentence)
@@ -990,8 +990,19 @@ def _dated(text: str) -> bool:
     return any(_DAY_AFTER.match(text, m.end()) for m in _MONTH.finditer(text))
 
 
+@functools.lru_cache(maxsize=256)
+def _months_asked(question: str) -> frozenset[int]:
+    """Asked of every line of every page: worked out once per question."""
+    return frozenset(months_of(question) | {MONTHS[m] for m in _TYPED_MONTH.findall(question)})
+
+
+@functools.lru_cache(maxsize=256)
+def _years_asked(question: str) -> frozenset[str]:
+    return frozenset(years_of(question))
+
+
 def _other_year(question: str, sentence: str) -> str | None:
-    asked = years_of(question)
+    asked = _years_asked(question)
     if not asked:
         return None
     said = years_of(sentence)
