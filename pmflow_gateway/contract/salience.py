@@ -76,9 +76,23 @@ def is_weather_report(text: str) -> bool:
 
 
 def reads_a_degree(sentence: str) -> bool:
-    """A number of degrees: "18-25°C", "最高气温15度" (the sign found first, a quicker scan)."""
-    return ("°" in sentence or "℃" in sentence or "度" in sentence) and bool(
-        _READING.search(sentence))
+    """A number of degrees: "18-25°C", "最高气温15度". What `_READING` finds, read back from
+    each degree sign: the pattern, with no first character to scan for, would be tried at
+    every place in the text; the number before a sign is read once per sign."""
+    backwards = None
+    for sign in _DEGREE_SIGN.finditer(sentence):
+        if backwards is None:
+            backwards = sentence[::-1]
+        if _NUMBER_BEFORE_BACKWARDS.match(backwards, len(sentence) - sign.start()):
+            return True
+    return False
+
+
+# `_READING` without its sign, written backwards: the number that ends where a sign starts.
+_DEGREE_SIGN = re.compile(r"℃|°|度(?!数)")
+# White space is taken whole (it is never what comes next), so a run of it before many signs
+# is read once per sign, not retried.
+_NUMBER_BEFORE_BACKWARDS = re.compile(r"\s*+\d*-?\s*+(?:~|-|到|至)?\s*+(?:\d+\.)?\d+-?")
 
 
 def reads_temperature(sentence: str) -> bool:

@@ -36,6 +36,10 @@ def test_one_spaced_is_every_run_of_white_space_made_one_space(form):
 @example("18-25°C")
 @example("最高气温15度")
 @example("12度数")
+@example("-3 ~ -8 ℃")
+@example("12.5 °")
+@example("到12度")
+@example("5.度")
 def test_a_degree_is_read_only_where_the_pattern_finds_one(sentence):
     assert salience.reads_a_degree(sentence) == bool(salience._READING.search(sentence))
 
@@ -49,3 +53,10 @@ def test_hosts_are_named_as_the_full_scan_names_them(sentence):
     tokens = (text._unglued(m.group(0).lstrip(".")) for m in text._DOTTED.finditer(form))
     expected = [t.lower().strip("-_") for t in tokens if text._host_like(t)]
     assert text.hosts_named(sentence) == expected
+
+
+def test_a_run_of_space_before_many_degree_signs_is_read_once_per_sign():
+    # Read back from each sign, a pattern that gave white space back would retry the run
+    # for every split of it: minutes on this text. Taken whole, it is read once per sign.
+    assert salience.reads_a_degree(" " * 3000 + "°" * 3000) is False
+    assert salience.reads_a_degree(" ~ " * 2000 + "1°") is True
