@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from pmflow_gateway.contract.caseblind import CaseBlind
-from pmflow_gateway.contract.dates import MONTHS
+from pmflow_gateway.contract.dates import MONTHS, VISIBLE_DATE
 from pmflow_gateway.contract.metrics import METRICS, PERIODS, asked_metrics
 from pmflow_gateway.contract.slots import Slot, asked_slot, asking_words
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, cached_if_short
@@ -198,22 +198,27 @@ _ROOMS = (("studio", _words(r"开间|单间", r"studios?")), *(
 # A loan's, a deposit's or a bond's term: the 30-year rate is not the 15-year one, 5年期以上LPR
 # not 1年期, the 60-month CD not the 6-month one (12 months is one year).
 _MONTHS_AFTER = (r"[- ]?(?:months?|mos?\.?)"
-                 r"(?![- ]?(?:ago|old|later|earlier|before|after|since|high|low))")
+                 r"(?![- ]?(?:ago|old|later|earlier|before|after|since|high|low|drop|rise|gain"
+                 r"|decline|period|run|streak|stretch|average|window|delay))")
+# "in 12 months", "the past 6 months", 连续6个月, 近12个月来: a stretch of time, not a term.
+_NOT_A_TERM = r"(?<!in )(?<!past )(?<!last )(?<!over )(?<!next )(?<!first )(?<!for )"
+_NOT_A_ZH_TERM = r"(?<!连续)(?<!近)(?<!过去)(?<!未来)(?<!前)(?<!后)"
 
 
 _TERMS = (*(
     (f"{n} year", _words(rf"(?<![\d一二两三四五六七八九十]){n}\s*年期"
                         rf"|(?<![一二两三四五六七八九十]){zh}年期|(?<!\d){n}\s*年(?:固定|定期)"
-                        rf"|(?<![\d.]){12 * n}\s*个月",
+                        rf"|{_NOT_A_ZH_TERM}(?<![\d.]){12 * n}\s*个月(?![来前后以内])",
                         # Not "in 10 years", "five years ago", "10 years old".
                         rf"(?<!in )(?<!\d)(?:{n}|{en})[- ]?(?:years?|yrs?)"
                         r"(?![- ]?(?:ago|old|later|earlier|before|after|since))"
-                        rf"|(?<![\d.]){12 * n}{_MONTHS_AFTER}"))
+                        rf"|{_NOT_A_TERM}(?<![\d.]){12 * n}{_MONTHS_AFTER}"))
     for n, zh, en in ((1, "一", "one"), (2, "两", "two"), (3, "三", "three"), (5, "五", "five"),
                       (7, "七", "seven"), (10, "十", "ten"), (15, "十五", "fifteen"),
                       (20, "二十", "twenty"), (30, "三十", "thirty"))), *(
-    (f"{n} month", _words(rf"(?<![\d.]){n}\s*个月|(?<![一二两三四五六七八九十]){zh}个月",
-                         rf"(?<![\d.])(?:{n}|{en}){_MONTHS_AFTER}"))
+    (f"{n} month", _words(rf"{_NOT_A_ZH_TERM}(?<![\d.]){n}\s*个月(?![来前后以内])"
+                          rf"|{_NOT_A_ZH_TERM}(?<![一二两三四五六七八九十]){zh}个月(?![来前后以内])",
+                          rf"{_NOT_A_TERM}(?<![\d.])(?:{n}|{en}){_MONTHS_AFTER}"))
     for n, zh, en in ((1, "一", "one"), (3, "三", "three"), (6, "六", "six"), (9, "九", "nine"),
                       (18, "十八", "eighteen"))))
 _A_TERM_RATE = _words(r"房贷|贷款|利率|LPR|lpr|国债|存款|定期|公积金|收益率",
@@ -295,7 +300,7 @@ _QUARTER = tuple(
     for n, zh, en in ((1, "[一1]", "first"), (2, "[二2]", "second"), (3, "[三3]", "third"),
                       (4, "[四4]", "fourth")))
 _FORECAST = _words(
-    r"预计|预期|预测|指引|展望|目标|有望|将达|计划|预告|料将|指导|测算|估算|初步估计",
+    r"预计|预期|预测|指引|展望|目标|有望|将达|计划|预告|料将|指导",
     r"expects?|expected|expecting|guidance|guides?|guided|guiding|outlook|forecasts?"
     r"|projects?|projected|anticipates?|sees|targets?|aims?|estimates?|to reach|will reach"
     r"|predicts?|next year|next quarter")
@@ -307,9 +312,10 @@ _ACTUAL = _words(
 # that does not ask about one asks what is so.
 _UNCONFIRMED = _words(
     r"网传|网上流传|流传|爆料|传闻|传言|据传|或将|自媒体称|有自媒体|未经证实|尚未确定|尚未公布"
-    r"|(?:检察院|检方|公诉机关|公诉人)[^，。；]{0,6}(?:建议|请求)(?:判处|量刑)|请求(?:法院)?判处"
-    # an estimate is not the figure: 据本报…测算，…有望达到约2350亿元
-    r"|(?:根据|据)[^，。；]{0,30}(?:测算|估算)"
+    r"|(?:检察院|检察机关|检方|公诉机关|公诉人)[^，。；]{0,6}建议[^，。；]{0,6}(?:判处|量刑)"
+    r"|请求(?:法院)?判处"
+    # a paper's or an analyst's estimate is not the figure: 据本报…测算，…有望达到约2350亿元
+    r"|(?:本报|记者|媒体|机构|券商|分析师)[^，。；]{0,30}(?:测算|估算)"
     r"|提议|草案|征求意见|知情人士|消息人士|洽谈中|谈判中"
     # hearsay: who passes it on is no one who could know (据经销商渠道消息, 家长群里都在传)
     r"|据[^，,。；：:]{0,8}(?:渠道|内部|知情|业内|接近|坊间|网友|经销商|4S店)[^，,。；：:]{0,6}"
@@ -352,10 +358,11 @@ def says_what_is_not_yet_so(sentence: str) -> bool:
 
 # A rule in force is so: "when did the ban come into force" is not answered by the draft's
 # consultation dates (自媒体称…将于…起实施 is still hearsay).
-_CONFIRMED = _words(r"官方宣布|正式|确认|公告|通过|施行|生效|辟谣|官方|(?<!建议)(?<!请求)判处|宣判"
-                    r"|一审判决|裁定",
+_CONFIRMED = _words(r"官方宣布|正式|确认|公告|通过|施行|生效|辟谣|官方"
+                    r"|(?:法院|法庭|法官)[^，。；]{0,8}判处|宣判|判决|裁定",
                     r"confirmed|announced|officially|formally|adopted|approved|passed|enacted"
-                    r"|sentenced|ruled|was ordered|were ordered|awarded"
+                    r"|sentenced|ruled|was ordered|were ordered|awarded|granted|handed down"
+                    r"|imposed|(?:judge|court) (?:set|moved|ordered|denied|rejected)"
                     r"|officials? said|said in a statement|(?:come|comes|came|coming) into "
                     r"(?:force|effect)|(?:take|takes|took) effect|in force|in effect")
 # The offices an election fills, each its own race.
@@ -429,32 +436,45 @@ _WIDER_AREAS = (
                         r"statewide|state-wide|across the state|state average|province-?wide")),
     ("nation", _words(r"全国(?!人大|政协|性)", r"nationwide|nation-wide|national average"
                       r"|across the country|countrywide")),
-    ("local", _words(rf"[{CJK_CHARS}](?:县|镇|乡)|(?<!全)市(?![场值价民])",
+    ("local", _words(rf"[{CJK_CHARS}](?:县|镇)|[{CJK_CHARS}](?<!城)乡|(?<!全)市(?![场值价民])",
                      r"county|city|town|township|village|borough|parish|locally|local")),
 )
-_A_LOCAL_UNIT = _words(rf"[{CJK_CHARS}](?:县|镇|乡)",
-                       r"county|city|town|township|village|borough")
+_A_LOCAL_UNIT = _words(rf"[{CJK_CHARS}](?:县|镇)|[{CJK_CHARS}](?<!城)乡(?!村振兴)",
+                       r"county|town|township|village|borough")
 # A date set before and since changed: "had been scheduled to begin shipping December 5", 原定于
 # 12月6日举行. The new date is said with it or in another line.
-_SUPERSEDED = _words(r"原定|原计划|原本计划|原先定于|此前定于",
-                     r"had been (?:scheduled|expected|planned|set|slated|due)|(?:was|were) "
+_SUPERSEDED = _words(r"(?<!按)原定(?!计划)|(?<!按)原计划|原本计划|原先定于|此前定于",
+                     r"(?<!as )had been (?:scheduled|expected|planned|set|slated|due)"
+                     r"|(?:was|were) "
                      r"(?:originally|initially|previously) (?:scheduled|planned|set|slated|due"
                      r"|expected)|originally (?:scheduled|planned|set|slated|due)")
 _NOW_SET = _words(r"延期至|延期到|推迟至|推迟到|改至|改到|调整至|调整为|改为|现定于|(?<!原)定于"
-                  r"|顺延",
+                  r"|顺延|如期|按原计划|按原定",
                   r"now|delayed (?:to|until)|pushed (?:back )?(?:to|until)|moved (?:to|up to)"
-                  r"|postponed (?:to|until)|rescheduled (?:for|to)|new (?:date|ship date)")
+                  r"|postponed (?:to|until)|rescheduled (?:for|to)|new (?:date|ship date)"
+                  r"|took place|was held|were held|was played|went ahead|as (?:planned|scheduled)")
 _ASKS_THE_PLAN_BEFORE = _words(r"原定|原计划|原来", r"originally|initially|first scheduled")
 _ASKS_HOW_IT_STANDS = _words(r"目前|领先|暂时|初步|计票进度|开票进度",
                              r"so far|leading|leads?|ahead|early|preliminary|unofficial"
                              r"|partial|counted|reporting|projected")
-_PROVISIONAL_COUNT = _words(r"初步|暂时领先|部分计票|非官方"
-                            r"|(?<!全部)\d+个(?:投票站|选区)(?:已)?(?:完成|报告)",
+_PROVISIONAL_COUNT = _words(r"初步|暂时领先|部分计票|非官方",
                             r"leads? (?:\w+ )?with|leading (?:\w+ )?with|early (?:returns|results"
                             r"|count)|preliminary"
                             r"|unofficial|projected|partial (?:results|count)|(?:votes|ballots)"
-                            r" (?:still )?(?:being|to be) counted|with \d+% of"
-                            r"|\d+ of \d+ (?:precincts|wards|districts|polling places|counties)")
+                            r" (?:still )?(?:being|to be) counted|with \d+% of")
+# A count still going on: what "how many votes did she get" is not answered by.
+_PARTIAL_COUNT = _words(r"暂时领先|部分计票|计票仍在进行"
+                        r"|(?<![\d全部])\d+个(?:投票站|选区)(?:已)?(?:完成|报告)",
+                        r"leads? (?:\w+ )?with|leading (?:\w+ )?with|early (?:returns|count)"
+                        r"|partial (?:results|count)|(?:votes|ballots) (?:still )?(?:being|to be)"
+                        r" counted|(?<!\d)\d+% of (?:precincts|the vote counted|votes counted"
+                        r"|ballots counted)|(?<![\d,])\d+ of \d+ (?:precincts|wards|districts"
+                        r"|polling places|counties)")
+_COMPLETE_COUNT = _words(r"最终结果|最终计票|正式结果|官方结果|计票结束|全部计票",
+                         r"certified|final (?:results?|count|tally|vote)|official (?:results?"
+                         r"|count|tally)|complete (?:but unofficial )?results|all \d* ?precincts")
+_ASKS_A_TALLY = _words(r"多少票|得票|票数|几票",
+                       r"how many votes|votes did|vote (?:count|total|tally)|percent of the vote")
 # A question about a rumour or a proposal asks about it, not past it: "是真的吗", "is it true".
 _ASKS_ABOUT_A_CLAIM = _words(r"是真的吗|真的吗|是否属实|传闻|网传|谣言|爆料|草案|提议",
                              r"is it true|true that|rumou?rs?|proposals?|proposed|draft|plans? to")
@@ -571,10 +591,13 @@ DIMENSIONS: tuple[Dimension, ...] = (
               default=lambda q: frozenset({"list"}),
               applies=lambda q: bool(_ASKS_A_PRICE.search(q)) and not _A_DEAL.search(q)),
     # The final, certified count is not the one of election night ("Draper leads with 51.8%").
-    # "How many votes did she get" asks the final count, unless it asks how a count stands.
     Dimension("count", (("final", _FINAL_COUNT), ("provisional", _PROVISIONAL_COUNT)),
-              default=lambda q: frozenset({"final"}),
-              applies=lambda q: bool(_A_VOTE.search(q)) and not _ASKS_HOW_IT_STANDS.search(q)),
+              applies=lambda q: bool(_FINAL_COUNT.search(q) and _A_VOTE.search(q))),
+    # "How many votes did she get" is not answered by a count still going on.
+    Dimension("tally", (("complete", _COMPLETE_COUNT), ("partial", _PARTIAL_COUNT)),
+              default=lambda q: frozenset({"complete"}),
+              applies=lambda q: bool(_ASKS_A_TALLY.search(q)) and not _FINAL_COUNT.search(q)
+              and not _ASKS_HOW_IT_STANDS.search(q)),
     # 中间价, the central bank's fixing, is not the market's close.
     Dimension("session", (("close", _AT_THE_CLOSE), ("intraday", _INTRADAY),
                           ("fixing", _FIXING)),
@@ -655,7 +678,7 @@ def asked_clause(question: str, sentence: str) -> str | None:
 
 
 # "and" between two names joins them ("between Kelsby and Orran Island"), not two clauses.
-_CLAUSE = re.compile(r"[，;；、]|,(?!\s?\d)|(?<=[%％\u4e00-\u9fff]),"
+_CLAUSE = re.compile(r"[，;；、]|,(?!\d|\s(?:19|20)\d\d\b)|(?<=[%％\u4e00-\u9fff]),"
                      r"|\s+(?:and|while|whereas|but)\s+(?![A-Z])")
 # A price or a rate, not a year or a day: what a clause of a tariff or a price list gives.
 _AMOUNT = re.compile(r"[£$€¥]\s?\d|\d[\d,]*(?:\.\d+)?\s*(?:元|角|分钱|%|％|p\b|pence|cents?)")
@@ -883,10 +906,26 @@ def clash_under(question: str, sentence: str, title: str) -> str | None:
             return "team: its page names no women's side, asked women"
     # A line that names no month or year is of its page's: 核心CPI同比上涨1.1% under "10月份CPI
     # 同比上涨0.6%" is October's, not last month's when that is November.
-    if (why := _other_month(question, title)) and not months_of(sentence):
-        return f"{why} (its page's title)"
-    if (why := _other_year(question, title)) and not years_of(sentence):
-        return f"{why} (its page's title)"
+    return _title_period(question, sentence, title)
+
+
+def _title_period(question: str, sentence: str, title: str) -> str | None:
+    """The month or year a page's title gives its lines that give none: a month or a year
+    the question asks must be the title's, when the title gives one. A day in the title
+    ("Jobs report, November 7, 2026") dates the page, not what it reports."""
+    asked_months = _months_asked(question)
+    if asked_months and not months_of(sentence):
+        said = {int(n) if n else MONTHS[name.casefold()] for m in _MONTH.finditer(title)
+                for n, name in [m.groups()] if not _DAY_AFTER.match(title, m.end())}
+        if said and not asked_months & said:
+            return (f"month: its page's title says {', '.join(map(str, sorted(said)))}, asked "
+                    f"{', '.join(map(str, sorted(asked_months)))}")
+    asked_years = _years_asked(question)
+    if asked_years and not years_of(sentence):
+        said_years = years_of(VISIBLE_DATE.sub(" ", title))
+        if said_years and not asked_years & said_years:
+            return (f"year: its page's title says {', '.join(sorted(said_years))}, asked "
+                    f"{', '.join(sorted(asked_years))}")
     return None
 
 

@@ -942,9 +942,17 @@ def _listed_twice(plan: ExternalQueryPlan, pages: list[str]) -> tuple[str, list[
         found: dict[str, str] = {}
         for text in pages:
             for m in _ticker_after(name).finditer(_body(text)):
-                found.setdefault(m.group("ticker").casefold(), " ".join(m.group().split()))
-        if len(found) >= 2 and not any(ticker in asked or _exchange_asked(reading, asked)
-                                       for ticker, reading in found.items()):
+                if (market := _market(m)) is not None:
+                    found.setdefault(f"{market} {_bare_code(m['ticker'])}",
+                                     " ".join(m.group().split()))
+        markets = {key.split(" ", 1)[0] for key in found}
+        # Two codes of the A-share market, or two exchanges' tickers: two companies. An A+H
+        # (002594 and 01211) or another dual listing, or two classes of shares, are one's.
+        two = markets == {"a-share"} if "a-share" in markets or "hk" in markets else len(
+            markets) >= 2
+        if len(found) >= 2 and two and not any(
+                key.split(" ", 1)[1] in asked or _exchange_asked(reading, asked)
+                for key, reading in found.items()):
             return name, list(found.values())
     return None
 
@@ -960,12 +968,31 @@ _EXCHANGE = re.compile(r"(?<![A-Za-z])(?:NYSE|NASDAQ|Nasdaq|AMEX|TSX|TSXV|LSE|AS
                        r"|深交所|上交所|港交所")
 
 
+def _market(ticker: re.Match[str]) -> str | None:
+    """Where a ticker trades: its exchange as written, "a-share" for a six-digit code, "hk"
+    for a four- or five-digit one; None for what is no ticker ("(US)", "(2024)", "(GPU)")."""
+    code, exchange = ticker["ticker"], ticker["exchange"]
+    if exchange:
+        return exchange.casefold()
+    digits = _bare_code(code)
+    if digits.isdigit() and not (len(digits) == 4 and digits[:2] in ("19", "20")):
+        return "a-share" if len(digits) == 6 else "hk" if len(digits) in (4, 5) else None
+    return None
+
+
+def _bare_code(code: str) -> str:
+    """The code without its market's suffix: 600519.SH is 600519."""
+    return code.split(".", 1)[0].casefold() if code[:1].isdigit() else code.casefold()
+
+
 @functools.lru_cache(maxsize=1024)
 def _ticker_after(name: str) -> re.Pattern[str]:
     """The name, its legal form and the ticker in brackets right after it: "Halden Group
-    Inc. (NYSE: HLDN)", 星途科技（301562）, "Corvane (CRVN)"."""
-    forms = r"(?:\s*,?\s+(?:Inc|Ltd|Corp|Co|Plc|PLC|AG|SA|NV|N\.V|LLC|Limited|Corporation)\.?)?"
-    return re.compile(rf"{_spelt(name)}{forms}\s*[（(]\s*(?:[A-Za-z]{{2,8}}\s*[:：]\s*)?"
+    Inc. (NYSE: HLDN)", 星途科技（301562）, 比亚迪（01211.HK）."""
+    forms = (r"(?:(?:\s*,\s*|\s+)(?:Inc|Ltd|Corp|Co|Plc|PLC|AG|SA|NV|N\.V|LLC|Limited"
+             r"|Corporation)\.?)?")
+    return re.compile(rf"{_spelt(name)}{forms}\s{{0,3}}[（(]\s*"
+                      rf"(?:(?P<exchange>[A-Za-z]{{2,8}})\s*[:：]\s*)?"
                       rf"(?P<ticker>[A-Z]{{1,6}}(?:\.[A-Z]{{1,2}})?|\d{{4,6}}(?:\.[A-Z]{{2}})?)"
                       rf"\s*[)）]")
 

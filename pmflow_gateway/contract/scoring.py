@@ -48,9 +48,14 @@ _ASKS_LATEST = CaseBlind(r"最新|最近一期|(?<![a-z])(?:latest|most recent|n
 TODAY_WINDOW = timedelta(days=14)
 _ASKS_A_PRICE = CaseBlind(r"多少钱|价格|价钱|(?<![a-z])(?:price|prices|cost|costs)(?![a-z])")
 _ASKS_TODAY = CaseBlind(r"今天|今日|今晚|(?<![a-z])(?:today|tonight)(?![a-z])")
-# A price asked as it is now ("current propane price", 现在多少钱) is this month's at the
-# oldest: last winter's survey is not it.
+# The price of a good whose price moves with its market, asked as it is now ("current propane
+# price", 现在猪肉多少钱), is this month's at the oldest: last winter's survey is not it. Not
+# a fee (a passport, a stamp, 门票), which changes by the year.
 NOW_PRICE_WINDOW = timedelta(days=30)
+_A_MARKET_GOOD = CaseBlind(
+    r"油价|汽油|柴油|液化气|天然气价|猪肉|牛肉|鸡蛋|蔬菜|菜价|大米|黄金|金价|银价|铜价|房价|房租|租金"
+    r"|(?<![a-z])(?:gas|gasoline|petrol|diesel|propane|heating oil|fuel|eggs?|milk|beef|pork"
+    r"|chicken|rice|gold|silver|copper|bitcoin|rent|rents|mortgage rates?)(?![a-z])")
 _ASKS_NOW = CaseBlind(r"现在|目前|当前|眼下|(?<![a-z])(?:now|rn|currently|current"
                       r"|at the moment|these days)(?![a-z])")
 _FIGURES = (Slot.amount, Slot.quantity, Slot.share)
@@ -74,7 +79,7 @@ def freshness_window(plan: ExternalQueryPlan) -> timedelta:
         window = min(window, LATEST_WINDOW)
     if _ASKS_TODAY.search(asked) and _ASKS_A_PRICE.search(asked):
         window = min(window, TODAY_WINDOW)
-    if _ASKS_NOW.search(asked) and _ASKS_A_PRICE.search(asked):
+    if _ASKS_NOW.search(asked) and _A_MARKET_GOOD.search(asked):
         window = min(window, NOW_PRICE_WINDOW)
     return window
 

@@ -255,7 +255,11 @@ _MODIFIER = CaseBlind(
     r"|story|storey|star|time|way)s?(?![a-z])")
 
 
-_ORDINAL = re.compile(r"(?<![\d.])\d+(?:st|nd|rd|th)(?![A-Za-z])|第\s*\d+")
+_EDITION_NUMBER = re.compile(r"(?<![\d.])\d+(?:st|nd|rd|th)\s+(?:annual|anniversary|edition"
+                             r"|birthday|running|season)|第\s*\d+\s*届")
+# Capitalised: "40 may have died" names no day of May.
+_DAY_OF_MONTH = re.compile(r"(?<![A-Za-z])(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+                           r"[a-z]*\.?\s+\d{1,2}(?!\d)|\d{1,2}\s*月\s*\d{1,2}\s*[日号]")
 _YEAR_NUMBER = re.compile(r"(?<![\d.])(?:19|20)\d{2}(?!\d|[.,]\d)")
 
 
@@ -263,8 +267,9 @@ def _counts_something(sentence: str) -> bool:
     """A number that is not a year, a date, a time of day, an ordinal, a modifier or an
     amount of money ("save $5 a month" counts no users)."""
     rest = _MODIFIER.sub(" ", _CURRENCY.sub(" ", _without_dates_and_times(sentence)))
-    # A day of a month ("Nov. 28", 11月28日) and an ordinal ("40th annual", 第3届) count nothing.
-    rest = _ORDINAL.sub(" ", _DATE.sub(" ", rest))
+    # A day of a month ("Nov. 28", 11月28日) and an edition's number ("40th annual", 第3届)
+    # count nothing; "its 5th title" counts titles.
+    rest = _EDITION_NUMBER.sub(" ", _DAY_OF_MONTH.sub(" ", rest))
     # A year counts nothing, at the end of a sentence too ("from 2004 to 2017.").
     rest = _YEAR_NUMBER.sub(" ", rest)
     return bool(re.search(r"\d", rest) or _NUMBER_WORDS.search(rest))

@@ -70,7 +70,8 @@ def _family(name: str) -> tuple[re.Pattern[str], frozenset[str]] | None:
     """A pattern matching the name with any qualifiers around and inside it, and the
     qualifiers the name itself carries."""
     tokens = _tokens(name)
-    core = [t for t in tokens if not is_qualifier(t) and t not in _BEFORE_WORDS]
+    office = bool(TITLES.search(name))  # "Google Assistant" and "Miami Vice" keep theirs
+    core = [t for t in tokens if not is_qualifier(t) and not (office and t in _BEFORE_WORDS)]
     if not core:
         return None
     qual = (rf"(?:{_SEP}(?:(?:{_QUALIFIERS})(?![A-Za-z0-9])|{_ZH_QUALIFIERS}|\.\d+"
@@ -81,7 +82,7 @@ def _family(name: str) -> tuple[re.Pattern[str], frozenset[str]] | None:
     # Possessive: a qualifier that follows is never given back to read a bare mention.
     pattern = rf"(?<![A-Za-z0-9])((?:(?:{_BEFORE})(?![a-z]){_SEP})*+){parts[0]}{inner}({qual}*+)"
     asked = frozenset(_SAME_BEFORE.get(t, t) for t in tokens
-                      if is_qualifier(t) or t in _BEFORE_WORDS)
+                      if is_qualifier(t) or (office and t in _BEFORE_WORDS))
     return re.compile(pattern, re.IGNORECASE), asked
 
 

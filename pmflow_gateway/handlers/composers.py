@@ -229,17 +229,20 @@ _DATE_WORDS = frozenset([*MONTHS, "monday", "tuesday", "wednesday", "thursday", 
                          "saturday", "sunday", "posted", "updated", "published", "am", "pm",
                          "a", "p", "m", "et", "est", "edt", "ct", "cst", "pt", "pst", "on", "at"])
 _A_WORD = re.compile(r"[a-z]+|[$€£¥]?\d+(?:[.,:]\d+)*%?")
+_HEADING_MARK = re.compile(r"[—–]|\s-\s|(?i:\b(?:posted|updated|published)\b)")
 
 
 def _restates_title(sentence: str, title: str) -> bool:
     """A line that is its page's title with a place and a date ("City of Oakhaven, Minn. —
-    Minimum Wage Ordinance Update (posted Nov. 24, 2026).") is a heading, stating nothing.
-    A figure the title does not give, or a second new word, makes it a line."""
-    if CJK.search(sentence):
+    Minimum Wage Ordinance Update (posted Nov. 24, 2026).") is a heading, stating nothing:
+    it has most of the title's words and a dateline's dash or a "posted". A figure the title
+    does not give, or a second new word, makes it a line ("The bridge is closed.")."""
+    if CJK.search(sentence) or not _HEADING_MARK.search(sentence):
         return False
     titled = set(_A_WORD.findall(title.casefold()))
     said = _A_WORD.findall(sentence.casefold())
-    if sum(w in titled and not w[0].isdigit() for w in said) < 2:
+    words = {w for w in titled if not w[0].isdigit() and w not in _DATE_WORDS}
+    if len(words) < 2 or len(words & set(said)) < 0.6 * len(words):
         return False
     # A day's number after its month, or a year, dates the line; any other number is a figure.
     rest = [w for i, w in enumerate(said) if w not in _DATE_WORDS and not (
@@ -907,7 +910,8 @@ def _dated_months_ago(text: str, today: date) -> bool:
     return bool(gaps) and min(gaps) >= _MONTHS_OLD
 
 
-_STILL_HOLDS = CaseBlind(r"现行|目前执行|仍执行|沿用至今|(?<![a-z])(?:currently in (?:effect|force)"
+_STILL_HOLDS = CaseBlind(r"现行|现为|目前为|目前执行|仍执行|沿用至今"
+                         r"|(?<![a-z])(?:currently in (?:effect|force)"
                          r"|(?:remains?|remained|is still|are still) in (?:effect|force)"
                          r"|in effect since|in force since|currently)(?![a-z])")
 _ASKS_NOW = re.compile(r"现在|目前|当前|眼下|(?i:(?<![a-z])(?:now|rn|currently|current"
@@ -1015,7 +1019,9 @@ def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
 # 每升上调0.2元 (not 上调至, which gives the new figure).
 _A_CHANGE_BY = re.compile(
     r"(?i:(?<![a-z])(?:rais|increas|hik|cut|lower|reduc|rise|rose|fell|fall|drop|climb|jump"
-    r"|slipp|gain|los|add|up|down)[a-z]*\b[^.;:]{0,40}?\bby\s+(?:about\s+|roughly\s+|nearly\s+)?"
+    r"|slipp|gain|los|add|up|down)[a-z]*\b(?:(?!\bto\b)[^.;:]){0,40}?\bby\s+"
+    r"(?:about\s+|roughly\s+|nearly\s+)?"
+    r"(?!(?:19|20)\d\d\b|\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))"
     r"[$€£¥]?\d[\d,.]*\s*(?:cents?|pence|p\b|%|percent|per ?cent)?"
     r"|(?<![a-z])(?:up|down)\s+[$€£¥]?\d[\d,.]*\s*(?:cents?|pence|%|percent)?)"
     r"|(?:上涨|下跌|上调|下调|涨了|跌了|提高|降低|增加|减少|涨|跌)(?!至|到|为)\s*[\d.]+\s*(?:元|角|分|%|％)")
@@ -1026,10 +1032,11 @@ def _without_changes(text: str) -> str:
 
 
 def _only_later_days(text: str, today: date) -> bool:
-    """Whether every day the line prints is after today, and it does not say what holds until
-    then."""
+    """Whether every day the line prints is after today, and it says neither what holds until
+    then nor what is so now ("is currently $15.25 and will rise to $16.50 on Jan. 1")."""
     return (bool(days := days_printed(text, today)) and min(days) > today
-            and not holds_until_a_day(text))
+            and not (len(days) == 1 and holds_until_a_day(text))
+            and not _STILL_HOLDS.search(text))
 
 
 def _rest_terms(plan: ExternalQueryPlan) -> list[tuple[str, float]]:

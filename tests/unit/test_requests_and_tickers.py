@@ -243,3 +243,89 @@ def test_an_estimate_by_the_paper_is_not_the_official_figure():
     from pmflow_gateway.contract.metrics import other_figure
 
     assert other_figure(question, "2026年前三季度，柘岭市地区生产总值2318.6亿元。") is None
+
+
+# ---------------------------------------------------------------- what the review found
+
+
+def test_a_vote_question_is_not_refused_for_an_unofficial_or_preliminary_line():
+    for question, line in (
+            ("who won the harlow mayoral election",
+             "Jane Orr won with 54% of the vote, according to unofficial results."),
+            ("how did the council vote on the budget",
+             "The council voted 5-2 to give preliminary approval."),
+            ("how many votes did orlen get", "Orlen won, according to complete but "
+                                             "unofficial results.")):
+        why = clash(question, line) or ""
+        assert not why.startswith(("count", "tally")), (question, why)
+
+
+def test_ordinary_lines_are_no_headings_and_keep_their_figures():
+    from datetime import date
+
+    from pmflow_gateway.handlers.composers import (
+        _only_later_days,
+        _restates_title,
+        _without_changes,
+    )
+
+    assert not _restates_title("Costco is closed on Thanksgiving.",
+                               "Is Costco open on Thanksgiving Day 2026?")
+    assert not _restates_title("Smith defeats Jones.", "Greyfield mayoral race: Smith vs Jones")
+    assert _restates_title("Town of Bellmere — Parking Permit Fee Update (posted Nov. 2).",
+                           "Parking Permit Fee Update | Town of Bellmere")
+    today = date(2026, 12, 2)
+    assert not _only_later_days("The wage is currently $15.25 and will rise to $16.50 on Jan. 1, "
+                                "2027.", today)
+    assert _only_later_days("From Jan. 1 through March 31, 2027, the fare will be $2.", today)
+    assert "$16" in _without_changes("The minimum wage will rise to $16 an hour by 2027.")
+    assert "1,755" in _without_changes("The price cap rises to £1,755 by 1 January.")
+
+
+def test_a_plan_kept_or_a_request_granted_is_no_moved_date_nor_a_request():
+    assert clash("when is the fed meeting", "The Fed cut rates Wednesday, as had been expected.") \
+        is None
+    assert clash("比赛什么时候举行", "比赛将按原计划于12月6日举行。") is None
+    assert clash("when is the trial", "The judge granted the defense's request and moved the "
+                                      "trial to March 3.") is None
+    assert clash("法院判了他几年", "公诉机关建议对被告人判处有期徒刑五年。")
+    assert clash("法院判了他几年", "检方建议判处5年，法院最终判处其有期徒刑3年。") is None
+
+
+def test_a_title_an_ordinal_a_run_of_months_or_a_list_keep_their_reading():
+    from pmflow_gateway.contract.qualifiers import _CLAUSE
+    from pmflow_gateway.contract.slots import Slot, fills
+    from pmflow_gateway.contract.variants import family_mentions
+
+    assert fills(Slot.quantity, "The team won its 5th title.")
+    assert fills(Slot.quantity, "At least 40 may have died.")
+    assert clash("1年期lpr是多少", "LPR已连续6个月维持不变，1年期LPR为3.0%。") is None
+    assert clash("30 year mortgage rate", "The 30-year rate hit its lowest level in 12 months, "
+                                          "at 6.1%.") is None
+    assert _CLAUSE.split("Adult tickets are $30, 65+ seniors pay $20, children $10.")[1].strip() \
+        == "65+ seniors pay $20"
+    assert family_mentions("google assistant", "Google Assistant will be shut down.") == [True]
+    assert clash("城乡居民医保缴费标准", "全国居民医保人均财政补助标准提高到400元。") is None
+    # A publication date in a title is no month or year of what it reports.
+    assert clash_under("unemployment rate in october", "The unemployment rate rose to 4.4%.",
+                       "Jobs report: what to know, November 7, 2026") is None
+
+
+def test_one_company_under_one_code_written_twice_or_listed_twice_is_one():
+    from pmflow_gateway.handlers.planners.rules import plan_by_rules
+
+    assert firm_readings(plan_by_rules("贵州茅台收盘价", locale="zh-CN"),
+                         ["贵州茅台（600519）收盘。", "贵州茅台（600519.SH）发布公告。"]) is None
+    assert firm_readings(plan_by_rules("比亚迪三季度营收", locale="zh-CN"),
+                         ["比亚迪（002594）发布三季报。", "比亚迪（01211.HK）股价上涨。"]) is None
+    assert firm_readings(plan_by_rules("tesla stock price"),
+                         ["Tesla (TSLA) rose.", "Tesla (US) sold more cars."]) is None
+
+
+def test_a_fee_asked_now_keeps_its_years_window():
+    from datetime import timedelta
+
+    from pmflow_gateway.contract.scoring import freshness_window
+    from pmflow_gateway.handlers.planners.rules import plan_by_rules
+
+    assert freshness_window(plan_by_rules("how much is a passport now")) > timedelta(days=30)
