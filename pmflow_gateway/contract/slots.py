@@ -266,7 +266,9 @@ _YEAR_NUMBER = re.compile(r"(?<![\d.])(?:19|20)\d{2}(?!\d|[.,]\d)")
 def _counts_something(sentence: str) -> bool:
     """A number that is not a year, a date, a time of day, an ordinal, a modifier or an
     amount of money ("save $5 a month" counts no users)."""
-    rest = _MODIFIER.sub(" ", _CURRENCY.sub(" ", _without_dates_and_times(sentence)))
+    # Nor does a share: "taking 51.4% of the vote" does not say how many votes.
+    rest = _MODIFIER.sub(" ", _CURRENCY.sub(" ", _SHARE.sub(" ", _without_dates_and_times(
+        sentence))))
     # A day of a month ("Nov. 28", 11月28日) and an edition's number ("40th annual", 第3届)
     # count nothing; "its 5th title" counts titles.
     rest = _EDITION_NUMBER.sub(" ", _DAY_OF_MONTH.sub(" ", rest))

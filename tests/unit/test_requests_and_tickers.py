@@ -329,3 +329,10 @@ def test_a_fee_asked_now_keeps_its_years_window():
     from pmflow_gateway.handlers.planners.rules import plan_by_rules
 
     assert freshness_window(plan_by_rules("how much is a passport now")) > timedelta(days=30)
+
+
+def test_a_share_of_the_vote_does_not_say_how_many_votes():
+    from pmflow_gateway.contract.slots import Slot, fills
+
+    assert not fills(Slot.quantity, "Orr won the runoff, taking 51.4% of the vote to 48.6%.")
+    assert fills(Slot.quantity, "Orr received 6,214 votes, or 51.4%.")
