@@ -140,6 +140,12 @@ SETS = {
                      frozenset({"ambiguous", "followup", "latest", "nickname", "official",
                                 "rumour", "today"}),
                      max_wrong=11, min_refusals=18, min_clarify=7),
+    # Served at 22:00 UTC on Wednesday 2026-12-02, 06:00 Thursday in China, before the
+    # A-share market opens.
+    "set21": HeldOut(DATA / "answers_heldout21.jsonl", DATA / "answer_corpus_heldout21.json", 70,
+                     frozenset({"county", "final", "firm", "followup", "official", "sibling",
+                                "team"}),
+                     max_wrong=6, min_refusals=18, min_clarify=7),
 }
 
 
