@@ -425,9 +425,13 @@ _LIST_PRICE = _words(r"官方售价|售价为|起售价|定价|官方指导价|�
 _ASKS_A_PRICE = _words(r"多少钱|售价|价格|几块|贵不贵|多贵",
                        r"how much (?:is|are|does|do|will)|price of|(?:what|how much) does .{1,40}"
                        r" cost|(?<!share )(?<!stock )(?<!gas )price(?:d)?$")
-_FINAL_COUNT = _words(r"最终结果|最终计票|正式结果|官方结果|认证",
-                      r"certified|certification showed|final (?:results?|count|tally|vote)"
-                      r"|official (?:results?|count|tally)")
+# A count that is over, and one still going on, as both the count questions read them.
+_FINAL_ZH = r"最终结果|最终计票|正式结果|官方结果"
+_FINAL_EN = r"certified|final (?:results?|count|tally|vote)|official (?:results?|count|tally)"
+_COUNTING_ZH = r"暂时领先|部分计票"
+_COUNTING_EN = (r"leads? (?:\w+ )?with|leading (?:\w+ )?with|partial (?:results|count)"
+                r"|(?:votes|ballots) (?:still )?(?:being|to be) counted")
+_FINAL_COUNT = _words(rf"{_FINAL_ZH}|认证", rf"{_FINAL_EN}|certification showed")
 _A_VOTE = _words(r"选举|计票|得票|票数|投票|当选",
                  r"votes?|ballots?|elections?|elected|mayoral|polls?|turnout|referendum")
 # An area wider than a county or a city, and a county or a city itself.
@@ -457,22 +461,18 @@ _ASKS_THE_PLAN_BEFORE = _words(r"原定|原计划|原来", r"originally|initiall
 _ASKS_HOW_IT_STANDS = _words(r"目前|领先|暂时|初步|计票进度|开票进度",
                              r"so far|leading|leads?|ahead|early|preliminary|unofficial"
                              r"|partial|counted|reporting|projected")
-_PROVISIONAL_COUNT = _words(r"初步|暂时领先|部分计票|非官方",
-                            r"leads? (?:\w+ )?with|leading (?:\w+ )?with|early (?:returns|results"
-                            r"|count)|preliminary"
-                            r"|unofficial|projected|partial (?:results|count)|(?:votes|ballots)"
-                            r" (?:still )?(?:being|to be) counted|with \d+% of")
+_PROVISIONAL_COUNT = _words(rf"初步|{_COUNTING_ZH}|非官方",
+                            rf"{_COUNTING_EN}|early (?:returns|results|count)|preliminary"
+                            r"|unofficial|projected|with \d+% of")
 # A count still going on: what "how many votes did she get" is not answered by.
-_PARTIAL_COUNT = _words(r"暂时领先|部分计票|计票仍在进行"
+_PARTIAL_COUNT = _words(rf"{_COUNTING_ZH}|计票仍在进行"
                         r"|(?<![\d全部])\d+个(?:投票站|选区)(?:已)?(?:完成|报告)",
-                        r"leads? (?:\w+ )?with|leading (?:\w+ )?with|early (?:returns|count)"
-                        r"|partial (?:results|count)|(?:votes|ballots) (?:still )?(?:being|to be)"
-                        r" counted|(?<!\d)\d+% of (?:precincts|the vote counted|votes counted"
+                        rf"{_COUNTING_EN}|early (?:returns|count)"
+                        r"|(?<!\d)\d+% of (?:precincts|the vote counted|votes counted"
                         r"|ballots counted)|(?<![\d,])\d+ of \d+ (?:precincts|wards|districts"
                         r"|polling places|counties)")
-_COMPLETE_COUNT = _words(r"最终结果|最终计票|正式结果|官方结果|计票结束|全部计票",
-                         r"certified|final (?:results?|count|tally|vote)|official (?:results?"
-                         r"|count|tally)|complete (?:but unofficial )?results|all \d* ?precincts")
+_COMPLETE_COUNT = _words(rf"{_FINAL_ZH}|计票结束|全部计票",
+                         rf"{_FINAL_EN}|complete (?:but unofficial )?results|all \d* ?precincts")
 _ASKS_A_TALLY = _words(r"多少票|得票|票数|几票",
                        r"how many votes|votes did|vote (?:count|total|tally)|percent of the vote")
 # A question about a rumour or a proposal asks about it, not past it: "是真的吗", "is it true".

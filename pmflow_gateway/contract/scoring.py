@@ -56,7 +56,7 @@ _A_MARKET_GOOD = CaseBlind(
     r"油价|汽油|柴油|液化气|天然气价|猪肉|牛肉|鸡蛋|蔬菜|菜价|大米|黄金|金价|银价|铜价|房价|房租|租金"
     r"|(?<![a-z])(?:gas|gasoline|petrol|diesel|propane|heating oil|fuel|eggs?|milk|beef|pork"
     r"|chicken|rice|gold|silver|copper|bitcoin|rent|rents|mortgage rates?)(?![a-z])")
-_ASKS_NOW = CaseBlind(r"现在|目前|当前|眼下|(?<![a-z])(?:now|rn|currently|current"
+ASKS_NOW = CaseBlind(r"现在|目前|当前|眼下|(?<![a-z])(?:now|rn|currently|current"
                       r"|at the moment|these days)(?![a-z])")
 _FIGURES = (Slot.amount, Slot.quantity, Slot.share)
 FRESH_ENOUGH = 0.5  # score of an item published exactly one window ago
@@ -79,7 +79,7 @@ def freshness_window(plan: ExternalQueryPlan) -> timedelta:
         window = min(window, LATEST_WINDOW)
     if _ASKS_TODAY.search(asked) and _ASKS_A_PRICE.search(asked):
         window = min(window, TODAY_WINDOW)
-    if _ASKS_NOW.search(asked) and _A_MARKET_GOOD.search(asked):
+    if ASKS_NOW.search(asked) and _A_MARKET_GOOD.search(asked):
         window = min(window, NOW_PRICE_WINDOW)
     return window
 

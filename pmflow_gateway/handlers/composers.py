@@ -51,7 +51,7 @@ from pmflow_gateway.contract.relevance import (
     quotes_a_level,
 )
 from pmflow_gateway.contract.salience import is_weather_line, reads_temperature
-from pmflow_gateway.contract.scoring import published_at
+from pmflow_gateway.contract.scoring import ASKS_NOW, published_at
 from pmflow_gateway.contract.slots import (
     Slot,
     asked_slot,
@@ -455,7 +455,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         found = [c for c in found if not _out_of_season(c.text, today)
                  and not _out_of_season(items[c.n - 1].title, today)] or found
     if (today is not None and plan.query_kind is not QueryKind.weather
-            and slot not in _DATED_SLOTS and _ASKS_NOW.search(wanted)):
+            and slot not in _DATED_SLOTS and ASKS_NOW.search(wanted)):
         # How things stand now is not told by what takes effect on a later day ("Effective
         # July 1, 2027, the minimum wage will be $16.50").
         found = [c for c in found if not _only_later_days(c.text, today)]
@@ -914,8 +914,6 @@ _STILL_HOLDS = CaseBlind(r"现行|现为|目前为|目前执行|仍执行|沿用
                          r"|(?<![a-z])(?:currently in (?:effect|force)"
                          r"|(?:remains?|remained|is still|are still) in (?:effect|force)"
                          r"|in effect since|in force since|currently)(?![a-z])")
-_ASKS_NOW = re.compile(r"现在|目前|当前|眼下|(?i:(?<![a-z])(?:now|rn|currently|current"
-                       r"|at the moment|these days)(?![a-z]))")
 _ASKS_THE_CLOSE = re.compile(r"收盘|收市|(?i:(?<![a-z])(?:close[ds]?|closing)(?![a-z]))")
 # When the asker's market closes, in the asker's time: Shanghai's and New York's.
 _CLOSES_AT = {True: time(15, 0), False: time(16, 0)}
@@ -1003,7 +1001,7 @@ def _answering(carrying: list[Candidate], plan: ExternalQueryPlan,
     later = older or {}
     # Nor is what is so now told by what takes effect on a later day ("to raise the minimum
     # wage to $18.25 on Jan. 1, 2027"), however new its page.
-    now = today is not None and bool(_ASKS_NOW.search(wanted))
+    now = today is not None and bool(ASKS_NOW.search(wanted))
 
     def from_a_later_day(c: Candidate) -> bool:
         return now and today is not None and _only_later_days(c.text, today)
