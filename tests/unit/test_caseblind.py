@@ -15,7 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pmflow_gateway
-from pmflow_gateway.contract.caseblind import CaseBlind
+from pmflow_gateway.contract.caseblind import CaseBlind, first_filtered
 from pmflow_gateway.contract.text import split_sentences
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -89,7 +89,7 @@ def test_every_package_pattern_finds_what_its_flag_finds(chunk):
 def test_capitals_are_searched_in_lower_case_but_escapes_and_group_names_keep_theirs():
     pattern = CaseBlind(r"(?P<Tick>[A-Z]{2,})\s\S+|CEO\b")
     assert pattern._quick is not None
-    assert pattern._quick.pattern == r"(?P<Tick>[a-z]{2,})\s\S+|ceo\b"
+    assert pattern._quick.pattern.endswith(r"(?:(?P<Tick>[a-z]{2,})\s\S+|ceo\b)")
     found = pattern.search("the eps rose")
     assert found is not None and found.group("Tick") == "the"
     assert pattern.search("our Ceo") is not None
@@ -152,3 +152,59 @@ def test_a_pattern_reads_each_text_as_its_own():
     assert pattern.search("WON") is not None
     assert pattern.search("lost") is None  # not the form of the text before
     assert pattern.search("WON").group(0) == "WON"
+
+
+# -- the look-ahead at a match's first characters ------------------------------------------
+
+_FILTERED = [
+    r"(?<![a-z])(?:won|beat|网传|据传)(?![a-z])",  # a word list behind a look-behind
+    r"(?:检察院|公诉机关)[^，。]{0,6}建议|(?<![a-z0-9])(?:rumou?r(?:s|ed)?|leaked)",
+    r"(?<![\d.])\+?\(?\d[\d\s()-]{2,8}\d",  # optional openings: each may be the first
+    r"(?:(?:a|b)?c|d*e)f",  # nested optional openings
+    r"(?:\s|^)(?:x|y)\b",
+    r"(?>ab|ac)d|(?P<n>z+)q",  # an atomic group, a named one
+]
+_LEFT_AS_IS = [
+    (r"won|beat", "opens with a choice of characters: re skips by itself"),
+    (r"[0-9]+x", "opens with a run of a set"),
+    (r"x?", "can match nothing"),
+    (r"(?<![a-z])(?:.{2}|won)", "can start with any character"),
+    (r"(?<!a)[^b]c", "a negated set"),
+    (r"(?i)won|(?<!x)beat", "a flag for the whole pattern"),
+    (r"(?<!x)\W+|won", "a set of everything but some"),
+]
+
+
+@pytest.mark.parametrize("source", _FILTERED)
+def test_a_pattern_without_an_opening_the_engine_skips_by_gets_the_look_ahead(source):
+    filtered = first_filtered(source)
+    assert filtered.pattern.startswith("(?=[") and filtered.pattern.endswith(f"(?:{source})")
+    assert filtered.groupindex == re.compile(source).groupindex
+
+
+@pytest.mark.parametrize(("source", "why"), _LEFT_AS_IS)
+def test_a_pattern_the_look_ahead_cannot_help_is_compiled_as_it_is(source, why):
+    assert first_filtered(source).pattern == source, why
+
+
+_PIECES = st.sampled_from(["won", "beat", "网传", "据传", "检察院", "建议", "，", "。", "rumours",
+                           "leaked", "+", "(", ")", "12", "3", "-", " ", "\n", "x", "y", "a",
+                           "b", "c", "d", "e", "f", "z", "q", "ab", "acd", "zzq", "Won"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=16).map("".join))
+@example("检察院 ，建议 rumoured +(12) 3-4 won")
+def test_the_look_ahead_finds_every_match_the_pattern_finds(text):
+    for source in _FILTERED:
+        plain, filtered = re.compile(source), first_filtered(source)
+        assert ([(m.span(), m.groups()) for m in filtered.finditer(text)]
+                == [(m.span(), m.groups()) for m in plain.finditer(text)]), (source, text)
+
+
+def test_the_hearsay_list_is_searched_with_the_look_ahead():
+    from pmflow_gateway.contract.qualifiers import _UNCONFIRMED
+
+    assert _UNCONFIRMED._quick is not None and _UNCONFIRMED._quick.pattern.startswith("(?=[")
+    assert _UNCONFIRMED.search("据传该公司将于下月发布新品") is not None
+    assert _UNCONFIRMED.search("The deal was REPORTEDLY close").group(0) == "REPORTEDLY"
