@@ -135,9 +135,10 @@ def term_hits(sentence: str, terms: list[tuple[str, float]]) -> float:
     return sum(weight for term, weight in terms if term in lower)
 
 
-def sentence_score(sentence: str, terms: list[tuple[str, float]], chinese: bool) -> float:
+def sentence_score(sentence: str, terms: list[tuple[str, float]], chinese: bool,
+                   hits: float | None = None) -> float:
     same_language = is_cjk(sentence) == chinese
-    return term_hits(sentence, terms) + (0.5 if same_language else 0.0)
+    return (term_hits(sentence, terms) if hits is None else hits) + (0.5 if same_language else 0.0)
 
 
 @dataclass(frozen=True, order=True)
@@ -158,8 +159,8 @@ def candidates(items: list[ExternalEvidence], terms: list[tuple[str, float]], ch
     (unless a place or a name is what was asked), and none that only repeats the page's
     title (a heading states no fact)."""
     others_answer = slot in (Slot.place, Slot.person)
-    return [Candidate(score=sentence_score(s, terms, chinese), n=n, position=i, text=s,
-                      hits=term_hits(s, terms))
+    return [Candidate(score=sentence_score(s, terms, chinese, hits := term_hits(s, terms)),
+                      n=n, position=i, text=s, hits=hits)
             for n, item in enumerate(items, start=1)
             for i, s in enumerate(clean_sentences(item.snippet, asked=asked))
             if plan is None or ((others_answer or not (names_something_else(plan, s)
