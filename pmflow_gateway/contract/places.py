@@ -408,8 +408,35 @@ def region_after(text: str, end: int, *,
     word = token.group().replace(".", "")
     if not (comma or (word.isupper() and 2 <= len(word) <= 3) or word in _LOWER_CASE_STATES):
         return None
+    if comma and (state := _AP_STATE.get(word.casefold())) and text.startswith(".", token.end()):
+        # "HARROWFIELD, Minn. —": the state the Associated Press's abbreviation stands for.
+        regions = tuple(p for p in _regions([table().place(row) for row, _ in
+                                              entries(_abbreviation(state))]) if p.country == "US")
+        return (token.end() + 1, regions) if regions else None
     regions = _regions([table().place(row) for row, _ in entries(_abbreviation(word.upper()))])
     return (token.end(), regions) if regions else None
+
+
+# The Associated Press's abbreviations of US states, as American news datelines write them
+# after a town ("Minn.", "Tenn.", "Calif."), by the postal code each stands for. The eight
+# states the style never shortens, and those it writes as capitals with dots (N.M., N.Y.:
+# read as the code they spell), are not here.
+_AP_BY_CODE = {
+    "AL": ("Ala",), "AZ": ("Ariz",), "AR": ("Ark",), "CA": ("Calif", "Cal"), "CO": ("Colo",),
+    "CT": ("Conn",), "DE": ("Del",), "FL": ("Fla",), "GA": ("Ga",), "IL": ("Ill",),
+    "IN": ("Ind",), "KS": ("Kan", "Kans"), "KY": ("Ky",), "LA": ("La",), "MD": ("Md",),
+    "MA": ("Mass",), "MI": ("Mich",), "MN": ("Minn",), "MS": ("Miss",), "MO": ("Mo",),
+    "MT": ("Mont",), "NE": ("Neb", "Nebr"), "NV": ("Nev",), "OK": ("Okla",), "OR": ("Ore",),
+    "PA": ("Pa",), "TN": ("Tenn",), "VT": ("Vt",), "VA": ("Va",), "WA": ("Wash",),
+    "WI": ("Wis",), "WY": ("Wyo",)}
+_AP_STATE = {ap.casefold(): code for code, aps in _AP_BY_CODE.items() for ap in aps}
+
+
+def ap_forms(place: Place) -> tuple[str, ...]:
+    """How American news writes a US state after a town ("Minn."), if it shortens it."""
+    if place.country != "US" or place.kind != "region":
+        return ()
+    return tuple(f"{ap}." for code in place.abbreviations for ap in _AP_BY_CODE.get(code, ()))
 
 
 # US states' codes typed in lower case ("millbrook vt") that are no English word or common
@@ -468,6 +495,7 @@ def qualified_forms(name: str) -> tuple[str, ...]:
         # name: a page writes "Fennick, Maine" of the Fennick asked as "Fennick, ME".
         written = {n for p in after[1] for n in (*p.en[:1], *p.abbreviations)
                    } if len(after[1]) == 1 else {p.en[0] for p in after[1] if p.en}
+        written |= {ap for p in after[1] for ap in ap_forms(p)}  # "Fennick, Minn."
         as_written = name[len(head):].strip(" ,")
         return tuple(sorted({name, f"{head}, {as_written}", *(f"{head}, {w}" for w in written)}))
     return ()

@@ -28,6 +28,7 @@ from pmflow_gateway.contract.qualifiers import (
     mentions_topic,
     months_of,
     of_an_earlier_meeting,
+    period_not_over,
     possessed_words,
     priced_things,
     same_period_clause,
@@ -308,6 +309,11 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         # listings … $1,371" is not it.
         month = (today.replace(day=1) - timedelta(days=1)).month
         wanted = f"{wanted} {month}月" if chinese else f"{wanted} {_MONTH_NAMES[month]}"
+    if (today is not None and asked_metrics(wanted) & _REPORTED_AFTER_THE_PERIOD
+            and not _ASKED_A_FORECAST.search(wanted) and period_not_over(wanted, today)):
+        # "瀚岳科技2026年全年净利润" in December 2026: a broker's 4.35亿元 is a forecast.
+        return Draft(answer="", cited=[],
+                     note="the asked period has not ended: its results are not reported yet")
     slot = asked_slot(question)
     wanted_names = tuple(asked_names(plan))
     # A figure of another metric, period, role or occasion (revenue for profit, a quarter
@@ -840,6 +846,8 @@ def _only_future(sentence: str) -> bool:
 
 
 # A question in the past tense about what was expected asks the expectation.
+# A company's or an economy's results for a period, published once it ends.
+_REPORTED_AFTER_THE_PERIOD = frozenset({"revenue", "profit", "gdp"})
 _ASKED_A_FORECAST = re.compile(r"(?i:(?<![a-z])(?:forecasts?|expected|predicted|projected|guidance"
                                r"|outlook|supposed|scheduled|planned|going to)(?![a-z]))"
                                r"|预计|预测|预报|计划|原定")

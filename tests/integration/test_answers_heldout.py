@@ -146,6 +146,11 @@ SETS = {
                      frozenset({"county", "final", "firm", "followup", "official", "sibling",
                                 "team"}),
                      max_wrong=6, min_refusals=18, min_clarify=7),
+    # Served at 15:30 UTC on Saturday 2026-12-12: markets closed, a Saturday-morning asker
+    # in the US, Saturday night in China.
+    "set22": HeldOut(DATA / "answers_heldout22.jsonl", DATA / "answer_corpus_heldout22.json", 72,
+                     frozenset({"current", "followup", "official", "rumour", "same", "today"}),
+                     max_wrong=14, min_refusals=18, min_clarify=7),
 }
 
 

@@ -90,12 +90,16 @@ KIND_WORDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
         r"|多少度|几度|预报|晴天|阴天|多云|大风|刮风|湿度|紫外线|降温|升温|凉快|暖和|冷吗|很冷|多冷|热吗"
         r"|很热|多热|有雾|大雾|雷阵雨|雷雨|冰雹|" + latin(
             # The misspellings and shorthand users type into a search box count too.
-            r"weather|wether|wheather|weahter|forecast|forcast|temperature|temps?|rain(?:ing|y)?|snow(?:ing)?|hot|cold|humid(?:ity)?"
-            r"|sunny|cloudy|windy|storms?|fog(?:gy)?|freezing|chilly|heat ?wave|umbrella"
+            r"weather|wether|wheather|weahter|forecast|forcast|temperature|temps?|rain(?:ing|y)?|hot|cold|humid(?:ity)?"
+            # Not a town's snow rules: "the snow emergency parking fine", "snow route".
+            r"|snow(?:ing)?(?! (?:emergenc(?:y|ies)|routes?|removal|plow\w*|parking|ban|fines?"
+            r"|tickets?|ordinance))"
+            r"|sunny|cloudy|windy|storms?(?! (?:drains?|water|sewers?))|fog(?:gy)?|freezing|chilly"
+            r"|heat ?wave|umbrella"
             r"|warm(?:er)?|hotter|colder|cooler"
             # "What will the high be tomorrow", "tonight's low": the day's temperature.
             r"|(?:the|today'?s|tomorrow'?s|tonight'?s|daytime|overnight) (?:high|low)s?"
-            r"(?= (?:be|in|today|tomorrow|tonight)\b|\?|$)"
+            r"(?= (?:be|in|today|tomorrow|tonight|gonna|going to|will|for)\b|\?|$)"
             # Never a market's: "the FTSE 100 high today", "Halvora stock high today".
             r"|(?<!\d )(?<!stock )(?<!shares )(?<!index )(?<!price )(?<!crude )(?<!oil )"
             r"(?:highs?|lows?) (?:today|tomorrow|tonight|this weekend|(?:the )?day after"
@@ -272,6 +276,7 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
                 found.append(Span(m.start() + cut, m.end(), name[cut:], QueryKind.company))
     else:
         found += _capitalised_phrases(text) + _rare_words(text, lower) + _tickers(text, lower)
+        found += _town_at_the_end(text, lower)
         found += [_institution(text, m) for m in _INSTITUTION.finditer(lower)]
     found = [_with_alias(text, _with_team_word(text, span)) for span in found]
     kept: list[Span] = []
@@ -613,6 +618,49 @@ def _without_possessive(name: str) -> str:
         if name.endswith(mark):
             return name[:-len(mark)]
     return name
+
+
+# A town no list knows, typed in lower case after "in" at the end of the question, in words
+# any dictionary has: "sales tax in cedar hollow", "trash pickup in linwood park tn". Read as
+# a town only where its last word is what towns are named with, so "in real time" and "in
+# high school" stay words.
+_TOWN_WORDS = frozenset({
+    "hollow", "valley", "park", "grove", "creek", "river", "springs", "spring", "falls", "hills",
+    "hill", "heights", "lake", "lakes", "bluff", "bluffs", "ridge", "bay", "beach", "harbor",
+    "harbour", "port", "point", "city", "town", "township", "village", "field", "fields",
+    "wood", "woods", "glen", "dale", "mills", "mill", "crossing", "junction", "landing", "bend",
+    "ford", "haven", "plains", "prairie", "meadows", "gardens", "forest", "island", "mesa",
+    "canyon", "gap", "flats", "rapids", "shores", "pines", "oaks", "cove", "crest", "vale"})
+_AT_THE_END = re.compile(r"(?<![a-z])(?:in|at|near)\s+((?:[a-z]+\s+){0,5}[a-z]+)\s*[?.!]*\s*$")
+_WHEN_WORDS = frozenset({"today", "tonight", "tomorrow", "now", "right", "rn", "atm",
+                         "currently", "this", "week", "weekend", "year", "month"})
+
+
+def _town_at_the_end(text: str, lower: str) -> list[Span]:
+    found = _AT_THE_END.search(lower)
+    if found is None:
+        return []
+    start = found.start(1)
+    words = found.group(1).split()
+    while words and words[-1] in _WHEN_WORDS:  # "in cedar hollow right now"
+        words.pop()
+    # The town's words, then at most its state ("linwood park nm").
+    for n in (len(words), len(words) - 1):
+        name = words[:n]
+        end = start + len(" ".join(name))
+        if not (2 <= n <= 3 and name[-1] in _TOWN_WORDS and name[0] not in EN_STOP
+                and not any(w in _NOT_NAMES or any(p.search(w) for _, p in KIND_WORDS)
+                            for w in name)):
+            continue
+        town = text[start:end]
+        if n == len(words):
+            return [Span(start, end, town, is_place=True)]
+        region = region_after(lower, end, typed=True)
+        if region is not None and any(p.country == "US" for p in region[1]):  # not "centre"
+            state = text[end:region[0]].strip(" ,")
+            # Written as pages write it, with its comma: "linwood park, nm".
+            return [Span(start, region[0], f"{town}, {state}", is_place=True)]
+    return []
 
 
 def _capitalised_phrases(text: str) -> list[Span]:
