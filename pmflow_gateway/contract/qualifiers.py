@@ -1003,10 +1003,9 @@ def period_not_over(question: str, today: date) -> bool:
     2026), or a quarter, half or nine months of it that is still running. Results are
     reported after their period ends: what a page gives for it is a forecast or a running
     total, and the question asked neither (see `_SO_FAR`; a forecast asked is the caller's)."""
-    if _SO_FAR.search(question) or _FORECAST.search(question) or _FISCAL.search(question):
-        return False  # a fiscal year ends when the company's does: its calendar is its own
     years = years_of(question) or ({str(today.year)} if _THIS_YEAR.search(question) else set())
-    if len(years) != 1:
+    if len(years) != 1 or _SO_FAR.search(question) or _FORECAST.search(question) or (
+            _FISCAL.search(question)):  # a fiscal year ends when the company's does
         return False
     year = int(next(iter(years)))
     if year != today.year:

@@ -309,8 +309,9 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         # listings … $1,371" is not it.
         month = (today.replace(day=1) - timedelta(days=1)).month
         wanted = f"{wanted} {month}月" if chinese else f"{wanted} {_MONTH_NAMES[month]}"
-    if (today is not None and asked_metrics(wanted) & _REPORTED_AFTER_THE_PERIOD
-            and not _ASKED_A_FORECAST.search(wanted) and period_not_over(wanted, today)):
+    if (today is not None and period_not_over(wanted, today)
+            and asked_metrics(wanted) & _REPORTED_AFTER_THE_PERIOD
+            and not _ASKED_A_FORECAST.search(wanted)):
         # "瀚岳科技2026年全年净利润" in December 2026: a broker's 4.35亿元 is a forecast.
         return Draft(answer="", cited=[],
                      note="the asked period has not ended: its results are not reported yet")
