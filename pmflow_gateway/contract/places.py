@@ -408,7 +408,8 @@ def region_after(text: str, end: int, *,
     word = token.group().replace(".", "")
     if not (comma or (word.isupper() and 2 <= len(word) <= 3) or word in _LOWER_CASE_STATES):
         return None
-    if comma and (state := _AP_STATE.get(word.casefold())) and text.startswith(".", token.end()):
+    if (comma and word[:1].isupper() and (state := _AP_STATE.get(word.casefold()))
+            and text.startswith(".", token.end()) and not _A_COUNTYS.match(text, token.end() + 1)):
         # "HARROWFIELD, Minn. —": the state the Associated Press's abbreviation stands for.
         regions = tuple(p for p in _regions([table().place(row) for row, _ in
                                               entries(_abbreviation(state))]) if p.country == "US")
@@ -419,8 +420,8 @@ def region_after(text: str, end: int, *,
 
 # The Associated Press's abbreviations of US states, as American news datelines write them
 # after a town ("Minn.", "Tenn.", "Calif."), by the postal code each stands for. The eight
-# states the style never shortens, and those it writes as capitals with dots (N.M., N.Y.:
-# read as the code they spell), are not here.
+# states the style never shortens, and those it writes as capitals with dots (N.M., N.Y.),
+# are not here.
 _AP_BY_CODE = {
     "AL": ("Ala",), "AZ": ("Ariz",), "AR": ("Ark",), "CA": ("Calif", "Cal"), "CO": ("Colo",),
     "CT": ("Conn",), "DE": ("Del",), "FL": ("Fla",), "GA": ("Ga",), "IL": ("Ill",),
@@ -430,6 +431,8 @@ _AP_BY_CODE = {
     "PA": ("Pa",), "TN": ("Tenn",), "VT": ("Vt",), "VA": ("Va",), "WA": ("Wash",),
     "WI": ("Wis",), "WY": ("Wyo",)}
 _AP_STATE = {ap.casefold(): code for code, aps in _AP_BY_CODE.items() for ap in aps}
+# "Harlow Gap, Del. County", "Wash. Twp.": a county's or a township's name, not a state.
+_A_COUNTYS = re.compile(r"\s*(?:County|Co\b|Twp\b|Township|Parish|Borough)")
 
 
 def ap_forms(place: Place) -> tuple[str, ...]:

@@ -322,7 +322,7 @@ _UNCONFIRMED = _words(
     r"(?:消息|透露|称)|渠道消息|内部消息|小道消息|都在传(?![颂递承])|(?<!人)群里[^，。]{0,4}(?:在|都在)传"
     r"(?![来颂])|传出(?:消息|风声)|博主[^，。]{0,6}(?:称|爆料|透露|发文)|大V[^，。]{0,6}(?:称|爆料)"
     r"|网友(?:[^，。；]{0,12}发帖)?称(?![赞号颂道])|网友爆料|发帖称"
-    r"|网民[^，。；]{0,12}(?:发布|发帖|爆料|转发|称(?![赞号颂道]))|听证方案|拟定|拟(?:上调|下调|调整为|定为)"
+    r"|(?<!回复)(?<!回应)(?<!针对)(?<!答复)网民[^，。；]{0,12}(?:发布|发帖|爆料|转发|称(?![赞号颂道]))|听证方案|拟定|拟(?:上调|下调|调整为|定为)"
     r"|未获证实|未经官方|官方(?:尚)?未(?:回应|证实|确认|公布)|尚未(?:回应|证实|确认|官宣)",
     r"rumou?r(?:s|ed)?|reportedly|unconfirmed|unverified|speculat\w+|leaked|tipped to"
     r"|according to (?:a|an|one) (?:parent|user|blogger|tipster|leaker|insider|employee"
@@ -990,34 +990,41 @@ def period_ended(question: str, today: date) -> bool:
     return today.month > last_month
 
 
-_FISCAL = _words(r"财年|财季|会计年度", r"fiscal|fy\s?\d{2,4}")
-_THIS_YEAR = _words(r"今年|本年度?|本财年", r"this (?:fiscal )?year|the current (?:fiscal )?year")
+_THIS_YEAR = _words(r"今年|本年度?", r"")
+_FULL_YEAR = _words(r"全年|年度|年报|整年|财年", r"")
 # What was reported so far is reported, whether or not the year is over.
-_SO_FAR = _words(r"截至|至今|以来|累计|迄今|目前为止|前(?:\d{1,2}|[一二三四五六七八九十]{1,2})"
-                 r"个?月", r"so far|to date|year[- ]to[- ]date|ytd|through|until now|thus far")
+_SO_FAR = _words(r"截至|至今|以来|累计|迄今|目前为止"
+                 r"|前(?:\d{1,2}|[一二三四五六七八九十]{1,2})个?月", r"")
+_ZH_QUARTER = tuple((n, _words(rf"(?<!前)第?{zh}(?:季度|财季)|(?<!前){zh}季报", ""))
+                    for n, zh in ((1, "[一1]"), (2, "[二2]"), (3, "[三3]"), (4, "[四4]")))
 
 
 def period_not_over(question: str, today: date) -> bool:
-    """Whether the question asks for the results of a reporting period that has not ended:
-    a year still running or to come ("2026年全年净利润", "this year's revenue" in December
-    2026), or a quarter, half or nine months of it that is still running. Results are
-    reported after their period ends: what a page gives for it is a forecast or a running
-    total, and the question asked neither (see `_SO_FAR`; a forecast asked is the caller's)."""
+    """Whether a Chinese question asks for the results of a year or a quarter that has not
+    ended ("2026年全年净利润", "今年净利润", "2026年第四季度营收" in December 2026). Results
+    are reported after their period ends: what a page gives for it is a forecast. Chinese
+    companies report by the calendar year; a company elsewhere may keep a fiscal year whose
+    labels do not follow it, so an English question is never read so. Not a month, a total so
+    far, or a bare year ("2026年双十一销售额" is a day's total); a forecast asked is the
+    caller's to allow."""
+    if not CJK.search(question):
+        return False
     years = years_of(question) or ({str(today.year)} if _THIS_YEAR.search(question) else set())
-    if len(years) != 1 or _SO_FAR.search(question) or _FORECAST.search(question) or (
-            _FISCAL.search(question)):  # a fiscal year ends when the company's does
+    if len(years) != 1 or _SO_FAR.search(question) or months_of(question) or _FORECAST.search(
+            question):
         return False
     year = int(next(iter(years)))
-    if year != today.year:
-        return year > today.year
-    quarters = [int(name[1]) for name, pattern in _QUARTER if pattern.search(question)]
-    if quarters:
-        return today.month <= 3 * max(quarters)
+    quarters = [n for n, pattern in _ZH_QUARTER if pattern.search(question)]
+    if year < today.year or not (quarters or _FULL_YEAR.search(question)
+                                 or _THIS_YEAR.search(question)):
+        return False
+    if year > today.year:
+        return True
     if dict(_PERIOD)["nine_months"].search(question):
         return today.month <= 9
     if _FIRST_HALF.search(question):
         return today.month <= 6
-    return True  # the year itself
+    return today.month <= 3 * max(quarters) if quarters else True
 
 
 _MONTH_NAMES = "|".join(sorted((m.capitalize() for m in MONTHS), key=len, reverse=True))

@@ -773,42 +773,7 @@ def names_something_else(plan: ExternalQueryPlan, sentence: str) -> bool:
     asked_forms = _asked_forms(plan)
     fold = _fold(sentence)
     return any(_named(n, sentence, fold) for n, key in _known_in(sentence, fold)
-               if key not in asked_forms) or _names_another_unit(plan, sentence)
-
-
-# A Chinese city or county by its suffix, known to no list: 衡岭市 of "衡岭市城区公交线路票价统一
-# 为1.5元". Not a word that ends as one does (城市, 超市, 股市, 上市; 市场 is a market).
-_ZH_UNIT_END = re.compile(r"(?<=[\u4e00-\u9fff])[市县](?!场)")
-_NOT_A_UNIT_BEFORE = frozenset("城超都股上门夜楼车集黑早菜闹街开休收罢入退全本该我各两省州区")
-_FUNCTION_CHARS = frozenset("的在于从到和与及等将对为是由向自经据往省市县区州")
-
-
-def _units_named(sentence: str) -> list[str]:
-    """The cities and counties a Chinese line names by their suffix: 衡岭市, 东林县."""
-    units = []
-    for end in _ZH_UNIT_END.finditer(sentence):
-        at = end.start()
-        if sentence[at - 1] in _NOT_A_UNIT_BEFORE:
-            continue
-        start = at
-        while start > max(at - 3, 0) and "\u4e00" <= sentence[start - 1] <= "\u9fff" and (
-                sentence[start - 1] not in _FUNCTION_CHARS):
-            start -= 1
-        if at - start >= 2:
-            units.append(sentence[start:at + 1])
-    return units
-
-
-def _names_another_unit(plan: ExternalQueryPlan, sentence: str) -> bool:
-    """Asked of a county or a town no list knows (东林县, 望澄镇), a line that names another city
-    or county and not the asked place is about that one: "衡岭市城区公交线路（1路至68路）票价统一
-    为1.5元" does not give 东林县's fare, nor the province's or the city's figure the county's."""
-    place = plan.location_hint or ""
-    if not (CJK.search(place) and place[-1] in "县镇乡" and len(place) >= 3):
-        return False
-    stem = place[:-1]
-    return stem not in sentence and any(
-        stem not in unit and not unit.startswith(place) for unit in _units_named(sentence))
+               if key not in asked_forms)
 
 
 # A line whose subject is a firm by its name: no list need know it.
@@ -1210,24 +1175,34 @@ def _zh_regions_of(name: str, texts: Iterable[str]) -> list[str]:
     for text in texts:
         unit = next(filter(None, (_unit_before(text, at) for at in _all_at(name, text))), None)
         if unit is None:
-            unit = next(filter(None, (_addressed_unit_before(text, at)
-                                      for at in _all_at(name, text))), None)
+            unit = _addressed_unit(name, text)
         if unit and not any(unit.endswith(r) or r.endswith(unit) for r in readings):
             readings.append(unit)
     return readings if len(readings) >= 2 else []
 
 
 # A county or city written with its province: the page's own place, named where a notice
-# starts ("广东省南溪县供水有限公司公告：…清河湾镇墟…停水").
-_ADDRESSED_UNIT = re.compile(rf"[{CJK_CHARS}]{{2,3}}?省([{CJK_CHARS}]{{2,3}}?[县市])")
+# starts ("广东省南溪县供水有限公司公告：…清河湾镇墟…停水"; of 广东省临江市南溪县, the county).
+_ADDRESSED_UNIT = re.compile(
+    rf"[{CJK_CHARS}]{{2,3}}?省(?:[{CJK_CHARS}]{{2,3}}?[市州](?=[{CJK_CHARS}]{{2,3}}?[县区]))?"
+    rf"([{CJK_CHARS}]{{2,3}}?[县市区])")
 _SENTENCE_END = re.compile(r"[。！？!?\n]")
+# "相邻的青禾湾镇": a town beside the page's own county is not in it.
+_NEIGHBOUR = re.compile(r"相邻|邻近|毗邻|周边|附近|邻县|邻市")
 
 
-def _addressed_unit_before(text: str, at: int) -> str | None:
-    """The last county or city written with its province in the sentence before `at`."""
-    start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, at)), default=0)
-    units = [m.group(1) for m in _ADDRESSED_UNIT.finditer(text, start, at)]
-    return units[-1] if units else None
+def _addressed_unit(name: str, text: str) -> str | None:
+    """The county or city written with its province in the first sentence that names `name`,
+    before the name (one pass over the text)."""
+    start = 0
+    for end in [*(m.start() for m in _SENTENCE_END.finditer(text)), len(text)]:
+        at = text.find(name, start, end)
+        if at >= 0:
+            units = list(_ADDRESSED_UNIT.finditer(text, start, at))
+            if units and not _NEIGHBOUR.search(text, units[-1].end(), at):
+                return units[-1].group(1)
+        start = end + 1
+    return None
 
 
 def _all_at(name: str, text: str) -> Iterator[int]:

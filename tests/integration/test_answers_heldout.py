@@ -150,7 +150,7 @@ SETS = {
     # in the US, Saturday night in China.
     "set22": HeldOut(DATA / "answers_heldout22.jsonl", DATA / "answer_corpus_heldout22.json", 72,
                      frozenset({"current", "followup", "official", "rumour", "same", "today"}),
-                     max_wrong=14, min_refusals=18, min_clarify=7),
+                     max_wrong=15, min_refusals=18, min_clarify=7),
 }
 
 

@@ -99,7 +99,7 @@ KIND_WORDS: tuple[tuple[QueryKind, re.Pattern[str]], ...] = (
             r"|warm(?:er)?|hotter|colder|cooler"
             # "What will the high be tomorrow", "tonight's low": the day's temperature.
             r"|(?:the|today'?s|tomorrow'?s|tonight'?s|daytime|overnight) (?:high|low)s?"
-            r"(?= (?:be|in|today|tomorrow|tonight|gonna|going to|will|for)\b|\?|$)"
+            r"(?= (?:be|in|today|tomorrow|tonight|gonna|going to)\b|\?|$)"
             # Never a market's: "the FTSE 100 high today", "Halvora stock high today".
             r"|(?<!\d )(?<!stock )(?<!shares )(?<!index )(?<!price )(?<!crude )(?<!oil )"
             r"(?:highs?|lows?) (?:today|tomorrow|tonight|this weekend|(?:the )?day after"
@@ -625,12 +625,18 @@ def _without_possessive(name: str) -> str:
 # a town only where its last word is what towns are named with, so "in real time" and "in
 # high school" stay words.
 _TOWN_WORDS = frozenset({
-    "hollow", "valley", "park", "grove", "creek", "river", "springs", "spring", "falls", "hills",
-    "hill", "heights", "lake", "lakes", "bluff", "bluffs", "ridge", "bay", "beach", "harbor",
-    "harbour", "port", "point", "city", "town", "township", "village", "field", "fields",
-    "wood", "woods", "glen", "dale", "mills", "mill", "crossing", "junction", "landing", "bend",
-    "ford", "haven", "plains", "prairie", "meadows", "gardens", "forest", "island", "mesa",
-    "canyon", "gap", "flats", "rapids", "shores", "pines", "oaks", "cove", "crest", "vale"})
+    "hollow", "valley", "park", "grove", "creek", "river", "springs", "falls", "hills", "hill",
+    "heights", "lake", "lakes", "bluff", "bluffs", "ridge", "bay", "beach", "harbor", "harbour",
+    "port", "point", "wood", "woods", "glen", "dale", "mills", "junction", "landing", "bend",
+    "ford", "plains", "prairie", "meadows", "gardens", "forest", "island", "mesa", "canyon",
+    "gap", "flats", "rapids", "shores", "pines", "oaks", "cove", "crest", "vale"})
+# What a park, a lake or a field of work is, not a town's name: "theme park", "state park".
+_GENERIC_BEFORE = frozenset({
+    "big", "small", "capital", "medical", "down", "home", "early", "late", "state", "national",
+    "theme", "water", "party", "inner", "animal", "border", "steel", "tax", "college", "dog",
+    "amusement", "trailer", "mobile", "ball", "skate", "car", "office", "business", "industrial",
+    "public", "private", "local", "old", "main", "city", "county", "town", "nearest", "nature",
+    "wildlife", "memorial", "regional", "trampoline", "safari", "golf"})
 _AT_THE_END = re.compile(r"(?<![a-z])(?:in|at|near)\s+((?:[a-z]+\s+){0,5}[a-z]+)\s*[?.!]*\s*$")
 _WHEN_WORDS = frozenset({"today", "tonight", "tomorrow", "now", "right", "rn", "atm",
                          "currently", "this", "week", "weekend", "year", "month"})
@@ -649,6 +655,7 @@ def _town_at_the_end(text: str, lower: str) -> list[Span]:
         name = words[:n]
         end = start + len(" ".join(name))
         if not (2 <= n <= 3 and name[-1] in _TOWN_WORDS and name[0] not in EN_STOP
+                and name[0] not in _GENERIC_BEFORE
                 and not any(w in _NOT_NAMES or any(p.search(w) for _, p in KIND_WORDS)
                             for w in name)):
             continue
