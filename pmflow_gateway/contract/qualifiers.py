@@ -682,7 +682,8 @@ def asked_clause(question: str, sentence: str) -> str | None:
 _CLAUSE = re.compile(r"[，;；、]|,(?!\d|\s(?:19|20)\d\d\b)|(?<=[%％\u4e00-\u9fff]),"
                      r"|\s+(?:and|while|whereas|but)\s+(?![A-Z])")
 # A price or a rate, not a year or a day: what a clause of a tariff or a price list gives.
-_AMOUNT = re.compile(r"[£$€¥]\s?\d|\d[\d,]*(?:\.\d+)?\s*(?:元|角|分钱|%|％|p\b|pence|cents?)")
+_AMOUNT = re.compile(r"[£$€¥]\s?\d|(?<![\d.,])\d[\d,]*(?:\.\d+)?\s*(?:元|角|分钱|%|％|p\b|pence"
+                     r"|cents?)")
 
 
 def clash(question: str, sentence: str) -> str | None:

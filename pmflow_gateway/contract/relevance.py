@@ -599,7 +599,9 @@ _PLACE_WRITTEN = re.compile(rf"[{CJK_CHARS}]{{1,8}}[县市区镇乡村州]$|^[A-
 def _forecast_place(title: str) -> str | None:
     """The place a forecast page's title names, when it is written as a place (a county, a
     town, "Town, ST") or is one the table knows."""
-    found = _FORECAST_TITLE.match(title)
+    # Runs of white space made one: the pattern's spaces around the place would otherwise
+    # split a run of them every way (4 s on a title of 400 spaces).
+    found = _FORECAST_TITLE.match(" ".join(title.split()))
     where = (found.group(1) or found.group(2) or "").strip(" ,") if found else ""
     if not where or asked_when(where) is not None:
         return None

@@ -114,8 +114,10 @@ _ASKED: tuple[tuple[Slot, re.Pattern[str]], ...] = (
 )
 
 # Values in a sentence.
-_NUMBER = r"\d+(?:[.,]\d+)*"
-_CN_NUMBER = r"[零〇一二两三四五六七八九十百千万亿]+"
+# A number starts where its digits do: tried from inside a run of digits as well, a pattern
+# costs the square of the run (seconds on a page's 4,000 digits) and finds nothing more.
+_NUMBER = r"(?<!\d)(?<!\d[.,])\d+(?:[.,]\d+)*"
+_CN_NUMBER = r"(?<![零〇一二两三四五六七八九十百千万亿])[零〇一二两三四五六七八九十百千万亿]+"
 _CURRENCY = CaseBlind(
     rf"[$€£¥￥₩₹]\s*{_NUMBER}|{_NUMBER}\s*(?:[$€£¥]|元|美元|欧元|英镑|日元|港元|港币|韩元|卢比|比索"
     r"|里拉|兹罗提|克朗|法郎|卢布|泰铢|新元|澳元|加元|人民币|块|角)"

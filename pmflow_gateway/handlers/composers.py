@@ -686,7 +686,7 @@ _DAY_LABEL = re.compile(
 _ANY_DAY = re.compile(r"(?i:(?<![a-z])(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight"
                       r"|tomorrow|weekend|(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\.?\s*:"
                       r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d"
-                      r")(?![a-z]))|周[一二三四五六日天末]|星期|今天|明天|后天|今晚|明晚|今夜|\d+\s*[月日号]")
+                      r")(?![a-z]))|周[一二三四五六日天末]|星期|今天|明天|后天|今晚|明晚|今夜|(?<!\d)\d+\s*[月日号]")
 
 
 def _under_day_labels(found: list[Candidate], items: list[ExternalEvidence]) -> list[Candidate]:

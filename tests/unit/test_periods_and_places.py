@@ -164,16 +164,15 @@ def test_a_notice_reads_as_its_county_not_a_neighbour_or_its_city() -> None:
     assert place_readings(plan, neighbour) == []
 
 
-def test_reading_a_notices_county_stays_linear() -> None:
-    import time
-
+def test_a_notices_county_is_read_in_one_pass() -> None:
     from pmflow_gateway.contract.relevance import place_readings
 
+    # 3,000 mentions in one sentence: read once, not once per mention (that took 9 s on a
+    # page of 30,000 characters).
     plan = plan_by_rules("青禾湾停水到几点啊", locale="zh-CN")
     page = "广东省南渚县" + "，".join(f"青禾湾镇第{i}村" for i in range(3000))
-    started = time.perf_counter()
-    place_readings(plan, [page, page.replace("南渚", "临溆")])
-    assert time.perf_counter() - started < 2.0  # quadratic took tens of seconds
+    assert sorted(place_readings(plan, [page, page.replace("南渚", "临溆")])) == [
+        "临溆县", "南渚县"]
 
 
 def test_a_county_or_a_township_after_a_comma_is_no_state() -> None:
@@ -193,3 +192,30 @@ def test_a_generic_place_or_a_markets_high_is_no_town_and_no_weather(question: s
     assert plan.location_hint is None or plan.location_hint.split()[0] not in (
         "capital", "down", "state", "theme")
     assert plan.query_kind is not QueryKind.weather
+
+
+# ---------------------------------------------------------------- hostile text
+
+
+def test_a_run_of_digits_or_spaces_is_read_as_quickly_as_any_text() -> None:
+    from pmflow_gateway.contract.qualifiers import asked_clause
+    from pmflow_gateway.contract.relevance import _forecast_place
+    from pmflow_gateway.contract.salience import is_weather_line
+    from pmflow_gateway.contract.slots import Slot, fills
+
+    # Each of these took seconds (a number tried from every digit of its run; a title's
+    # spaces split every way): pinned, so that a pattern that goes back to it shows.
+    for text in ("1" * 4000, "1." * 2000, "一" * 4000, "12 " * 1300):
+        assert fills(Slot.amount, text, ()) is False
+        assert fills(Slot.duration, text, ()) is False
+        assert is_weather_line(text) is False
+        assert asked_clause("how much is the day pass", text) is None
+    assert _forecast_place(" " * 400 + "x") is None
+
+
+def test_a_number_is_read_whole_from_its_first_digit() -> None:
+    from pmflow_gateway.contract.slots import Slot, fills
+
+    assert fills(Slot.amount, "票价为1,250元", ())
+    assert fills(Slot.amount, "The fare is $2.50.", ())
+    assert fills(Slot.amount, "营收达12.6亿元", ())
