@@ -31,7 +31,7 @@ _BEFORE_WITH = re.compile(rf"(?:{_ZH_WITH}){_ZH_LIST}$")
 # A weather reading: a temperature, or a weather word with a condition. Each is found where
 # one pattern, case-blind, would find it, at a third of its cost: the numbers and the Chinese
 # words have no case, and the English words are searched in the `case_blind` form.
-_READING = re.compile(r"(?<![\d.])-?\d++(?:\.\d++)?\s*(?:~|-|到|至)?\s*-?\d*+\s*(?:℃|°|度(?!数))")
+_READING = re.compile(r"(?<!\d)(?<!\d\.)-?\d++(?:\.\d++)?\s*(?:~|-|到|至)?\s*-?\d*+\s*(?:℃|°|度(?!数))")
 _WORDED_READING = re.compile(
     r"(?<![a-z])(?:high|low|max|min)s?\s*(?:of\s*)?-?\d+\s*°?[cf]?(?![a-z])")
 _ZH_CONDITION = re.compile(
@@ -91,8 +91,10 @@ def reads_a_degree(sentence: str) -> bool:
 # `_READING` without its sign, written backwards: the number that ends where a sign starts.
 _DEGREE_SIGN = re.compile(r"℃|°|度(?!数)")
 # White space is taken whole (it is never what comes next), so a run of it before many signs
-# is read once per sign, not retried.
-_NUMBER_BEFORE_BACKWARDS = re.compile(r"\s*+\d*-?\s*+(?:~|-|到|至)?\s*+(?:\d+\.)?\d+-?")
+# is read once per sign, not retried. The number starts at the first digit of its run, as
+# `_READING`'s does: no digit, nor a digit and a point, before it.
+_NUMBER_BEFORE_BACKWARDS = re.compile(
+    r"\s*+\d*-?\s*+(?:~|-|到|至)?\s*+(?:\d+\.)?\d+-?(?!\d)(?!\.\d)")
 
 
 def reads_temperature(sentence: str) -> bool:

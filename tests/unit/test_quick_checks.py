@@ -40,6 +40,9 @@ def test_one_spaced_is_every_run_of_white_space_made_one_space(form):
 @example("12.5 °")
 @example("到12度")
 @example("5.度")
+@example(".0°")
+@example("1.2.0°")
+@example("3.-5°")
 def test_a_degree_is_read_only_where_the_pattern_finds_one(sentence):
     assert salience.reads_a_degree(sentence) == bool(salience._READING.search(sentence))
 
