@@ -31,7 +31,8 @@ _BEFORE_WITH = re.compile(rf"(?:{_ZH_WITH}){_ZH_LIST}$")
 # A weather reading: a temperature, or a weather word with a condition. Each is found where
 # one pattern, case-blind, would find it, at a third of its cost: the numbers and the Chinese
 # words have no case, and the English words are searched in the `case_blind` form.
-_READING = re.compile(r"(?<!\d)(?<!\d\.)-?\d++(?:\.\d++)?\s*(?:~|-|到|至)?\s*-?\d*+\s*(?:℃|°|度(?!数))")
+_READING = re.compile(
+    r"(?<!\d)(?<!\d\.)-?\d++(?:\.\d++)?\s*(?:~|-|到|至)?\s*-?\d*+\s*(?:℃|°|度(?!数))")
 _WORDED_READING = re.compile(
     r"(?<![a-z])(?:high|low|max|min)s?\s*(?:of\s*)?-?\d+\s*°?[cf]?(?![a-z])")
 _ZH_CONDITION = re.compile(

@@ -240,6 +240,28 @@ _NUMBER_WORDS = CaseBlind(
     rf"|{_CN_NUMBER}(?:个|人|家|名|位|辆|台|架|次|场|所|座|条|套|只|部|项|起|例|款|户|艘|颗)")
 
 
+_FIGURES = (_CURRENCY, _UNIT, _SHARE, _SCORE)
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def figures_not_in(text: str, stated: str) -> str:
+    """`text` with each figure (money, a measure, a share, a score) that `stated` does not give
+    made "…": a page's title in the sources beside an answer names the page, and a figure of
+    its headline that the answer did not state was never checked against the question (the
+    quarter's revenue above the asked profit, the Pro's price above the asked model's)."""
+    numbers = set(_DIGITS.findall(stated))
+    spans = sorted({m.span() for pattern in _FIGURES for m in pattern.finditer(text)
+                    if not set(_DIGITS.findall(m.group())) <= numbers})
+    kept, end = [], 0
+    for start, stop in spans:
+        if start >= end:
+            kept.append(text[end:start] + "…")
+            end = stop
+        elif stop > end:
+            end = stop
+    return "".join(kept) + text[end:] if spans else text
+
+
 def without_shares(sentence: str) -> str:
     """The sentence without its percentages and fractions."""
     return _SHARE.sub(" ", sentence)

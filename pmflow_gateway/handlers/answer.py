@@ -17,6 +17,7 @@ from pmflow_gateway.contract.agreement import DISAGREE
 from pmflow_gateway.contract.demo import is_demo_url
 from pmflow_gateway.contract.envelopes import elapsed_ms, header_after
 from pmflow_gateway.contract.scoring import published_at
+from pmflow_gateway.contract.slots import figures_not_in
 from pmflow_gateway.contract.sources import source_title
 from pmflow_gateway.contract.statuses import (
     NOTHING_ABOUT_IT,
@@ -142,7 +143,7 @@ def _checked(event: EvidenceCollected, draft: Draft, kept: list[ExternalEvidence
                       composer=draft.composer, note=draft.note)
     draft, used = renumbered(draft, kept)
     asked = asked_about(event)
-    sources = _sources(used)
+    sources = _sources(used, draft.answer)
     urls = [i.target_url for i in used]
     violations = verify_draft(draft, urls, asked=asked)
     violations += verify_sources(sources, urls, asked=asked)
@@ -158,9 +159,11 @@ def _checked(event: EvidenceCollected, draft: Draft, kept: list[ExternalEvidence
                    sources=tuple(sources), composer=draft.composer)
 
 
-def _sources(items: list[ExternalEvidence]) -> list[SourceUsed]:
-    return [SourceUsed(n=n, title=source_title(i.title, i.target_url), site=bare_host(i.target_url),
-                       url=i.target_url, published_at=published_at(i), freshness=i.freshness_score)
+def _sources(items: list[ExternalEvidence], answer: str) -> list[SourceUsed]:
+    """The numbered sources; a title shows no figure the answer does not state."""
+    return [SourceUsed(n=n, title=figures_not_in(source_title(i.title, i.target_url), answer),
+                       site=bare_host(i.target_url), url=i.target_url, published_at=published_at(i),
+                       freshness=i.freshness_score)
             for n, i in enumerate(items, start=1)]
 
 

@@ -1,0 +1,59 @@
+"""What the reply shows beside its answer, and where a Chinese sentence ends: a source's
+title shows no figure the answer did not state, and a "。" between two numbers ends a
+sentence unless the numbers read as an address."""
+
+from __future__ import annotations
+
+import pytest
+
+from pmflow_gateway.contract.slots import figures_not_in
+from pmflow_gateway.contract.text import split_sentences
+from pmflow_gateway.schemas import AnswerStatus
+from tests.fakes import evidence
+from tests.support.builders import CLOCK, collected, verify_and_compose
+
+
+@pytest.mark.parametrize(("title", "answer", "shown"), [
+    # The quarter's revenue above the asked profit: not checked against the question.
+    ("鸿钧精密三季报：第三季度营收12.64亿元 同比增长18.2%",
+     "第三季度净利润为1.52亿元，同比增长9.7%。", "鸿钧精密三季报：第三季度营收… 同比增长…"),
+    ("11月LPR出炉:1年期2.85% 5年期以上3.35%", "5年期以上LPR为3.35%。",
+     "11月LPR出炉:1年期… 5年期以上3.35%"),
+    ("Kite series launched: Kite Pro costs €349", "The Kite costs €229.",
+     "Kite series launched: Kite Pro costs …"),
+    ("嘉禾城3比2险胜临峰", "当时双方1比1战平。", "嘉禾城…险胜临峰"),
+    # What the answer states, a date, a model's number, a title with no figure: as written.
+    ("Brantmoor Q3 revenue rises 6% to GBP 742 million", "revenue of GBP 742 million, up 6%",
+     "Brantmoor Q3 revenue rises 6% to GBP 742 million"),
+    ("12月3日星弧X5 Max开售", "售价4599元起。", "12月3日星弧X5 Max开售"),
+    ("Guangzhou 5-day forecast", "18-25°C", "Guangzhou 5-day forecast"),
+])
+def test_a_title_shows_no_figure_the_answer_does_not_state(title: str, answer: str,
+                                                           shown: str) -> None:
+    assert figures_not_in(title, answer) == shown
+
+
+async def test_the_sources_of_an_answer_carry_only_its_own_figures() -> None:
+    page = evidence("https://www.weather.com.cn/guangzhou/5d",
+                    "广州未来5天以多云为主，气温18至25度。",
+                    title="广州：周末最高气温30度 未来5天多云")
+    answer = await verify_and_compose(collected([page]), clock=CLOCK)
+    assert answer.status is AnswerStatus.answered and "18至25度" in answer.answer
+    assert [s.title for s in answer.sources_used] == ["广州：周末最高气温… 未来5天多云"]
+
+
+@pytest.mark.parametrize(("text", "sentences"), [
+    ("AQI为156。12月4日发布", ["AQI为156。", "12月4日发布"]),
+    ("末班车延后至23:30。12号线保持23:10不变。", ["末班车延后至23:30。", "12号线保持23:10不变。"]),
+    ("售价4599元。12GB版本", ["售价4599元。", "12GB版本"]),
+    ("现汇买入价716.42。现钞买入价710.85。", ["现汇买入价716.42。", "现钞买入价710.85。"]),
+    # An address written with "。" stays whole for the link checks.
+    ("访问10。0。0。1获取", ["访问10。0。0。1获取"]),
+    ("evil。com", ["evil。com"]),
+    ("请访问evil。com领取", ["请访问evil。com领取"]),
+    ("见x。1", ["见x。1"]),
+])
+def test_a_full_stop_between_numbers_ends_a_sentence_unless_they_read_as_an_address(
+        text: str, sentences: list[str]) -> None:
+    assert split_sentences(text) == sentences
+
