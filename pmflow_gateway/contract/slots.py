@@ -250,6 +250,8 @@ def figures_not_in(text: str, stated: str) -> str:
     its headline that the answer did not state was never checked against the question (the
     quarter's revenue above the asked profit, the Pro's price above the asked model's)."""
     numbers = set(_DIGITS.findall(stated))
+    if set(_DIGITS.findall(text)) <= numbers:
+        return text  # every number of it is stated (or it has none): no figure to hide
     spans = sorted({m.span() for pattern in _FIGURES for m in pattern.finditer(text)
                     if not set(_DIGITS.findall(m.group())) <= numbers})
     kept, end = [], 0
