@@ -492,11 +492,11 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             lines = [best, *_same_day_after(best, every_line, plan)]
             return Draft(answer="\n".join(with_marker(c.text, c.n) for c in lines),
                          cited=[best.n])
-        text = _asked_clauses(best.text, wanted, slot, wanted_names)
-        if slot is not Slot.any:
-            text = _without_comparisons(text, slot, wanted_names, wanted)
+        text = _without_comparisons(_asked_clauses(best.text, wanted, slot, wanted_names),
+                                    slot, wanted_names, wanted)
         return Draft(answer=with_marker(text, best.n), cited=[best.n])
-    return _summary_lines(carrying, topic_words(question, wanted_names), _rest_terms(plan))
+    return _summary_lines(carrying, topic_words(question, wanted_names), _rest_terms(plan),
+                          wanted)
 
 
 # A line that names its subject by what it is ("the clinic will be open Sundays", 该店): the
@@ -562,7 +562,7 @@ def _asked_clauses(text: str, wanted: str, slot: Slot, names: tuple[str, ...]) -
 # third quarter of 2025", "fell to 6.18% this week, from 6.27% last week", "up 0.9% from
 # Wednesday's $2,887.55"; "，上年同期为3.98亿元", "，前一交易日中间价为7.0915", "由6:00推迟至7:30"
 # (of which "由6:00"). Never "from $45 to $80" (a range), nor "open from 6 a.m." (no change).
-_NUMBER_SAID = (r"[$€£¥]?\s?-?\d+(?:[.,]\d+)*(?![\d]|[.,]\d)"
+_NUMBER_SAID = (r"[$€£¥]?\s?-?\d+(?:[.,]\d+)*(?![\d]|[.,]\d)(?!\s?(?:[ap]\.?m\b|o'clock|[:：]\d))"
                 r"(?:\s?(?:%|million|billion|trillion|bn|m|k|°[CF]?)(?![a-z]))?")
 _COMPARED = re.compile(
     rf"(?i:,?\s*(?:(?:up|down)\s+)?(?:from|compared (?:with|to)|versus)"
@@ -575,15 +575,16 @@ _COMPARED = re.compile(
     r"|(?<![理经自因缘])由(?![于此来])\s*\d[^，,。；由]{0,10}?"
     r"(?=(?:推迟|提前|调整|上调|下调|降|升|涨|跌|增|减|改|延长|缩短)至)")
 # What makes "from X" a change: a verb of change or "up"/"down" before it in the line.
-_CHANGED = re.compile(r"(?i:(?<![a-z])(?:rose|rise[sn]?|rising|fell|fall(?:s|en|ing)?|up|down"
+_CHANGED = re.compile(r"(?i:(?<![a-z-])(?:rose|rise[sn]?|rising|fell|fall(?:s|en|ing)?|up|down"
                       r"|increased|decreased|climbed|dropped|declined|grew|jumped|slipped|gained"
                       r"|lost|edged|eased|surged|plunged|slid|advanced|improved|widened"
                       r"|narrowed|settled|closed|was|were)(?![a-z]))")
 _ASKS_A_COMPARISON = re.compile(
     r"(?i:(?<![a-z])(?:compared?|change[sd]?|from|versus|vs|than|difference|rise|rose|fall|fell"
     r"|up or down|increase|decrease|grow|growth|before|previous"
-    r"|prior|original(?:ly)?|old|used to)(?![a-z]))|同比|环比|比上|较|增长|下降|涨了|跌了|变化|之前"
-    r"|此前|原来|原定|原价|原本|调整前")
+    r"|prior|original(?:ly)?|old|used to|earlier|ago|year-ago|same (?:quarter|period"
+    r"|month|week|time))(?![a-z]))|同比|环比|比上|较|增长|下降|涨了|跌了|变化|之前"
+    r"|此前|原来|原定|原价|原本|调整前|去年同期|上年同期|一年前")
 
 
 def _without_comparisons(text: str, slot: Slot, names: tuple[str, ...],
@@ -613,7 +614,12 @@ def _without_comparisons(text: str, slot: Slot, names: tuple[str, ...],
     kept = re.sub(r"([,，])\s*([,，])", r"\1", kept).strip()
     if text.rstrip()[-1:] in ".。" and kept[-1:] not in ".。":
         kept += "。" if is_cjk(kept) else "."
+    if slot is Slot.any:  # what is left must still state a figure
+        return kept if _A_DIGIT.search(kept) else text
     return kept if fills(slot, kept, names) else text
+
+
+_A_DIGIT = re.compile(r"\d")
 
 
 def _same_day_after(best: Candidate, lines: list[Candidate],
@@ -1076,14 +1082,15 @@ def _period_lines(found: list[Candidate]) -> Draft:
 
 
 def _summary_lines(carrying: list[Candidate], stems: tuple[str, ...] = (),
-                   rest: list[tuple[str, float]] | None = None) -> Draft:
+                   rest: list[tuple[str, float]] | None = None, question: str = "") -> Draft:
     """The best item's best sentence, and a second one when it names a whole field too. One
     page only: a second page's sentence may be about another product or another occasion
     that merely shares the words. The item is one whose sentence says something of what the
     question asks of its names (`rest`: 单个文件 of 云栈对象存储单个文件最大能传多大), not only
     the names. Of the page's sentences, those that speak of what the question asks
     of its names (`stems`: "turnout") come first, however often the others repeat the
-    names."""
+    names. A line states its figures without the ones it sets them beside, as a direct
+    answer does ("436 cases, up from 298 the week before" is quoted "436 cases")."""
     best = max(carrying, key=lambda c: (term_hits(c.text, rest or []) > 0, c.score, -c.n,
                                         -c.position)).n
     chosen: list[Candidate] = []
@@ -1098,7 +1105,7 @@ def _summary_lines(carrying: list[Candidate], stems: tuple[str, ...] = (),
     for c in sorted(chosen, key=lambda c: (c.n, c.position)):
         if c.text not in seen:
             seen.add(c.text)
-            lines.append(with_marker(c.text, c.n))
+            lines.append(with_marker(_without_comparisons(c.text, Slot.any, (), question), c.n))
             cited.append(c.n)
     return Draft(answer="\n".join(lines), cited=list(dict.fromkeys(cited)))
 

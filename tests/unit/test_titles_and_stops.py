@@ -1,6 +1,7 @@
 """What the reply shows beside its answer, and where a Chinese sentence ends: a source's
-title shows no figure the answer did not state, and a "。" between two numbers ends a
-sentence unless the numbers read as an address."""
+title shows no figure the answer did not state, every answer states its figure without the
+one it is set beside, and a "。" between two numbers ends a sentence unless the numbers read
+as an address."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import pytest
 
 from pmflow_gateway.contract.slots import figures_not_in
 from pmflow_gateway.contract.text import split_sentences
+from pmflow_gateway.handlers.composers import compose_extractive
+from pmflow_gateway.handlers.planners.rules import plan_by_rules
 from pmflow_gateway.schemas import AnswerStatus
 from tests.fakes import evidence
 from tests.support.builders import CLOCK, collected, verify_and_compose
@@ -57,3 +60,32 @@ def test_a_full_stop_between_numbers_ends_a_sentence_unless_they_read_as_an_addr
         text: str, sentences: list[str]) -> None:
     assert split_sentences(text) == sentences
 
+
+
+def _answer(question: str, sentence: str, title: str) -> str:
+    plan = plan_by_rules(question, locale="en-US")
+    return compose_extractive(question, plan, [evidence("https://a.example/x", sentence,
+                                                        title=title)]).answer
+
+
+def test_every_answer_states_its_figure_without_the_one_it_is_set_beside() -> None:
+    answer = _answer("marrowgate county flu cases last week",
+                     "Marrowgate County Public Health reported 436 laboratory-confirmed influenza "
+                     "cases for the week ending Nov. 28, up from 298 the week before, and 37 "
+                     "flu-related hospitalizations.", "Flu cases climb again in Marrowgate County")
+    assert "436" in answer and "298" not in answer and "37 flu-related" in answer
+
+
+def test_a_time_from_which_something_runs_is_no_figure_set_beside_another() -> None:
+    answer = _answer("kelbrook leisure centre pool hours",
+                     "The pop-up pool at Kelbrook Leisure Centre is open every day, from 6 a.m. "
+                     "to 9 p.m.", "Kelbrook Leisure Centre pool")
+    assert "from 6 a.m. to 9 p.m." in answer
+
+
+def test_a_question_about_the_year_before_keeps_the_year_befores_figure() -> None:
+    answer = _answer("quillmark logistics revenue in the same quarter a year earlier",
+                     "Quillmark Logistics Inc. said on Thursday that third-quarter 2026 revenue "
+                     "rose 8% to $1.38 billion from $1.28 billion a year earlier.",
+                     "Quillmark Logistics third-quarter results")
+    assert "$1.28 billion" in answer
