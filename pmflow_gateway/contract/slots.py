@@ -240,28 +240,30 @@ _NUMBER_WORDS = CaseBlind(
     rf"|{_CN_NUMBER}(?:个|人|家|名|位|辆|台|架|次|场|所|座|条|套|只|部|项|起|例|款|户|艘|颗)")
 
 
-_FIGURES = (_CURRENCY, _UNIT, _SHARE, _SCORE)
+# A figure in a headline: money, a share, a temperature, a score in Chinese. Not a bare number,
+# which is as often a year, a model, a route or a count of things ("Boeing 737-800", "2号航站楼").
+_MONEY_WORDS = (r"thousand|million|billion|trillion|bn|mn|dollars?|euros?|pounds?|yuan|cents?"
+                r"|pence")
+_TITLE_FIGURE = CaseBlind(
+    rf"[$€£¥￥]\s*{_NUMBER}(?:\s*(?:{_MONEY_WORDS})(?![a-z]))?"
+    rf"|-?{_NUMBER}\s*(?:%|％|‰|℃|°[CF]?|度(?!数)|[万亿千百]?(?:元|美元|欧元|英镑|日元|港元)"
+    rf"|(?:{_MONEY_WORDS})(?![a-z]))"
+    rf"|{_NUMBER}\s*比\s*{_NUMBER}")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+_MARKER = re.compile(r"\[\d+\]")
 
 
 def figures_not_in(text: str, stated: str) -> str:
-    """`text` with each figure (money, a measure, a share, a score) that `stated` does not give
-    made "…": a page's title in the sources beside an answer names the page, and a figure of
-    its headline that the answer did not state was never checked against the question (the
-    quarter's revenue above the asked profit, the Pro's price above the asked model's)."""
-    numbers = set(_DIGITS.findall(stated))
+    """`text` with each figure (money, a share, a temperature, a score) that `stated` does not
+    give made "…": a page's title in the sources beside an answer names the page, and a
+    figure of its headline that the answer did not state was never checked against the
+    question (the quarter's revenue above the asked profit, the Pro's price above the asked
+    model's). The answer's citation markers ("[1]") state nothing."""
+    numbers = set(_DIGITS.findall(_MARKER.sub("", stated)))
     if set(_DIGITS.findall(text)) <= numbers:
         return text  # every number of it is stated (or it has none): no figure to hide
-    spans = sorted({m.span() for pattern in _FIGURES for m in pattern.finditer(text)
-                    if not set(_DIGITS.findall(m.group())) <= numbers})
-    kept, end = [], 0
-    for start, stop in spans:
-        if start >= end:
-            kept.append(text[end:start] + "…")
-            end = stop
-        elif stop > end:
-            end = stop
-    return "".join(kept) + text[end:] if spans else text
+    return _TITLE_FIGURE.sub(
+        lambda m: m.group() if set(_DIGITS.findall(m.group())) <= numbers else "…", text)
 
 
 def without_shares(sentence: str) -> str:

@@ -77,14 +77,15 @@ _LATIN_ALNUM = "A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"
 # A sentence always ends at CJK end punctuation, a Latin "!", "?" or ";", and a line break;
 # but never at a "。" between Latin letters, which is a host's dot written to slip past a
 # filter ("evil。com"): the link checks must see the host whole.
-# A "。" between two numbers ends a sentence ("AQI为156。12月4日…", "延后至23:30。12号线…")
-# unless the numbers read as an address's ("10。0。0。1"): one number of two has a dot in it.
+# A "。" between two numbers ends a sentence where a date or a time follows it ("AQI为156。12月
+# 4日…", "延后至23:30。12号线…"); elsewhere the numbers may be one ("售价25。5元", a decimal typed
+# in Chinese) or an address written to slip past the link checks ("10。0(dot)0(dot)1").
 _LATIN_LETTERS = "A-Za-z\uff21-\uff3a\uff41-\uff5a"
 _D = "[0-9\uff10-\uff19]"
 HARD_SENTENCE_END = re.compile(
     rf"(?<=[！？；!?;])|(?<=。)(?!(?<=[{_LATIN_ALNUM}]。)[{_LATIN_LETTERS}])"
-    rf"(?!(?<=[{_LATIN_LETTERS}]。){_D})(?!(?<={_D}。){_D}+[.。]{_D})"
-    rf"(?!(?:(?<={_D}[.。]{_D}。)|(?<={_D}[.。]{_D}{{2}}。)|(?<={_D}[.。]{_D}{{3}}。)){_D})|\n+")
+    rf"(?!(?<=[{_LATIN_LETTERS}]。){_D})(?!(?<={_D}。)(?!{_D}{{1,4}}\s*(?:[年月日号时点]|[:：]{_D})){_D})"
+    r"|\n+")
 # A Latin full stop (with any closing quote or bracket) before a space may end one: "3.5" and
 # "bbc.co.uk" never split, nor a dot spaced apart between two words ("evil . com"), so a
 # host name is never cut in two before the link checks see it.

@@ -568,8 +568,10 @@ _COMPARED = re.compile(
     rf"(?i:,?\s*(?:(?:up|down)\s+)?(?:from|compared (?:with|to)|versus)"
     rf"\s+(?:a\s+|an\s+|the\s+)?(?:revised\s+|[A-Z][a-z]+(?:'s|’s)\s+)?{_NUMBER_SAID}"
     r"(?!\s+(?:to|through|until|and)\b)"
-    r"(?:\s+(?:in|on|for|during|a|the|last|this|previous|prior|same)\b[^,.;]*?)?"
-    r"(?=[,;]|\.(?!\d)|$))"
+    # what the figure was of, up to the clause's end: never past a "to" (the new figure) nor
+    # an abbreviation's point before a number ("Nov. 21")
+    r"(?:\s+(?:in|on|for|during|a|the|last|this|previous|prior|same)\b(?:(?!\bto\b)[^,.;])*?)?"
+    r"(?=[,;]|\.(?!\d)(?!\s+\d)|$))"
     rf"|[，,]\s*(?:上年同期|去年同期|上年|前一交易日(?:中间价)?|上一交易日|上月|上期|此前|上周)为?\s*{_NUMBER_SAID}"
     r"[^\d，,。；;\s]{0,4}(?=[，,。；;]|$)"
     r"|(?<![理经自因缘])由(?![于此来])\s*\d[^，,。；由]{0,10}?"
@@ -582,9 +584,11 @@ _CHANGED = re.compile(r"(?i:(?<![a-z-])(?:rose|rise[sn]?|rising|fell|fall(?:s|en
 _ASKS_A_COMPARISON = re.compile(
     r"(?i:(?<![a-z])(?:compared?|change[sd]?|from|versus|vs|than|difference|rise|rose|fall|fell"
     r"|up or down|increase|decrease|grow|growth|before|previous"
-    r"|prior|original(?:ly)?|old|used to|earlier|ago|year-ago|same (?:quarter|period"
-    r"|month|week|time))(?![a-z]))|同比|环比|比上|较|增长|下降|涨了|跌了|变化|之前"
-    r"|此前|原来|原定|原价|原本|调整前|去年同期|上年同期|一年前")
+    r"|prior|original(?:ly)?|old|used to|earlier|ago|year-ago|against"
+    r"|(?:and|or|vs\.?) last (?:week|month|year)|same (?:quarter|period|month|week|time))(?![a-z]))"
+    r"|同比|环比|比上|较|增长|下降|涨了|跌了"
+    r"|变化|之前|此前|原来|原定|原价|原本|调整前|去年|上年|前年|上周|上个?月|一年前|相比|对比"
+    r"|和.{1,8}比")
 
 
 def _without_comparisons(text: str, slot: Slot, names: tuple[str, ...],
@@ -622,6 +626,20 @@ def _without_comparisons(text: str, slot: Slot, names: tuple[str, ...],
 _A_DIGIT = re.compile(r"\d")
 
 
+# A line that starts with another day of the month ("8日晴，最低气温-6℃" after 明天(7日)) is
+# that day's; one that starts "其中" and a place ("其中澄北站AQI最高，达183") gives a part of
+# the place, not the place (其中上午, 其中夜间 are parts of the day).
+_DAY_OF_MONTH = re.compile(r"\s*(\d{1,2})\s*日")
+_A_PART = re.compile(r"\s*(?:其中(?!上午|下午|中午|夜间|夜里|白天|早晨|早上|傍晚|晚上|凌晨|午后)"
+                     r"|(?i:among them|of which)\b)")
+
+
+def _another_day_or_part(line: str, best: str) -> bool:
+    day = _DAY_OF_MONTH.match(line)
+    return bool(_A_PART.match(line)) or (
+        day is not None and not re.search(rf"(?<!\d){day.group(1)}\s*日", best))
+
+
 def _same_day_after(best: Candidate, lines: list[Candidate],
                     plan: ExternalQueryPlan) -> list[Candidate]:
     """The weather readings that follow a day's line on its page without naming a day or a
@@ -631,6 +649,7 @@ def _same_day_after(best: Candidate, lines: list[Candidate],
     for c in sorted((c for c in lines if c.n == best.n and c.position > best.position),
                     key=lambda c: c.position):
         if (c.position != best.position + len(following) + 1 or names_a_day(c.text)
+                or _another_day_or_part(c.text, best.text)
                 or not is_weather_line(c.text) or len(following) == 2
                 or _names_a_place(c.text, plan)):
             break
