@@ -15,7 +15,7 @@ from enum import StrEnum
 from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.dates import DAY_MENTION, MONTHS, VISIBLE_DATE
 from pmflow_gateway.contract.places import find_places
-from pmflow_gateway.contract.text import CJK_CHARS, cached_if_short
+from pmflow_gateway.contract.text import ANY_MARKER, CJK_CHARS, cached_if_short
 
 
 class Slot(StrEnum):
@@ -250,7 +250,6 @@ _TITLE_FIGURE = CaseBlind(
     rf"|(?:{_MONEY_WORDS})(?![a-z]))"
     rf"|{_NUMBER}\s*比\s*{_NUMBER}")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
-_MARKER = re.compile(r"\[\d+\]")
 
 
 def figures_not_in(text: str, stated: str) -> str:
@@ -259,7 +258,7 @@ def figures_not_in(text: str, stated: str) -> str:
     figure of its headline that the answer did not state was never checked against the
     question (the quarter's revenue above the asked profit, the Pro's price above the asked
     model's). The answer's citation markers ("[1]") state nothing."""
-    numbers = set(_DIGITS.findall(_MARKER.sub("", stated)))
+    numbers = set(_DIGITS.findall(ANY_MARKER.sub("", stated)))
     if set(_DIGITS.findall(text)) <= numbers:
         return text  # every number of it is stated (or it has none): no figure to hide
     return _TITLE_FIGURE.sub(

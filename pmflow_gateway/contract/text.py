@@ -222,7 +222,7 @@ def _unglued(token: str) -> str:
 
 _MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 # No two adjacent `\s*` anywhere: on a long run of spaces they would retry each split of it.
-_ANY_MARKER = re.compile(r"[\[［【]\s*(?:\^\s*)?\d+\s*[\]］】]")
+ANY_MARKER = re.compile(r"[\[［【]\s*(?:\^\s*)?\d+\s*[\]］】]")
 _EVIDENCE_TAG = CaseBlind(r"<\s*(?:/\s*)?evidence[^<>]*>")
 _INJECTION_PATTERNS = [
     r"\b(ignore|disregard|forget|override|bypass)\b.{0,40}\b(instruction|prompt|rule|message|"
@@ -558,7 +558,7 @@ def clean_sentence(sentence: str, *, asked: str = "") -> str | None:
             or contact_handles(text) or mentions_internal(text, asked=asked)):
         return None
     checked = text
-    text = _ANY_MARKER.sub("", text)  # a planted "[7]" would read as our own citation
+    text = ANY_MARKER.sub("", text)  # a planted "[7]" would read as our own citation
     text = " ".join(text.split()).strip(" ,，:：;；-—()（）")
     if text != checked and (has_url(text) or looks_like_instruction(text)):
         return None  # markers removed can join a link back together

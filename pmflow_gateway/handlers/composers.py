@@ -629,15 +629,15 @@ _A_DIGIT = re.compile(r"\d")
 # A line that starts with another day of the month ("8日晴，最低气温-6℃" after 明天(7日)) is
 # that day's; one that starts "其中" and a place ("其中澄北站AQI最高，达183") gives a part of
 # the place, not the place (其中上午, 其中夜间 are parts of the day).
-_DAY_OF_MONTH = re.compile(r"\s*(\d{1,2})\s*日")
+_DAY_OF_MONTH = re.compile(r"(?<!\d)(\d{1,2})\s*日")
 _A_PART = re.compile(r"\s*(?:其中(?!上午|下午|中午|夜间|夜里|白天|早晨|早上|傍晚|晚上|凌晨|午后)"
                      r"|(?i:among them|of which)\b)")
 
 
 def _another_day_or_part(line: str, best: str) -> bool:
-    day = _DAY_OF_MONTH.match(line)
+    day = _DAY_OF_MONTH.match(line.lstrip())
     return bool(_A_PART.match(line)) or (
-        day is not None and not re.search(rf"(?<!\d){day.group(1)}\s*日", best))
+        day is not None and day.group(1) not in _DAY_OF_MONTH.findall(best))
 
 
 def _same_day_after(best: Candidate, lines: list[Candidate],
