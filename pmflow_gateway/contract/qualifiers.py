@@ -22,8 +22,10 @@ from datetime import date
 
 from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.dates import MONTHS, VISIBLE_DATE
+from pmflow_gateway.contract.gazetteer import ENGLISH_STOP_WORDS
 from pmflow_gateway.contract.metrics import METRICS, PERIODS, asked_metrics
 from pmflow_gateway.contract.slots import Slot, asked_slot, asking_words
+from pmflow_gateway.contract.terms import terms
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, cached_if_short
 from pmflow_gateway.contract.when import EN_WEEKDAYS, find_all
 
@@ -676,6 +678,98 @@ def asked_clause(question: str, sentence: str) -> str | None:
             said = joint.join(kept).rstrip("。.") + ("。" if joint == "，" else ".")
             return said[:1].upper() + said[1:]
     return None
+
+
+def item_asked(question: str, sentence: str) -> str | None:
+    """Of a line that lists several figures, each in an item of its own, the one item the
+    question's words point to, whatever the items are (no list of kinds): "Local Grade A
+    large eggs, dozen — $4.29" of "… large eggs, dozen — $4.29 | Organic eggs, dozen — $6.49"
+    asked of large eggs; 95号汽油每升7.82元 of "92号汽油每升7.35元；95号汽油每升7.82元". An item
+    is kept only when the question's words it carries include every one another figure's
+    item carries, and more: "第三季度营收12.6亿元，净利润1.2亿元" asked of the third quarter's
+    profit points to neither clause alone (the period is in one, the metric in the other),
+    and is quoted whole. An item is its figure with the words before it ("and iPhone 17 Pro,
+    starting at $1,099"); a change ("up 8%", 收涨2.9%) goes with the figure it is said of,
+    and the line's heading ("30-year fixed:") with the item. None when no one item is
+    pointed to."""
+    head, body = _heading(sentence)
+    items = _items(_ITEM, body)
+    if len(items) < 2:
+        items = _items(_CLAUSE, body)
+    if len(items) < 2:
+        return None
+    wanted = _words_of(_NOT_WANTED.sub(" ", question))
+    said = [_words_of(_LISTED_FIGURE.sub(" ", i)) & wanted for i in items]
+    best = max(range(len(items)), key=lambda k: len(said[k]))
+    if not all(k == best or said[k] < said[best] for k in range(len(items))):
+        return None
+    item = _LEADING_JOINT.sub("", items[best]).rstrip(" ,，;；|•·。.")
+    line = f"{head}{item}"
+    if not line[1:2].isupper():  # "iPhone" stays as written
+        line = line[:1].upper() + line[1:]
+    return line + ("。" if CJK.search(line) else ".")
+
+
+def _items(parts: re.Pattern[str], body: str) -> list[str]:
+    """The items of `body`, each a figure with the words before it; a change goes with the
+    figure before it (the one after it when it comes first), the words after the last
+    figure with the last item."""
+    items: list[str] = []
+    waiting = ""
+    for piece in re.split(f"({parts.pattern})", body):
+        figures = _LISTED_FIGURE.findall(piece)
+        if figures and not _only_changes(piece):
+            items.append(waiting + piece)
+            waiting = ""
+        elif figures and items:
+            items[-1] += waiting + piece
+            waiting = ""
+        else:
+            waiting += piece
+    if items:
+        items[-1] += waiting
+    return items
+
+
+def _only_changes(piece: str) -> bool:
+    """Whether every figure of the piece says by how much something changed (收涨2.9%,
+    "up 8% from a year earlier")."""
+    return all(m.group().rstrip().endswith(("%", "％")) and _CHANGE_BEFORE.search(
+        piece, max(0, m.start() - 12), m.start()) for m in _LISTED_FIGURE.finditer(piece))
+
+
+def _words_of(text: str) -> set[str]:
+    """The words of a text that can tell one item from another: no function word, and an
+    English word by its first four letters ("closing" is "close")."""
+    return {w[:4] if w.isalpha() and w.isascii() else w for w in terms(text)
+            if w not in _FUNCTION_WORDS}
+
+
+# Where a line's items part: a bar, a semicolon, a bullet, each item with its own figure.
+_ITEM = re.compile(r"\s+[|•·]\s+|[;；]")
+# A heading that names what every item of the line is of: "30-year fixed:", "DAIRY & EGGS:".
+_HEAD = re.compile(r"^([^:：。.;；|]{1,40}[:：]\s*)(?=\S)")
+# The figure itself, and the run of digits before its unit: no term of the question.
+_LISTED_FIGURE = re.compile(r"[£$€¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|bn|m|k)\b)?"
+                     r"|(?<![\d.,])\d[\d,]*(?:\.\d+)?\s*(?:[万亿千百]*(?:元|美元|港元|角|分钱)|%|％"
+                     r"|p\b|pence|cents?)")
+# A word of change right before a percent: 收涨2.9%, "up 8%", 同比增长8.2%.
+_CHANGE_BEFORE = re.compile(r"(?i:(?<![a-z])(?:up|down|rose|fell|gained|lost|jumped|slipped|climbed"
+                            r"|dropped|declined|increased|decreased|rising|falling|of)\s+(?:by\s+)?$)"
+                            r"|(?:涨|跌|升|降|增长|下降|回落|回升|增加|减少|走高|走低)(?:了|约|幅?达|幅为)?$")
+_FUNCTION_WORDS = frozenset(ENGLISH_STOP_WORDS)
+# What joins an item to the one before it: no part of the item quoted alone.
+_LEADING_JOINT = re.compile(r"^[\s,，;；|•·]*(?:(?:and|while|whereas|but)\s+|(?:以及|而|和)\s*)?")
+# What the question says it does not want ("not organic", 不要会员价): no term of the asked.
+_NOT_WANTED = re.compile(r"(?i:(?<![a-z])(?:not|no|non|excluding|except|without)[\s-]+[a-z0-9]+)"
+                         r"|(?:不是|不要|不含|除了|非)[\u4e00-\u9fff]{1,4}")
+
+
+def _heading(sentence: str) -> tuple[str, str]:
+    head = _HEAD.match(sentence)
+    if head is None or _AMOUNT.search(head.group(1)) or re.search(r"\d[:：]$", head.group(1)):
+        return "", sentence
+    return head.group(1), sentence[head.end():]
 
 
 # "and" between two names joins them ("between Kelsby and Orran Island"), not two clauses.

@@ -24,6 +24,7 @@ from pmflow_gateway.contract.qualifiers import (
     asks_who_holds,
     clash,
     clash_under,
+    item_asked,
     mentions_thing,
     mentions_topic,
     months_of,
@@ -471,7 +472,10 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         return Draft(answer="", cited=[])
     # Of a line that lists the asked category beside others, the asked one's clauses: "a
     # weekend pass costs £80" of "A day pass costs £45 and a weekend pass costs £80".
-    found = [replace(c, text=clause) if (clause := asked_clause(wanted, c.text)) else c
+    # Of a line that lists several prices or rates, the item the question's words point to
+    # (when a figure is what was asked: a date is not one of the prices beside it).
+    found = [replace(c, text=clause) if (clause := asked_clause(wanted, c.text) or (
+        item_asked(wanted, c.text) if slot in (*_FIGURES, Slot.any) else None)) else c
              for c in found]
     # A line that names the person a "who" question asks for answers it, whatever words of
     # the question it repeats: "Ismay Carrow was elected with 1,204 votes."
