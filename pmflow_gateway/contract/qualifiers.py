@@ -22,7 +22,6 @@ from datetime import date
 
 from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.dates import MONTHS, VISIBLE_DATE
-from pmflow_gateway.contract.gazetteer import ENGLISH_STOP_WORDS
 from pmflow_gateway.contract.metrics import METRICS, PERIODS, asked_metrics
 from pmflow_gateway.contract.slots import Slot, asked_slot, asking_words
 from pmflow_gateway.contract.terms import terms
@@ -692,6 +691,8 @@ def item_asked(question: str, sentence: str) -> str | None:
     starting at $1,099"); a change ("up 8%", 收涨2.9%) goes with the figure it is said of,
     and the line's heading ("30-year fixed:") with the item. None when no one item is
     pointed to."""
+    if len(_LISTED_FIGURE.findall(sentence)) < 2:
+        return None  # one figure or none: nothing to choose from
     head, body = _heading(sentence)
     items = _items(_ITEM, body)
     if len(items) < 2:
@@ -757,7 +758,6 @@ _LISTED_FIGURE = re.compile(r"[£$€¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|bi
 _CHANGE_BEFORE = re.compile(r"(?i:(?<![a-z])(?:up|down|rose|fell|gained|lost|jumped|slipped|climbed"
                             r"|dropped|declined|increased|decreased|rising|falling|of)\s+(?:by\s+)?$)"
                             r"|(?:涨|跌|升|降|增长|下降|回落|回升|增加|减少|走高|走低)(?:了|约|幅?达|幅为)?$")
-_FUNCTION_WORDS = frozenset(ENGLISH_STOP_WORDS)
 # What joins an item to the one before it: no part of the item quoted alone.
 _LEADING_JOINT = re.compile(r"^[\s,，;；|•·]*(?:(?:and|while|whereas|but)\s+|(?:以及|而|和)\s*)?")
 # What the question says it does not want ("not organic", 不要会员价): no term of the asked.
