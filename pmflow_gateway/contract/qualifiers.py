@@ -699,8 +699,8 @@ def item_asked(question: str, sentence: str) -> str | None:
         items = _items(_CLAUSE, body)
     if len(items) < 2:
         return None
-    wanted = _words_of(_NOT_WANTED.sub(" ", question))
-    said = [_words_of(_LISTED_FIGURE.sub(" ", i)) & wanted for i in items]
+    wanted = asked_words(question)
+    said = [words_of(_LISTED_FIGURE.sub(" ", i)) & wanted for i in items]
     best = max(range(len(items)), key=lambda k: len(said[k]))
     if not all(k == best or said[k] < said[best] for k in range(len(items))):
         return None
@@ -739,7 +739,13 @@ def _only_changes(piece: str) -> bool:
         piece, max(0, m.start() - 12), m.start()) for m in _LISTED_FIGURE.finditer(piece))
 
 
-def _words_of(text: str) -> set[str]:
+def asked_words(question: str) -> set[str]:
+    """The words of a question that can point to one item or line: not what it says it does
+    not want ("not organic")."""
+    return words_of(_NOT_WANTED.sub(" ", question))
+
+
+def words_of(text: str) -> set[str]:
     """The words of a text that can tell one item from another: no function word, and an
     English word by its first four letters ("closing" is "close")."""
     return {w[:4] if w.isalpha() and w.isascii() else w for w in terms(text)

@@ -20,6 +20,7 @@ from pmflow_gateway.contract.places import find_places
 from pmflow_gateway.contract.qualifiers import (
     SAME_PERIOD,
     asked_clause,
+    asked_words,
     asks_a_schedule,
     asks_who_holds,
     clash,
@@ -36,6 +37,7 @@ from pmflow_gateway.contract.qualifiers import (
     says_what_is_not_yet_so,
     states_what_was_asked,
     topic_words,
+    words_of,
     year_asked,
     years_of,
 )
@@ -1121,7 +1123,8 @@ def _summary_lines(carrying: list[Candidate], stems: tuple[str, ...] = (),
         ranked = sorted((c for c in carrying if c.n == n),
                         key=lambda c: (-sum(mentions_topic(c.text, (s,)) for s in stems),
                                        -c.score, c.position))
-        chosen += ranked[:1] + [c for c in ranked[1:MAX_SENTENCES_PER_ITEM] if c.hits >= 1.0]
+        chosen += ranked[:1] + [c for c in ranked[1:MAX_SENTENCES_PER_ITEM] if c.hits >= 1.0
+                                and not _points_less(question, c.text, ranked[0].text)]
     lines: list[str] = []
     cited: list[int] = []
     seen: set[str] = set()
@@ -1131,6 +1134,21 @@ def _summary_lines(carrying: list[Candidate], stems: tuple[str, ...] = (),
             lines.append(with_marker(_without_comparisons(c.text, Slot.any, (), question), c.n))
             cited.append(c.n)
     return Draft(answer="\n".join(lines), cited=list(dict.fromkeys(cited)))
+
+
+_A_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_A_FIGURE = re.compile(r"\d")
+
+
+def _points_less(question: str, line: str, first: str) -> bool:
+    """Whether a second line gives another figure than the first with fewer of the question's
+    words, and none the first lacks: "Visiting on the maternity unit remains 11am to 7pm"
+    after "University Hospital has extended ward visiting hours to 2pm to 8pm", asked of
+    the hospital's visiting hours, is another unit's."""
+    if not (_A_FIGURE.search(_A_YEAR.sub("", line)) and _A_FIGURE.search(_A_YEAR.sub("", first))):
+        return False  # "The … Act 2026 has received royal assent" gives no figure
+    wanted = asked_words(question)
+    return words_of(line) & wanted < words_of(first) & wanted
 
 
 def _compare_lines(plan: ExternalQueryPlan, items: list[ExternalEvidence], chinese: bool,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pmflow_gateway.contract.qualifiers import item_asked
+from pmflow_gateway.handlers.composers import _points_less
 
 
 @pytest.mark.parametrize(("question", "line", "quoted"), [
@@ -56,3 +57,23 @@ def test_the_item_the_question_points_to(question: str, line: str, quoted: str) 
 ])
 def test_no_item_when_none_is_pointed_to_alone(question: str, line: str) -> None:
     assert item_asked(question, line) is None
+
+
+@pytest.mark.parametrize(("question", "line", "first", "dropped"), [
+    # Another unit's hours, with fewer of the question's words: not a second answer.
+    ("ellisfold university hospital visiting hours",
+     "Visiting on the maternity unit remains 11am to 7pm for partners.",
+     "Ellisfold University Hospital has extended ward visiting hours to 2pm to 8pm.", True),
+    ("pinecrest bank 30yr fixed apr", "30-year jumbo: APR 6.41%.",
+     "30-year fixed: APR 6.12%.", True),
+    # The first line names a year, not a figure: the second gives the figure.
+    ("whats the cap under tasmania's rent stabilization act",
+     "The act caps annual rent increases at 3.2% for existing tenancies.",
+     "The Rent Stabilisation Act 2026 has received royal assent in Tasmania.", False),
+    # A word the first line lacks: the second may be what was asked.
+    ("pinecrest bank jumbo apr", "30-year jumbo: APR 6.41%.", "30-year fixed: APR 6.12%.",
+     False),
+])
+def test_a_second_line_that_points_less(question: str, line: str, first: str,
+                                        dropped: bool) -> None:
+    assert _points_less(question, line, first) is dropped
