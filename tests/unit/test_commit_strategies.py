@@ -25,7 +25,12 @@ from pmflow_gateway.streams.consumer_state import NO_COMMIT
 from pmflow_gateway.streams.retries import Retries
 from pmflow_gateway.streams.runner import RunnerConfig, StageRunner
 from pmflow_gateway.streams.stages import MEMORY, PLAN
-from pmflow_gateway.streams.transactional import ExactlyOnce
+from pmflow_gateway.streams.transactional import (
+    MARKERS_S,
+    MAX_MARKERS_S,
+    REFUSAL_S,
+    ExactlyOnce,
+)
 from tests.fakes import (
     CommittingConsumer,
     OpenTransactionsAt,
@@ -538,3 +543,19 @@ async def test_a_partition_whose_offset_could_not_be_read_is_settled_before_its_
     assert question_ids(committed[0].outputs) == ["q-1"]
     assert committed[0].offsets == {TP: (2, "")}
     await stage.drain(1)
+
+
+def test_the_wait_after_a_commit_is_learnt_per_partition() -> None:
+    """Sends that took a refusal's time double the partition's wait before its next
+    transaction (up to a bound); quick ones ease it back to the local broker's few ms."""
+    strategy, _ = exactly_once()
+    tp, other = TopicPartition("t", 0), TopicPartition("t", 1)
+    strategy._learn_markers(tp, REFUSAL_S)
+    assert strategy._markers_s[tp] == 2 * MARKERS_S
+    for _ in range(10):
+        strategy._learn_markers(tp, REFUSAL_S * 3)
+    assert strategy._markers_s[tp] == MAX_MARKERS_S
+    assert other not in strategy._markers_s  # another partition keeps its own
+    for _ in range(200):
+        strategy._learn_markers(tp, 0.002)
+    assert strategy._markers_s[tp] == MARKERS_S
