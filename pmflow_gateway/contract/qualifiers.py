@@ -756,7 +756,8 @@ def words_of(text: str) -> set[str]:
 _ITEM = re.compile(r"\s+[|•·]\s+|[;；]")
 # A heading that names what every item of the line is of: "30-year fixed:", "DAIRY & EGGS:".
 _HEAD = re.compile(r"^([^:：。.;；|]{1,40}[:：]\s*)(?=\S)")
-# The figure itself, and the run of digits before its unit: no term of the question.
+# A price or a rate an item of a list gives (a wider `_AMOUNT`: 亿元, "$1.2 billion"); cut from
+# an item before its words are read, it is no term of the question.
 _LISTED_FIGURE = re.compile(r"[£$€¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|bn|m|k)\b)?"
                      r"|(?<![\d.,])\d[\d,]*(?:\.\d+)?\s*(?:[万亿千百]*(?:元|美元|港元|角|分钱)|%|％"
                      r"|p\b|pence|cents?)")

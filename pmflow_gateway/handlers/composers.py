@@ -1137,7 +1137,11 @@ def _summary_lines(carrying: list[Candidate], stems: tuple[str, ...] = (),
 
 
 _A_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
-_A_FIGURE = re.compile(r"\d")
+
+
+def _gives_a_figure(line: str) -> bool:
+    """A digit besides a year's: "The … Act 2026 has received royal assent" gives none."""
+    return bool(_A_DIGIT.search(_A_YEAR.sub("", line)))
 
 
 def _points_less(question: str, line: str, first: str) -> bool:
@@ -1145,8 +1149,8 @@ def _points_less(question: str, line: str, first: str) -> bool:
     words, and none the first lacks: "Visiting on the maternity unit remains 11am to 7pm"
     after "University Hospital has extended ward visiting hours to 2pm to 8pm", asked of
     the hospital's visiting hours, is another unit's."""
-    if not (_A_FIGURE.search(_A_YEAR.sub("", line)) and _A_FIGURE.search(_A_YEAR.sub("", first))):
-        return False  # "The … Act 2026 has received royal assent" gives no figure
+    if not (_gives_a_figure(line) and _gives_a_figure(first)):
+        return False
     wanted = asked_words(question)
     return words_of(line) & wanted < words_of(first) & wanted
 
