@@ -56,6 +56,10 @@ class Scored:
     status: str
     why: str
     reply: str
+    reason: str = ""
+    """The gateway's own reason for its status (why it refused, what the draft left out)."""
+    dropped: tuple[str, ...] = ()
+    """Why the verifier dropped each item it dropped."""
 
 
 def load_labels(path: Path = LABELS) -> list[dict[str, Any]]:
@@ -122,8 +126,10 @@ async def run(labels: list[dict[str, Any]], *, corpus: Path = CORPUS) -> list[Sc
                 status = outcome.answer.status.value if outcome.answer else "skipped"
                 reply = outcome.reply.text if outcome.reply else ""
                 verdict, why = score(label, status, reply)
+                answer = outcome.answer
                 scored.append(Scored(label["question"], label["kind"], verdict, status, why,
-                                     reply))
+                                     reply, (answer.reason or "") if answer else "",
+                                     tuple(answer.verdict.dropped_reasons) if answer else ()))
             return scored
         finally:
             await deps.aclose()
