@@ -346,10 +346,14 @@ _UNCONFIRMED = _words(
     r"(?:sought|seeks?|seeking|recommended|recommends?|requested|requests?|asked for|asks? for"
     r"|(?:is|are) (?:seeking|asking for))")
 # What only a line says is not yet so (a question may use these words of what is): a
-# forecaster's call (机构预测, 或降至3.25%), a value reported to be, a condition on what will be
-# (若LPR下调，…将…).
+# forecaster's call (机构预测, 或降至3.25%), a figure hoped for, a value reported to be, a
+# condition on what will be (若LPR下调，…将…).
 _NOT_YET_SO = re.compile(
     r"机构预测|机构预计|或(?:将|可|于)?(?:下调|上调|降至|升至|调降|调升|降息|加息)"
+    # a figure it is hoped or expected to reach (有望突破5亿元, "is expected to top $50 million")
+    r"|有望(?:突破|达到|超过|超越|冲击|站上|升至|降至|跌破|实现|收获)"
+    r"|(?i:(?<![a-z])(?:is|are|was|were) (?:expected|projected|forecast|on track|poised|set)"
+    r" to (?:top|reach|exceed|hit|surpass|earn|gross|pass|cross)(?![a-z]))"
     r"|(?:^|[，,：:])\s*(?:若|如果|假如|倘若)(?!干)[^。；，,]{0,20}[，,][^。；]{0,30}?(?:将|会|可能)"
     r"|(?i:(?<![a-z])(?:reported to be|is said to be valued|a leak of)(?![a-z]))")
 

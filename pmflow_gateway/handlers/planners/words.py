@@ -289,6 +289,7 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
             kept[-1] = replace(kept[-1], kind=span.kind)
     kept = _with_place_generics(text, kept)
     kept = [_with_char_before(text, span) for span in kept]
+    kept = [trimmed for span in kept if (trimmed := _without_time_at_edges(text, span, zh=zh))]
     # A weather question's name with its region is the place; any other question's only
     # after "in", "at", "near" ("gas prices in larkspur indiana", not "acme energy texas").
     kept = _places_in_regions(text, kept, anywhere=weather)
@@ -310,6 +311,7 @@ def find_names(text: str, lower: str, *, zh: bool) -> list[Span]:
             start = text.find(name)
             # A name that ends in a town's or county's suffix is a place (望澄镇, 岚汀县).
             lead_span = Span(start, start + len(name), name, is_place=name[-1] in "镇乡县")
+            lead_span = _without_time_at_edges(text, lead_span, zh=zh) or lead_span
             kept.append(lead_span if lead_span.is_place else _with_team_word(text, lead_span))
     return kept
 
@@ -486,6 +488,40 @@ def _with_char_before(text: str, span: Span) -> Span:
             or _LEAD_TIME.fullmatch(text[max(0, span.start - 2):span.start])):
         return span
     return Span(span.start - 1, span.end, text[span.start - 1:span.end], is_place=True)
+
+
+def _without_time_at_edges(text: str, span: Span, *, zh: bool) -> Span | None:
+    """A name found without a list reads up to the next word its finder knows, which may
+    be a time word's first part: "Ravensmoor Oct 2026" names Ravensmoor in October (a month
+    before a day or a year is a date), 长夜星河首周末 names 长夜星河 (首周末, 上周末: the
+    weekend), 昨天桐坪化工厂 names 桐坪化工 (昨天 is when). None when nothing is left."""
+    if span.is_place:
+        return span
+    start, end = span.start, span.end
+    if zh:
+        lead = TIME.match(text, start, end)
+        if lead is not None:
+            start = lead.end()
+        if end - start > 2 and text[end - 1] in _TIME_PREFIX and TIME.match(text, end):
+            end -= 1
+    else:
+        last = _LAST_WORD.search(text, start, end)
+        if (last is not None and last.start() > start and last.group().lower() in MONTHS
+                and _DAY_OR_YEAR.match(text, end)):
+            end = last.start()
+            while end > start and text[end - 1] == " ":
+                end -= 1
+    if (start, end) == (span.start, span.end):
+        return span
+    if end - start < 2:
+        return None
+    return replace(span, start=start, end=end, text=text[start:end])
+
+
+# What turns a following 周末, 周, 月 or 年 into a time phrase (上周末, 首周末, 本月).
+_TIME_PREFIX = frozenset("上下首本这今明昨前后去每")
+_LAST_WORD = re.compile(r"[A-Za-z]+$")
+_DAY_OR_YEAR = re.compile(r"\s+\d{1,4}(?!\d)")
 
 
 _TOWN = re.compile(f"[{CJK_CHARS}]{{1,3}}?[镇乡村](?![{CJK_CHARS}]*[镇乡村])")
