@@ -24,6 +24,7 @@ from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.dates import MONTHS, VISIBLE_DATE
 from pmflow_gateway.contract.metrics import METRICS, PERIODS, asked_metrics
 from pmflow_gateway.contract.slots import Slot, asked_slot, asking_words
+from pmflow_gateway.contract.specs import with_canonical_specs
 from pmflow_gateway.contract.terms import terms
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, cached_if_short
 from pmflow_gateway.contract.when import EN_WEEKDAYS, find_all
@@ -750,9 +751,10 @@ def asked_words(question: str) -> set[str]:
 
 
 def words_of(text: str) -> set[str]:
-    """The words of a text that can tell one item from another: no function word, and an
-    English word by its first four letters ("closing" is "close")."""
-    return {w[:4] if w.isalpha() and w.isascii() else w for w in terms(text)
+    """The words of a text that can tell one item from another: no function word, an English
+    word by its first four letters ("closing" is "close"), a product's configuration however
+    it is spelt ("12+256" is "12GB+256GB")."""
+    return {w[:4] if w.isalpha() and w.isascii() else w for w in terms(with_canonical_specs(text))
             if w not in _FUNCTION_WORDS}
 
 

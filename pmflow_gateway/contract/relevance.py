@@ -42,6 +42,7 @@ from pmflow_gateway.contract.salience import (
     is_weather_report,
     reads_temperature,
 )
+from pmflow_gateway.contract.specs import SPEC, spec_pattern
 from pmflow_gateway.contract.terms import overlap, terms
 from pmflow_gateway.contract.text import CJK, CJK_CHARS, cached_if_short, split_sentences
 from pmflow_gateway.contract.variants import (
@@ -321,7 +322,31 @@ def names(name: str, text: str, kind: QueryKind | None = None, *,
     rare word, in a spelling one slip away ("kestral" names Kestrel)."""
     fold = _fold(text)
     return (any(_named(form, text, fold) for form in name_forms(name, kind))
-            or (not exactly and _near_miss(name, fold)))
+            or (not exactly and _near_miss(name, fold))
+            or _named_with_its_specs(name, text, kind, exactly=exactly))
+
+
+@functools.lru_cache(maxsize=1024)
+def _without_specs(name: str) -> tuple[str, tuple[str, ...]]:
+    """The name without its configurations, and the configurations (none: most names)."""
+    specs = tuple(found.group() for found in SPEC.finditer(name))
+    return (" ".join(SPEC.sub(" ", name).split()) if specs else name), specs
+
+
+def _named_with_its_specs(name: str, text: str, kind: QueryKind | None, *,
+                          exactly: bool) -> bool:
+    """A product asked with its configuration ("fathom 9 256gb", 星岚x9 12+256) where a
+    sentence writes the configuration its own way or apart from the name ("the Nexlo Fathom 9
+    with 256GB", "星岚X9提供两个版本：12GB+256GB"): one sentence names the product without
+    it, and every configuration, in any spelling. Another sentence's configuration is
+    another model's ("星岚X9 Pro仅提供16GB+512GB" is no X9 Pro 12+256). A name that is only a
+    configuration names nothing."""
+    bare, specs = _without_specs(name)
+    if not specs or len(bare) < 2 or not any(c.isalpha() for c in bare):
+        return False
+    return any(all(spec_pattern(spec).search(sentence) for spec in specs)
+               and names(bare, sentence, kind, exactly=exactly)
+               for sentence in split_sentences(text))
 
 
 def spelt_as_asked(plan: ExternalQueryPlan, text: str) -> bool:
