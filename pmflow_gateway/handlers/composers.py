@@ -751,6 +751,10 @@ def _on_the_day(found: list[Candidate], day: str | None, behind: dict[int, tuple
         # No current line says "tomorrow": one may print tomorrow's weekday or date ("Monday,
         # December 7", 6日夜间至7日早晨). Only then is a current page read by the calendar.
         on_day = [c for c in current if _on_date(c.text, day, today, 0)]
+    if day in (None, "today") and today is not None and (since := _in_force_today(current, today)):
+        # "12月5日24时起，92号汽油零售价调整为每升7.46元" holds today, whatever other line
+        # prints today's date.
+        on_day = [*on_day, *(c for c in since if c not in on_day)]
     if on_day or by_date or day not in (None, "today", "tonight"):
         chosen = {*on_day, *by_date}
         return [c for c in found if c in chosen]
@@ -762,6 +766,20 @@ def _on_the_day(found: list[Candidate], day: str | None, behind: dict[int, tuple
 
 _SINCE = CaseBlind(r"自\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号]起"
                     r"|(?<![A-Za-z])(?:since|starting|effective|as of|from)\s+(?:\w+\s+)?\d")
+# A value set from a day on: "12月5日24时起…调整为", "自12月1日起执行", "effective Dec. 1".
+_SET_FROM = CaseBlind(r"(?<!\d)\d{1,2}\s*月\s*\d{1,2}\s*[日号]"
+                      r"(?:\s*\d{1,2}\s*[时点](?:\s*\d{1,2}\s*分)?)?\s*(?:起|开始)(?!飞|跑|步|诉|草)"
+                      r"|(?<![A-Za-z])(?:effective|starting|as of)\s+(?:\w+\s+)?\d")
+
+
+def _in_force_today(found: list[Candidate], today: date) -> list[Candidate]:
+    """The lines that set a value from a day no later than today, those of the latest such
+    day only: the last change is the one in force ("12月5日24时起…每升7.46元", not the price
+    set from November 1)."""
+    started = {c: max(printed) for c in found if _SET_FROM.search(c.text)
+               and (printed := days_printed(c.text, today)) and max(printed) <= today}
+    latest = max(started.values(), default=None)
+    return [c for c, day in started.items() if day == latest]
 
 
 def _only_past(text: str, today: date | None, days_behind: int = 0) -> bool:
