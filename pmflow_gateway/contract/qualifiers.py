@@ -487,9 +487,11 @@ _ASKS_ABOUT_A_CLAIM = _words(r"是真的吗|真的吗|是否属实|传闻|网传
                              r"is it true|true that|rumou?rs?|proposals?|proposed|draft|plans? to")
 # A market's level at its close, against one during the day.
 _AT_THE_CLOSE = _words(r"收盘|收报|收于|收涨|收跌", r"closed|close|closing|settled|finished")
-_INTRADAY = _words(r"午盘|盘中|早盘|午间|截至发稿|开盘",
+_INTRADAY = _words(r"午盘|盘中|早盘|午间|半日|截至发稿|开盘|截至\s*\d{1,2}\s*[:：]\s*\d{2}",
                    r"midday|intraday|at noon|mid-?session|in early trade|in morning trade"
-                   r"|opened|at the open|so far today")
+                   r"|opened|at the open|so far today|as of \d{1,2}(?::\d{2})?\s*a\.?m\b")
+# A question that asks a closing price names its market by asking it (鸿屹电子今天收盘价).
+_ASKS_A_CLOSING_PRICE = _words(r"收盘|收报|收市", r"closing (?:price|level|quote)|close price")
 _FIXING = _words(r"中间价|中间汇率|定盘价",
                  r"central parity|(?:daily |yuan |midpoint )?fixing|midpoint rate|reference rate")
 _A_MARKET = _words(r"股|指数|大盘|行情|汇率|期货|中间价|[美欧日港]元兑",
@@ -608,7 +610,7 @@ DIMENSIONS: tuple[Dimension, ...] = (
     # 中间价, the central bank's fixing, is not the market's close.
     Dimension("session", (("close", _AT_THE_CLOSE), ("intraday", _INTRADAY),
                           ("fixing", _FIXING)),
-              applies=lambda q: bool(_A_MARKET.search(q))),
+              applies=lambda q: bool(_A_MARKET.search(q) or _ASKS_A_CLOSING_PRICE.search(q))),
     # A county's figure is not its province's or its country's: 全省粮食总产量 does not say what
     # 梧塘县 grew. A line that also names a county or a city may set one beside the other.
     Dimension("area", _WIDER_AREAS, default=lambda q: frozenset({"local"}),

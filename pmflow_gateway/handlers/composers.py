@@ -80,6 +80,7 @@ from pmflow_gateway.contract.variants import editions, family_mentions, only_var
 from pmflow_gateway.contract.when import (
     day_offsets,
     days_printed,
+    days_spoken_of,
     holds_until_a_day,
     names_another_day,
     offsets_spoken_of,
@@ -375,7 +376,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
         if plan.query_kind is QueryKind.weather:
             found = _under_day_labels(found, items)
         every_line = found
-        found = _on_the_day(found, day, behind, today)
+        found = _on_the_day(found, day, behind, today, wanted_names)
     if not _ASKED_A_FORECAST.search(wanted):
         # "房贷5年期lpr现在多少": a forecaster's "5年期LPR或降至3.25%" is not what it is.
         found = [c for c in found if not says_what_is_not_yet_so(c.text)]
@@ -739,7 +740,7 @@ def _under_day_labels(found: list[Candidate], items: list[ExternalEvidence]) -> 
 
 
 def _on_the_day(found: list[Candidate], day: str | None, behind: dict[int, tuple[date, int]],
-                today: date | None = None) -> list[Candidate]:
+                today: date | None = None, asked: tuple[str, ...] = ()) -> list[Candidate]:
     """The lines about the asked day. A line that names no day reads as today's, so it may
     answer today (or an undated weather question); a line about another day never does. A
     page written on an earlier day (`behind`) speaks of days by its own calendar: only the
@@ -751,6 +752,14 @@ def _on_the_day(found: list[Candidate], day: str | None, behind: dict[int, tuple
         # No current line says "tomorrow": one may print tomorrow's weekday or date ("Monday,
         # December 7", 6日夜间至7日早晨). Only then is a current page read by the calendar.
         on_day = [c for c in current if _on_date(c.text, day, today, 0)]
+    if on_day and day in (None, "today"):
+        # A page dated today in one line ("Market wrap — Thursday, Dec. 3, 2026, 5:05 p.m.")
+        # speaks of today in its lines that name no day and name what was asked ("Veltrino
+        # Labs closed at $48.17"), not in a line about the market at large.
+        dated = {c.n for c in on_day}
+        on_day += [c for c in current if c.n in dated and c not in on_day
+                   and not days_spoken_of(c.text) and not (today and days_printed(c.text, today))
+                   and any(names(name, c.text) for name in asked)]
     if day in (None, "today") and today is not None and (since := _in_force_today(current, today)):
         # "12月5日24时起，92号汽油零售价调整为每升7.46元" holds today, whatever other line
         # prints today's date.
@@ -758,10 +767,19 @@ def _on_the_day(found: list[Candidate], day: str | None, behind: dict[int, tuple
     if on_day or by_date or day not in (None, "today", "tonight"):
         chosen = {*on_day, *by_date}
         return [c for c in found if c in chosen]
-    # A line that prints today's weekday or date is today's ("as of 3 a.m. Sunday, Dec. 6").
+    # A line that prints today's weekday or date is today's ("as of 3 a.m. Sunday, Dec. 6");
+    # one that prints only other dates is theirs ("12月3日A股收盘…" asked on the 4th).
     return [c for c in current if (not names_another_day(c.text, day) or (
         today is not None and _on_date(c.text, day or "today", today, 0)))
+            and not (today is not None and _only_other_dates(c.text, today))
             and (day != "tonight" or speaks_of_night(c.text))]
+
+
+def _only_other_dates(text: str, today: date) -> bool:
+    """Whether a line prints calendar days, none of them today and no span that holds it."""
+    printed = days_printed(text, today)
+    return bool(printed) and today not in printed and not (
+        len(printed) >= 2 and min(printed) <= today <= max(printed))
 
 
 _SINCE = CaseBlind(r"自\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号]起"

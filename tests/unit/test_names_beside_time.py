@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pmflow_gateway.contract.qualifiers import says_what_is_not_yet_so
+from pmflow_gateway.contract.qualifiers import clash, says_what_is_not_yet_so
 from pmflow_gateway.contract.text import CJK
 from pmflow_gateway.handlers.planners.words import find_names
 
@@ -51,3 +51,16 @@ def test_names_that_only_look_like_it(question: str, expected: list[str]) -> Non
 ])
 def test_a_figure_hoped_for_is_not_yet_so(line: str, hoped: bool) -> None:
     assert says_what_is_not_yet_so(line) is hoped
+
+
+@pytest.mark.parametrize(("question", "line", "clashes"), [
+    # A closing price asked names its market by asking it: a price during the session is not it.
+    ("鸿屹电子今天收盘价", "截至10:15，鸿屹电子报23.90元，上涨1.88%。", True),
+    ("鸿屹电子今天收盘价", "沪深两市半日成交额超过5000亿元。", True),
+    ("veltrino labs closing price today", "VLTR was indicated at $45.80 as of 8:10 a.m.", True),
+    ("鸿屹电子今天收盘价", "12月4日A股收盘，鸿屹电子报23.46元。", False),
+    # Not a market question: a museum's closing time is no session.
+    ("what time does the corran museum close today", "The museum opened at 9 a.m.", False),
+])
+def test_a_session_price_is_not_the_close(question: str, line: str, clashes: bool) -> None:
+    assert (clash(question, line) is not None) is clashes
