@@ -782,12 +782,14 @@ def _only_other_dates(text: str, today: date) -> bool:
         len(printed) >= 2 and min(printed) <= today <= max(printed))
 
 
-_SINCE = CaseBlind(r"自\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号]起"
-                    r"|(?<![A-Za-z])(?:since|starting|effective|as of|from)\s+(?:\w+\s+)?\d")
+# English words that start a state on a day ("effective Dec. 1", "from 1 December").
+_FROM_A_DAY = r"(?<![A-Za-z])(?:{})\s+(?:\w+\s+)?\d"
+_SINCE = CaseBlind(r"自\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号]起|"
+                   + _FROM_A_DAY.format("since|starting|effective|as of|from"))
 # A value set from a day on: "12月5日24时起…调整为", "自12月1日起执行", "effective Dec. 1".
 _SET_FROM = CaseBlind(r"(?<!\d)\d{1,2}\s*月\s*\d{1,2}\s*[日号]"
-                      r"(?:\s*\d{1,2}\s*[时点](?:\s*\d{1,2}\s*分)?)?\s*(?:起|开始)(?!飞|跑|步|诉|草)"
-                      r"|(?<![A-Za-z])(?:effective|starting|as of)\s+(?:\w+\s+)?\d")
+                      r"(?:\s*\d{1,2}\s*[时点](?:\s*\d{1,2}\s*分)?)?\s*(?:起|开始)(?!飞|跑|步|诉|草)|"
+                      + _FROM_A_DAY.format("effective|starting|as of"))
 
 
 def _in_force_today(found: list[Candidate], today: date) -> list[Candidate]:

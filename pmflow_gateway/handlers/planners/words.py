@@ -508,9 +508,7 @@ def _without_time_at_edges(text: str, span: Span, *, zh: bool) -> Span | None:
         last = _LAST_WORD.search(text, start, end)
         if (last is not None and last.start() > start and last.group().lower() in MONTHS
                 and _DAY_OR_YEAR.match(text, end)):
-            end = last.start()
-            while end > start and text[end - 1] == " ":
-                end -= 1
+            end = start + len(text[start:last.start()].rstrip())
     if (start, end) == (span.start, span.end):
         return span
     if end - start < 2:
