@@ -432,11 +432,15 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
             # predecessor.
             newest = max(items[c.n - 1].freshness_score for c in found)
             found = [c for c in found if items[c.n - 1].freshness_score >= newest]
-    elif plan.query_kind is not QueryKind.weather and _only_a_place(plan):
+    elif plan.query_kind is not QueryKind.weather:
         # A question about something in a place is not answered by whatever the place's
         # pages say: "Tromsø airport passenger numbers" by a line about Tromsø's football club.
-        stems = topic_words(question, wanted_names)
-        if stems:
+        # Nor is a question that spells out what it asks in two words or more ("short-term
+        # rental limit", "tram strike dates") by a line that says none of them, whatever
+        # name it shares: names no list knows are read as subjects, not places. A result is
+        # the one thing asked that its line need not name ("beat Hallam 3-1").
+        stems = tuple(s for s in topic_words(question, wanted_names) if s not in _A_RESULT)
+        if len(stems) >= (1 if _only_a_place(plan) else 2):
             found = [c for c in found if mentions_topic(c.text, stems)]
     if plan.query_kind is not QueryKind.weather and SAME_PERIOD.search(question):
         # "去年同期": only a figure said of the same period a year before answers, alone.
@@ -672,6 +676,10 @@ def _names_a_place(sentence: str, plan: ExternalQueryPlan) -> bool:
 
 
 MAX_PLACE_CHARS = 300
+
+
+# What a question about a game asks for, as `topic_words` stems: its line gives the score.
+_A_RESULT = frozenset({"resul", "game", "match", "win", "score", "final", "fixtu"})
 
 
 def _only_a_place(plan: ExternalQueryPlan) -> bool:
