@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from pmflow_gateway.contract.caseblind import CaseBlind
-from pmflow_gateway.contract.text import cached_if_short
+from pmflow_gateway.contract.memo import cached_if_short
 
 _EN = r"(?<![a-z])(?:{})(?![a-z])"
 

@@ -22,11 +22,12 @@ from datetime import date
 
 from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.dates import MONTHS, VISIBLE_DATE
+from pmflow_gateway.contract.memo import cached_if_short
 from pmflow_gateway.contract.metrics import METRICS, PERIODS, asked_metrics
 from pmflow_gateway.contract.slots import Slot, asked_slot, asking_words
 from pmflow_gateway.contract.specs import with_canonical_specs
 from pmflow_gateway.contract.terms import terms
-from pmflow_gateway.contract.text import CJK, CJK_CHARS, cached_if_short
+from pmflow_gateway.contract.text import CJK, CJK_CHARS
 from pmflow_gateway.contract.when import EN_WEEKDAYS, find_all
 
 _EN = r"(?<![a-z0-9])(?:{})(?![a-z])"

@@ -26,6 +26,7 @@ from pmflow_gateway.contract.gazetteer import (
 )
 from pmflow_gateway.contract.judged import Judged, json_of, of_the_last
 from pmflow_gateway.contract.lexicon import is_chinese_word, is_everyday_word
+from pmflow_gateway.contract.memo import cached_if_short
 from pmflow_gateway.contract.metrics import asked_metrics, asked_periods, names_an_asked_metric
 from pmflow_gateway.contract.places import (
     Place,
@@ -44,7 +45,7 @@ from pmflow_gateway.contract.salience import (
 )
 from pmflow_gateway.contract.specs import SPEC, spec_pattern
 from pmflow_gateway.contract.terms import overlap, terms
-from pmflow_gateway.contract.text import CJK, CJK_CHARS, cached_if_short, split_sentences
+from pmflow_gateway.contract.text import CJK, CJK_CHARS, split_sentences
 from pmflow_gateway.contract.variants import (
     asked_models,
     asked_titles,
@@ -607,7 +608,7 @@ def _namesake(name: str, title: str) -> str | None:
         return None  # a model's editions are the variant check's (GPT-5 mini, X9 Lite)
     for m in re.finditer(rf"(?<![\w-]){re.escape(words[0])}\s+([A-Z][\w&'’-]*)", title):
         word = m.group(1).casefold()
-        if word not in (words[1].casefold(), *_SAME_COMPANY) and not is_qualifier(word):
+        if word != words[1].casefold() and word not in _SAME_COMPANY and not is_qualifier(word):
             return m.group(0)
     return None
 

@@ -14,8 +14,9 @@ from enum import StrEnum
 
 from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.dates import DAY_MENTION, MONTHS, VISIBLE_DATE
+from pmflow_gateway.contract.memo import cached_if_short
 from pmflow_gateway.contract.places import find_places
-from pmflow_gateway.contract.text import ANY_MARKER, CJK_CHARS, cached_if_short
+from pmflow_gateway.contract.text import ANY_MARKER, CJK_CHARS
 
 
 class Slot(StrEnum):

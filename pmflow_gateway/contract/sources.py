@@ -12,7 +12,8 @@ import re
 from urllib.parse import urlsplit
 
 from pmflow_gateway.contract.addresses import host_refusal
-from pmflow_gateway.contract.text import cached_if_short, clean_sentences, strip_invisible
+from pmflow_gateway.contract.memo import cached_if_short
+from pmflow_gateway.contract.text import clean_sentences, strip_invisible
 from pmflow_gateway.contract.urls import MAX_URL_CHARS, bare_host, registrable_domain
 
 EXTERNAL_SOURCE_TYPES = frozenset({"url", "mcp_search", "live_search"})

@@ -14,15 +14,14 @@ import itertools
 import operator
 import re
 import unicodedata
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
 
 import sentencex
 
 from pmflow_gateway.contract.caseblind import CaseBlind
 from pmflow_gateway.contract.dates import VISIBLE_DATE
+from pmflow_gateway.contract.memo import MAX_CACHED_KEY_CHARS, cached_if_short
 from pmflow_gateway.schemas import ExternalQueryPlan
 
 MAX_SENTENCE_CHARS = 280
@@ -30,44 +29,6 @@ MAX_SNIPPET_CHARS = 1200  # per item, in the model prompt
 # How much of one untrusted field (a snippet, a title) is read at all: an adapter's passage
 # is far shorter, and every check and cache below then works on bounded text.
 MAX_FIELD_CHARS = 4000
-# Memoised text functions keep only short keys: a key is held as long as the cache, so an
-# unbounded one would let a page's 200,000-character title cost megabytes per question.
-MAX_CACHED_KEY_CHARS = 1000
-
-_R = TypeVar("_R")
-
-
-def cached_if_short(maxsize: int) -> Callable[[Callable[[str], _R]], Callable[[str], _R]]:
-    """A memo for a pure function of one string that keeps at most `maxsize` results, the
-    oldest going first, and none for a string over `MAX_CACHED_KEY_CHARS`: the memory it
-    holds is bounded however long the texts are. A result already kept is found by the
-    dict's own look-up, with no Python call at all (these functions are asked about 185
-    times a question, mostly for what they have already worked out)."""
-    def decorate(function: Callable[[str], _R]) -> Callable[[str], _R]:
-        return _ShortMemo(function, maxsize).__getitem__
-    return decorate
-
-
-class _ShortMemo(OrderedDict[str, Any]):
-    """`function`'s results by argument; the look-up calls `__missing__` only for one not
-    kept. An OrderedDict drops its oldest entry in constant time, and finds a kept one as
-    quickly as a dict (its look-up is the dict's). Safe from other threads: each dict
-    operation holds the interpreter lock, and a result worked out twice is the same."""
-
-    def __init__(self, function: Callable[[str], Any], maxsize: int) -> None:
-        super().__init__()
-        self.function = function
-        self.maxsize = maxsize
-
-    def __missing__(self, text: str) -> Any:
-        result = self.function(text)
-        if len(text) <= MAX_CACHED_KEY_CHARS:
-            self[text] = result
-            if len(self) > self.maxsize:
-                self.popitem(last=False)
-        return result
-
-
 # Han (with extension A and compatibility ideographs), kana and Hangul: scripts written
 # without spaces between words, so they are matched by character rather than by word.
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 from tld import get_tld
 
 from pmflow_gateway.contract.caseblind import CaseBlind
-from pmflow_gateway.contract.text import cached_if_short
+from pmflow_gateway.contract.memo import cached_if_short
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # Longer URLs are no source anyway, and are not parsed: `urlsplit` memoises what it parses.

@@ -13,7 +13,8 @@ import functools
 import re
 
 from pmflow_gateway.contract.caseblind import CaseBlind
-from pmflow_gateway.contract.text import CJK_CHARS, cached_if_short
+from pmflow_gateway.contract.memo import cached_if_short
+from pmflow_gateway.contract.text import CJK_CHARS
 
 # Words that make a model, an edition or a team of its own.
 _QUALIFIERS = (

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from pmflow_gateway.contract.agreement import disagreement
 from pmflow_gateway.contract.judged import Judged
+from pmflow_gateway.contract.memo import cached_if_short
 from pmflow_gateway.contract.places import is_lower_case_state
 from pmflow_gateway.contract.qualifiers import clash, period_ended, year_asked
 from pmflow_gateway.contract.relevance import (
@@ -35,7 +36,6 @@ from pmflow_gateway.contract.text import (
     CJK,
     MAX_FIELD_CHARS,
     asked_text,
-    cached_if_short,
     carries_prompt_markup,
     contact_handles,
     folded,

@@ -482,7 +482,7 @@ def compose_extractive(question: str, plan: ExternalQueryPlan,
     # Of a line that lists several prices or rates, the item the question's words point to
     # (when a figure is what was asked: a date is not one of the prices beside it).
     found = [replace(c, text=clause) if (clause := asked_clause(wanted, c.text) or (
-        item_asked(wanted, c.text) if slot in (*_FIGURES, Slot.any) else None)) else c
+        item_asked(wanted, c.text) if slot in _FIGURES or slot is Slot.any else None)) else c
              for c in found]
     # A line that names the person a "who" question asks for answers it, whatever words of
     # the question it repeats: "Ismay Carrow was elected with 1,204 votes."

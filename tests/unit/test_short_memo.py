@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pmflow_gateway.contract.text import MAX_CACHED_KEY_CHARS, cached_if_short
+from pmflow_gateway.contract.memo import MAX_CACHED_KEY_CHARS, cached_if_short
 
 
 def _counted(maxsize: int) -> tuple[list[str], object]:
