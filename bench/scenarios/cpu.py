@@ -15,6 +15,7 @@ from typing import Any
 
 from bench.pipeline import ALL_STAGES, Pipeline
 from bench.process import Worker
+from pmflow_gateway import compiled
 
 IDLE_S = 2.0
 WARMUP_QUESTIONS = 500
@@ -79,7 +80,9 @@ async def run(bootstrap: str, *, quick: bool) -> dict[str, Any]:
     return {
         "parameters": {"questions": n, "partitions": 3, "stages": list(ALL_STAGES),
                        "adapter": "instant fake (3 pages)", "store": "counting fake",
-                       "idle_window_s": IDLE_S, "warmup_questions": warmup},
+                       "idle_window_s": IDLE_S, "warmup_questions": warmup,
+                       # the modules the worker ran compiled (scripts/compile); 0: uncompiled
+                       "compiled_modules": len(compiled.compiled())},
         "results": {"relay": relay, "otel_off": off, "otel_on": on, "ratio_vs_relay": vs_relay,
                     "runtime_ratio_vs_relay": runtime_vs_relay,
                     "otel_cost_ratio": round(

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PIN = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s;\\]+)")
 # Import names that differ from their distribution's name.
 IMPORT_TO_DIST = {"yaml": "pyyaml", "pydantic_settings": "pydantic-settings",
-                  "prometheus_client": "prometheus-client"}
+                  "prometheus_client": "prometheus-client", "mypyc": "mypy"}
 
 
 def pins(lock: str) -> dict[str, str]:
