@@ -32,7 +32,8 @@ from typing import Any
 PACKAGE = Path(__file__).resolve().parent
 ROOT = PACKAGE.parent
 MANIFEST = PACKAGE / "compiled-sources.txt"  # "<sha256> <path from the package>" per source
-GROUP = "pmflow_gateway.native"  # the shared library: pmflow_gateway/native__mypyc.*.so
+GROUP = "pmflow_gateway.native"
+SHARED = "native__mypyc"  # the group's shared library: pmflow_gateway/native__mypyc.*.so
 INTERPRETED = {"contract/memo.py"}
 
 
@@ -54,18 +55,20 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _extension(source: Path) -> Path | None:
-    """The compiled module this interpreter would import instead of `source`, if built."""
-    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        built = source.with_suffix(suffix)
-        if built.exists():
-            return built
-    return None
-
-
 def compiled() -> list[str]:
-    """The modules this interpreter imports compiled (their paths from the package)."""
-    return [_rel(p) for p in sorted(PACKAGE.rglob("*.py")) if _extension(p) is not None]
+    """The modules this interpreter imports compiled (their paths from the package): each
+    source beside an extension built for it. One walk of the package, and none at all for a
+    tree without the build's shared library (then no compiled module can load)."""
+    if not any(PACKAGE.glob(f"{SHARED}.*")):
+        return []
+    found = []
+    for built in PACKAGE.rglob("*.so"):
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            source = built.with_name(built.name.removesuffix(suffix) + ".py")
+            if built.name.endswith(suffix) and source.exists():
+                found.append(_rel(source))
+                break
+    return sorted(found)
 
 
 def stale() -> list[str]:
@@ -96,7 +99,7 @@ def build() -> None:
     """Compile `sources()` in place (about four minutes on two cores), then record what was
     compiled. Nothing to do when the recorded build is current."""
     todo = sources()
-    if compiled() and not stale() and set(compiled()) == {_rel(p) for p in todo}:
+    if set(compiled()) == {_rel(p) for p in todo} and not stale():
         print("compile: the compiled modules are current", file=sys.stderr)
         return
     clean()

@@ -25,7 +25,9 @@ def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def built(package: Path, *names: str) -> None:
-    """As the build leaves it: an extension beside each source, and the sources' hashes."""
+    """As the build leaves it: the shared library, an extension beside each source, and the
+    sources' hashes."""
+    (package / f"{compiled.SHARED}{SUFFIX}").write_bytes(b"")
     lines = []
     for name in names:
         source = package / "contract" / f"{name}.py"
